@@ -1,0 +1,28 @@
+"""Tunnel selected PyTorch ops through torch-mlir to TOSA as `tosa.custom`."""
+
+from .contract import (
+    CONTRACT_VERSION,
+    DOMAIN,
+    ContractError,
+    DecodedCall,
+    Operand,
+)
+from .conversion import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
+from .decode import decode
+from .diagnostics import CompileError, Diagnostic
+from .schema import OpSelection
+
+__all__ = [
+    "CONTRACT_VERSION",
+    "DOMAIN",
+    "PASS_ARGUMENT",
+    "SKIP_CATEGORIES",
+    "CompileError",
+    "ContractError",
+    "DecodedCall",
+    "Diagnostic",
+    "Operand",
+    "OpSelection",
+    "PassOptions",
+    "decode",
+]

@@ -1,0 +1,428 @@
+"""The contract: how an ATen call is carried by one `tosa.custom` (CONTRACT.md).
+
+Everything the pass writes and `decode()` reads is defined here, once: one
+`ArgKind` entry per schema base type decides its JSON form, whether the const
+encoding turns it into a `tosa.const` operand (and of which element type), and
+how a value computed at run time travels. Optional and list types are built
+from these entries, never spelled out per op.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from typing import Any, Callable, Iterable, Sequence
+
+import torch
+
+from . import schema as _schema
+
+__all__ = [
+    "CONTRACT_VERSION",
+    "DOMAIN",
+    "ENCODINGS",
+    "ContractError",
+    "Operand",
+    "DecodedCall",
+    "ArgKind",
+    "ArgType",
+    "arg_kinds",
+    "arg_type",
+    "canonical_json",
+    "decode_attrs",
+]
+
+CONTRACT_VERSION = 1
+DOMAIN = "torch_mlir"
+ENCODINGS = ("json", "const")
+
+
+class ContractError(ValueError):
+    """An `implementation_attrs` (or a call) that the contract cannot represent."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Operand:
+    """Placeholder in a decoded call for the custom op's operand `index`.
+
+    `kind` is "tensor" for tensors, or "int"/"float"/"bool"/"number" for a
+    scalar computed at run time, which travels as a 0-d tensor operand.
+    """
+
+    index: int
+    kind: str = "tensor"
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no spaces, UTF-8 text: equal calls give equal strings."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+# --------------------------------------------------------------------------
+# Argument kinds: one entry per schema base type.
+# --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgKind:
+    """How one schema base type travels.
+
+    `to_json`/`from_json` convert a Python value to its JSON form and back.
+    `const_dtype(value)` is the element type of the `tosa.const` the const
+    encoding uses for it, or None when the kind always stays in JSON.
+    `runtime_dtype` is the torch dtype of the 0-d tensor operand that carries
+    a value known only at run time, or None when such values are refused.
+    """
+
+    name: str
+    to_json: Callable[[Any], Any]
+    from_json: Callable[[Any], Any]
+    const_dtype: Callable[[Any], torch.dtype | None] = lambda v: None
+    runtime_dtype: torch.dtype | None = None
+    accepts: Callable[[Any], bool] = lambda v: True
+
+
+_KINDS: dict[str, ArgKind] = {}
+
+
+def _register(kind: ArgKind) -> ArgKind:
+    if kind.name in _KINDS:
+        raise ValueError(f"argument kind '{kind.name}' is registered twice")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def arg_kinds() -> dict[str, ArgKind]:
+    return dict(_KINDS)
+
+
+def _expect(ok: bool, what: str, value: Any) -> None:
+    if not ok:
+        raise ContractError(f"expected {what}, got {json.dumps(value)[:80]}")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _float_to_json(v: float):
+    v = float(v)
+    if math.isfinite(v):
+        return v
+    return {"float": "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")}
+
+
+def _float_from_json(j) -> float:
+    if isinstance(j, dict):
+        _expect(set(j) == {"float"} and j["float"] in ("inf", "-inf", "nan"),
+                'a number or {"float": "inf"|"-inf"|"nan"}', j)
+        return float(j["float"])
+    _expect(isinstance(j, float), "a float (a JSON number with a fraction or exponent)", j)
+    return j
+
+
+def _int_from_json(j) -> int:
+    _expect(_is_int(j), "an integer", j)
+    return j
+
+
+def _bool_from_json(j) -> bool:
+    _expect(isinstance(j, bool), "true or false", j)
+    return j
+
+
+def _number_to_json(v):
+    if isinstance(v, bool) or _is_int(v):
+        return v
+    if isinstance(v, complex):
+        return _complex_to_json(v)
+    return _float_to_json(v)
+
+
+def _number_from_json(j):
+    if isinstance(j, bool) or _is_int(j):
+        return j
+    if isinstance(j, dict) and "complex" in j:
+        return _complex_from_json(j)
+    return _float_from_json(j)
+
+
+def _number_const_dtype(v):
+    if isinstance(v, bool):
+        return torch.bool
+    if _is_int(v):
+        return torch.int64
+    if isinstance(v, float):
+        return torch.float64
+    return None  # complex stays in JSON
+
+
+def _complex_to_json(v: complex):
+    return {"complex": [_float_to_json(v.real), _float_to_json(v.imag)]}
+
+
+def _complex_from_json(j) -> complex:
+    _expect(isinstance(j, dict) and set(j) == {"complex"} and isinstance(j["complex"], list)
+            and len(j["complex"]) == 2, '{"complex": [re, im]}', j)
+    re_, im_ = j["complex"]
+    return complex(_float_from_json(re_), _float_from_json(im_))
+
+
+def _named(tag: str, table: dict[int, Any], py_type: type) -> ArgKind:
+    by_name = {str(v).split(".")[-1]: v for v in table.values()}
+
+    def to_json(v):
+        if not isinstance(v, py_type):
+            raise ContractError(f"expected a {py_type.__name__}, got {v!r}")
+        return {tag: str(v).split(".")[-1]}
+
+    def from_json(j):
+        _expect(isinstance(j, dict) and set(j) == {tag} and j[tag] in by_name,
+                f'{{"{tag}": one of {sorted(by_name)}}}', j)
+        return by_name[j[tag]]
+
+    return ArgKind(tag, to_json, from_json, accepts=lambda v: isinstance(v, py_type))
+
+
+def _device_from_json(j):
+    _expect(isinstance(j, dict) and set(j) == {"device"} and isinstance(j["device"], str),
+            '{"device": "cpu"}', j)
+    try:
+        return torch.device(j["device"])
+    except RuntimeError as e:
+        raise ContractError(f"invalid device {j['device']!r}: {e}") from None
+
+
+def _str_from_json(j) -> str:
+    _expect(isinstance(j, str), "a string", j)
+    return j
+
+
+def _tensor_from_json(j):
+    raise AssertionError("tensors are decoded from operand references")
+
+
+_register(ArgKind("Tensor", lambda v: v, _tensor_from_json))
+_register(ArgKind("int", int, _int_from_json, lambda v: torch.int64, torch.int64, _is_int))
+_register(ArgKind("float", _float_to_json, _float_from_json, lambda v: torch.float64, torch.float64,
+                  lambda v: isinstance(v, float)))
+_register(ArgKind("bool", bool, _bool_from_json, lambda v: torch.bool, torch.bool,
+                  lambda v: isinstance(v, bool)))
+_register(ArgKind("number", _number_to_json, _number_from_json, _number_const_dtype, None,
+                  lambda v: isinstance(v, (int, float, complex))))
+_register(ArgKind("complex", _complex_to_json, _complex_from_json,
+                  accepts=lambda v: isinstance(v, complex)))
+_register(ArgKind("str", str, _str_from_json, accepts=lambda v: isinstance(v, str)))
+_register(_named("dtype", _schema.DTYPES, torch.dtype))
+_register(_named("layout", _schema.LAYOUTS, torch.layout))
+_register(_named("memory_format", _schema.MEMORY_FORMATS, torch.memory_format))
+_register(ArgKind("device", lambda v: {"device": str(v)}, _device_from_json,
+                  accepts=lambda v: isinstance(v, (torch.device, str))))
+# A Generator can only be absent: a present one is state the IR cannot carry.
+_register(ArgKind("Generator", lambda v: v, lambda j: None, accepts=lambda v: False))
+
+_BASE_BY_SCHEMA_NAME = {
+    "Tensor": "Tensor", "int": "int", "SymInt": "int", "float": "float", "bool": "bool",
+    "number": "number", "Scalar": "number", "complex": "complex", "str": "str",
+    "ScalarType": "dtype", "Layout": "layout", "MemoryFormat": "memory_format",
+    "Device": "device", "Generator": "Generator",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgType:
+    """A schema argument type: a base kind, maybe a list of it, maybe optional."""
+
+    kind: ArgKind
+    optional: bool = False
+    is_list: bool = False
+    elem_optional: bool = False
+
+    def __str__(self) -> str:
+        s = self.kind.name + ("?" if self.elem_optional else "")
+        s = s + "[]" if self.is_list else s
+        return s + ("?" if self.optional else "")
+
+
+def arg_type(real_type) -> ArgType | None:
+    """The ArgType of a schema argument's `real_type`, or None if unsupported."""
+    t = real_type
+    optional = is_list = elem_optional = False
+    if isinstance(t, torch.OptionalType):
+        optional, t = True, t.getElementType()
+    if isinstance(t, torch.ListType):
+        is_list, t = True, t.getElementType()
+        if isinstance(t, torch.OptionalType):
+            elem_optional, t = True, t.getElementType()
+    base = _BASE_BY_SCHEMA_NAME.get(str(t))
+    if base is None:
+        return None
+    return ArgType(_KINDS[base], optional, is_list, elem_optional)
+
+
+# --------------------------------------------------------------------------
+# Decoding.
+# --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class DecodedCall:
+    """An ATen call rebuilt from a `tosa.custom`: `overload(*args, **kwargs)`.
+
+    Tensor operands (and scalars known only at run time) appear as `Operand`
+    placeholders; `bind()` puts real values in their place.
+    """
+
+    overload: torch._ops.OpOverload
+    args: tuple
+    kwargs: dict
+
+    @property
+    def arguments(self) -> dict[str, Any]:
+        """Every argument by its schema name, in schema order."""
+        names = [a.name for a in self.overload._schema.arguments if not a.kwarg_only]
+        return {**dict(zip(names, self.args)), **self.kwargs}
+
+    def bind(self, operands: Sequence[Any]) -> tuple[tuple, dict]:
+        def sub(v):
+            if isinstance(v, Operand):
+                value = operands[v.index]
+                if v.kind != "tensor":
+                    value = value.item() if hasattr(value, "item") else value
+                    if v.kind == "int":
+                        value = int(value)
+                    elif v.kind == "float":
+                        value = float(value)
+                    elif v.kind == "bool":
+                        value = bool(value)
+                return value
+            if isinstance(v, list):
+                return [sub(x) for x in v]
+            return v
+
+        return tuple(sub(a) for a in self.args), {k: sub(v) for k, v in self.kwargs.items()}
+
+    def __call__(self, *operands):
+        args, kwargs = self.bind(operands)
+        return self.overload(*args, **kwargs)
+
+
+def _check_version(attrs: dict) -> None:
+    version = attrs.get("version")
+    if not _is_int(version):
+        raise ContractError("implementation_attrs has no integer 'version'")
+    if version > CONTRACT_VERSION:
+        raise ContractError(
+            f"implementation_attrs uses contract version {version}, but this decoder "
+            f"knows contract version {CONTRACT_VERSION} at most: upgrade tosa_custom"
+        )
+    if version < 1:
+        raise ContractError(f"invalid contract version {version}")
+
+
+def parse_attrs(text: str) -> dict:
+    try:
+        attrs = json.loads(text)
+    except (json.JSONDecodeError, RecursionError, UnicodeError) as e:
+        raise ContractError(f"implementation_attrs is not valid JSON: {e}") from None
+    if not isinstance(attrs, dict):
+        raise ContractError("implementation_attrs must be a JSON object")
+    _check_version(attrs)
+    unknown = set(attrs) - {"version", "args"}
+    if unknown:
+        raise ContractError(f"implementation_attrs has unknown keys {sorted(unknown)}")
+    if not isinstance(attrs.get("args"), dict):
+        raise ContractError("implementation_attrs has no 'args' object")
+    return attrs
+
+
+OperandReader = Callable[[int, ArgKind], Any]
+"""Called with (operand index, kind) for a non-tensor operand reference: returns
+the constant's Python value (a scalar or a list) or an `Operand` placeholder."""
+
+
+def decode_attrs(
+    operator_name: str,
+    implementation_attrs: str,
+    num_operands: int,
+    read_operand: OperandReader | None = None,
+    domain_name: str = DOMAIN,
+) -> DecodedCall:
+    """Rebuild the ATen call from the three strings of a `tosa.custom`."""
+    if domain_name != DOMAIN:
+        raise ContractError(f"domain_name is '{domain_name}', expected '{DOMAIN}'")
+    overload = _schema.overload_for(operator_name)
+    if overload is None or not operator_name.startswith("torch."):
+        raise ContractError(f"operator_name '{operator_name}' names no PyTorch op overload")
+    attrs = parse_attrs(implementation_attrs)
+    encoded = attrs["args"]
+    schema = overload._schema
+    names = [a.name for a in schema.arguments]
+    missing = [n for n in names if n not in encoded]
+    extra = sorted(set(encoded) - set(names))
+    if missing or extra:
+        raise ContractError(
+            f"arguments of {operator_name} do not match its schema: "
+            + (f"missing {missing}" if missing else "")
+            + ("; " if missing and extra else "")
+            + (f"unexpected {extra}" if extra else "")
+        )
+    used: set[int] = set()
+
+    def operand(j, kind: ArgKind, as_list: bool = False):
+        _expect(isinstance(j, dict) and set(j) == {"operand"} and _is_int(j["operand"]),
+                '{"operand": index}', j)
+        index = j["operand"]
+        if not 0 <= index < num_operands:
+            raise ContractError(f"operand index {index} out of range: the op has {num_operands} operands")
+        if index in used:
+            raise ContractError(f"operand {index} is referenced twice")
+        used.add(index)
+        if kind.name == "Tensor":
+            return Operand(index)
+        if read_operand is None:
+            return Operand(index, kind.name)
+        return read_operand(index, kind)
+
+    def is_ref(j) -> bool:
+        return isinstance(j, dict) and "operand" in j
+
+    def scalar(j, kind: ArgKind, optional: bool):
+        if j is None:
+            if not optional:
+                raise ContractError(f"null given for a non-optional {kind.name}")
+            return None
+        if kind.name == "Tensor" or is_ref(j):
+            value = operand(j, kind)
+            if isinstance(value, list):
+                raise ContractError(f"operand {j['operand']} holds a list where a {kind.name} is expected")
+            return value
+        if kind.name == "Generator":
+            raise ContractError("a Generator can only be null")
+        return kind.from_json(j)
+
+    args, kwargs = [], {}
+    for a in schema.arguments:
+        t = arg_type(a.real_type)
+        if t is None:
+            raise ContractError(f"argument '{a.name}' of {operator_name} has unsupported type {a.real_type}")
+        j = encoded[a.name]
+        try:
+            if t.is_list and j is not None:
+                if is_ref(j):  # const encoding: a whole list as one 1-d operand
+                    value = operand(j, t.kind)
+                    if not isinstance(value, list):
+                        raise ContractError(f"operand {j['operand']} must be a 1-d constant list")
+                else:
+                    _expect(isinstance(j, list), "a list", j)
+                    value = [scalar(e, t.kind, t.elem_optional) for e in j]
+            else:
+                value = scalar(j, t.kind, t.optional)
+        except ContractError as e:
+            raise ContractError(f"argument '{a.name}' ({t}) of {operator_name}: {e}") from None
+        (kwargs.__setitem__(a.name, value) if a.kwarg_only else args.append(value))
+    if len(used) != num_operands:
+        unused = sorted(set(range(num_operands)) - used)
+        raise ContractError(f"operands {unused} of {operator_name} are not referenced by any argument")
+    return DecodedCall(overload, tuple(args), kwargs)

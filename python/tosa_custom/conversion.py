@@ -1,0 +1,445 @@
+"""The `convert-torch-backend-legal-to-tosa-custom` pass.
+
+Runs on torch-dialect IR at the backend contract and turns every selected op
+into exactly one `tosa.custom`, encoded as CONTRACT.md says (see contract.py).
+An op that the contract cannot carry is left for TorchToTosa, with a warning on
+its location naming the reason (an error when `strict`), never a crash.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+import warnings
+from typing import Any, Callable
+
+import numpy as np
+import torch
+from torch_mlir import ir
+
+from . import contract as _c
+from . import schema as _schema
+from .diagnostics import DiagnosticLog
+
+__all__ = [
+    "PASS_ARGUMENT",
+    "PassOptions",
+    "ConversionResult",
+    "Skipped",
+    "SKIP_CATEGORIES",
+    "convert_module",
+    "make_pass",
+]
+
+PASS_ARGUMENT = "convert-torch-backend-legal-to-tosa-custom"
+
+# Why a selected op was left unconverted: a fixed set, documented in CONTRACT.md.
+SKIP_CATEGORIES = {
+    "unknown-op": "the op has no schema in torch.ops, so its arguments cannot be named",
+    "mutating-op": "the op writes to one of its operands (TOSA values are immutable)",
+    "generator-operand": "a torch.Generator is random-number state, not a value",
+    "non-tensor-result": "a result is not a tensor (tosa.custom results are tensors)",
+    "list-result": "a result is a list of tensors whose length is not known statically",
+    "unsupported-argument-type": "the schema has an argument type the contract does not cover",
+    "non-constant-argument": "a string, dtype, device, layout or memory format is not a constant",
+    "unsupported-tensor-type": "an operand or result is not a ranked value tensor TOSA can type",
+    "zero-size-tensor": "tosa.custom rejects tensors with a zero-size dimension",
+}
+
+
+# --------------------------------------------------------------------------
+# Options.
+# --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class PassOptions:
+    ops: _schema.OpSelection = dataclasses.field(default_factory=_schema.OpSelection)
+    encoding: str = "json"
+    strict: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.ops, _schema.OpSelection):
+            self.ops = _schema.OpSelection(self.ops)
+        if self.encoding not in _c.ENCODINGS:
+            raise ValueError(
+                f"unknown encoding '{self.encoding}': expected one of {', '.join(_c.ENCODINGS)}"
+            )
+
+    @staticmethod
+    def parse(text: str) -> "PassOptions":
+        """Parse MLIR pass-option syntax: `ops=a,b encoding=const strict=true`."""
+        text = text.strip()
+        if text.startswith("{") and text.endswith("}"):
+            text = text[1:-1]
+        values: dict[str, str] = {}
+        for item in shlex.split(text):
+            key, sep, value = item.partition("=")
+            if not sep:
+                value = "true"
+            if key not in ("ops", "encoding", "strict"):
+                raise ValueError(
+                    f"unknown option '{key}' for {PASS_ARGUMENT}: expected ops=, encoding=, strict="
+                )
+            values[key] = value.strip("{}")
+        strict = values.get("strict", "false").lower()
+        if strict not in ("true", "false", "1", "0"):
+            raise ValueError(f"strict= takes true or false, not '{strict}'")
+        return PassOptions(
+            ops=_schema.OpSelection(values.get("ops", "")),
+            encoding=values.get("encoding", "json"),
+            strict=strict in ("true", "1"),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Skipped:
+    identifier: str
+    category: str
+    message: str
+    location: str
+
+
+@dataclasses.dataclass
+class ConversionResult:
+    converted: dict[str, int] = dataclasses.field(default_factory=dict)
+    skipped: list[Skipped] = dataclasses.field(default_factory=list)
+
+
+class _Unrepresentable(Exception):
+    def __init__(self, category: str, message: str):
+        assert category in SKIP_CATEGORIES, category
+        super().__init__(message)
+        self.category = category
+
+
+# --------------------------------------------------------------------------
+# Types.
+# --------------------------------------------------------------------------
+
+_VTENSOR = re.compile(r"^!torch\.vtensor<\[(?P<shape>[^\]]*)\],(?P<dtype>.+)>$")
+_TORCH_TO_BUILTIN_ELEMENT = {
+    "si64": "i64", "si32": "i32", "si16": "i16", "si8": "i8", "ui8": "ui8",
+    "i1": "i1", "f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64",
+}
+
+
+def _builtin_tensor_type(torch_type: ir.Type, what: str) -> ir.Type:
+    text = str(torch_type)
+    m = _VTENSOR.match(text)
+    if not m:
+        raise _Unrepresentable("unsupported-tensor-type", f"{what} has type {text}, not a ranked !torch.vtensor")
+    element = _TORCH_TO_BUILTIN_ELEMENT.get(m["dtype"])
+    if element is None:
+        raise _Unrepresentable(
+            "unsupported-tensor-type",
+            f"{what} has element type {m['dtype']}, which TOSA cannot carry",
+        )
+    dims = [d.strip() for d in m["shape"].split(",") if d.strip()]
+    if any(d == "0" for d in dims):
+        raise _Unrepresentable("zero-size-tensor", f"{what} has zero-size type {text}")
+    return ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + element + ">")
+
+
+_TORCH_DTYPE_TO_MLIR = {
+    torch.int64: "i64", torch.float64: "f64", torch.bool: "i1",
+}
+_TORCH_DTYPE_TO_VTENSOR = {
+    torch.int64: "si64", torch.float64: "f64", torch.bool: "i1",
+}
+_SCALAR_TYPES = {"!torch.int": "int", "!torch.float": "float", "!torch.bool": "bool"}
+
+
+# --------------------------------------------------------------------------
+# Reading constants from torch IR.
+# --------------------------------------------------------------------------
+
+_NOT_CONSTANT = object()
+
+
+def _defining_op(value: ir.Value) -> ir.Operation | None:
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def _look_through(value: ir.Value) -> ir.Value:
+    """Skip `torch.derefine`, which only widens a type to an optional."""
+    op = _defining_op(value)
+    while op is not None and op.name == "torch.derefine":
+        value = op.operands[0]
+        op = _defining_op(value)
+    return value
+
+
+def _constant(value: ir.Value) -> Any:
+    op = _defining_op(_look_through(value))
+    if op is None:
+        return _NOT_CONSTANT
+    name = op.name
+    if name == "torch.constant.none":
+        return None
+    if name in ("torch.constant.int", "torch.constant.float", "torch.constant.bool",
+                "torch.constant.str", "torch.constant.device", "torch.constant.number"):
+        attr = op.attributes["value"]
+        if isinstance(attr, ir.BoolAttr):
+            return attr.value
+        if isinstance(attr, ir.IntegerAttr):
+            return bool(attr.value) if name == "torch.constant.bool" else attr.value
+        if isinstance(attr, (ir.FloatAttr, ir.StringAttr)):
+            return attr.value
+    return _NOT_CONSTANT
+
+
+# --------------------------------------------------------------------------
+# Lowering one op.
+# --------------------------------------------------------------------------
+
+
+class _Lowering:
+    """What a rule needs to lower one op: operands collected so far, where to
+    build, and the encoding. Created per op; `finish()` builds the custom op."""
+
+    def __init__(self, op: ir.Operation, identifier: str, overload, encoding: str):
+        self.op = op
+        self.identifier = identifier
+        self.overload = overload
+        self.encoding = encoding
+        self.loc = op.location
+        self.inputs: list[ir.Value] = []
+
+    def _create(self, name: str, result: ir.Type, operands=(), attributes=None) -> ir.Value:
+        return ir.Operation.create(
+            name, results=[result], operands=list(operands), attributes=attributes or {}, loc=self.loc
+        ).result
+
+    def _add(self, builtin_value: ir.Value) -> dict:
+        self.inputs.append(builtin_value)
+        return {"operand": len(self.inputs) - 1}
+
+    def tensor(self, value: ir.Value, what: str) -> dict:
+        ty = _builtin_tensor_type(value.type, what)
+        producer = _defining_op(value)
+        if producer is not None and producer.name == "torch.vtensor.literal":
+            # Weights and other literals arrive as tosa.const, as TorchToTosa
+            # would make them, instead of a cast TOSA backends cannot read.
+            values = producer.attributes["value"]
+            return self._add(self._create("tosa.const", ty, attributes={"values": values}))
+        return self._add(self._create("torch_c.to_builtin_tensor", ty, [value]))
+
+    def runtime_scalar(self, value: ir.Value, kind: _c.ArgKind, what: str) -> dict:
+        scalar = _SCALAR_TYPES.get(str(value.type))
+        if scalar is None or (kind.runtime_dtype is None and kind.name != "number"):
+            raise _Unrepresentable(
+                "non-constant-argument", f"{what} ({kind.name}) is not a constant: {value.type}"
+            )
+        dtype = {"int": torch.int64, "float": torch.float64, "bool": torch.bool}[scalar]
+        vtensor = ir.Type.parse(f"!torch.vtensor<[],{_TORCH_DTYPE_TO_VTENSOR[dtype]}>")
+        as_tensor = self._create("torch.prim.NumToTensor.Scalar", vtensor, [value])
+        return self.tensor(as_tensor, what)
+
+    def const(self, value, dtype: torch.dtype) -> dict:
+        array = np.array(value, dtype={torch.int64: np.int64, torch.float64: np.float64,
+                                       torch.bool: np.bool_}[dtype])
+        attr = ir.DenseElementsAttr.get(array)
+        return self._add(self._create("tosa.const", attr.type, attributes={"values": attr}))
+
+    def finish(self, encoded_args: dict, result_types: list[ir.Type]) -> ir.Operation:
+        attrs = _c.canonical_json({"args": encoded_args, "version": _c.CONTRACT_VERSION})
+        return ir.Operation.create(
+            "tosa.custom",
+            results=result_types,
+            operands=self.inputs,
+            attributes={
+                "operator_name": ir.StringAttr.get(self.identifier),
+                "domain_name": ir.StringAttr.get(_c.DOMAIN),
+                "implementation_attrs": ir.StringAttr.get(attrs),
+            },
+            loc=self.loc,
+        )
+
+
+def _encode_scalar(low: _Lowering, value: ir.Value, t: _c.ArgType, optional: bool, what: str):
+    """One non-list value of kind `t.kind`: JSON, an operand, or null."""
+    kind = t.kind
+    if kind.name == "Tensor":
+        if optional and _constant(value) is None:
+            return None
+        return low.tensor(_look_through(value), what)
+    c = _constant(value)
+    if c is None and optional:
+        return None
+    if c is _NOT_CONSTANT:
+        return low.runtime_scalar(_look_through(value), kind, what)
+    if kind.name == "Generator":
+        raise _Unrepresentable("generator-operand", f"{what} is a Generator")
+    if kind.name in ("dtype", "layout", "memory_format"):
+        table = {"dtype": _schema.DTYPES, "layout": _schema.LAYOUTS,
+                 "memory_format": _schema.MEMORY_FORMATS}[kind.name]
+        if c not in table:
+            raise _Unrepresentable("unsupported-argument-type", f"{what} = {c} is not a known {kind.name}")
+        c = table[c]
+    elif kind.name == "float" and isinstance(c, int) and not isinstance(c, bool):
+        c = float(c)
+    if not kind.accepts(c):
+        raise _Unrepresentable("unsupported-argument-type", f"{what} = {c!r} is not a {kind.name}")
+    dtype = kind.const_dtype(c)
+    if low.encoding == "const" and dtype is not None:
+        return low.const(c, dtype)
+    return kind.to_json(c)
+
+
+def _encode_argument(low: _Lowering, value: ir.Value, arg, t: _c.ArgType):
+    what = f"argument '{arg.name}'"
+    if not t.is_list:
+        return _encode_scalar(low, value, t, t.optional, what)
+    if t.optional and _constant(value) is None:
+        return None
+    producer = _defining_op(_look_through(value))
+    if producer is None or producer.name != "torch.prim.ListConstruct":
+        raise _Unrepresentable(
+            "non-constant-argument", f"{what} ({t}) is not built by torch.prim.ListConstruct"
+        )
+    elements = list(producer.operands)
+    constants = [_constant(e) for e in elements]
+    const_dtypes = {t.kind.const_dtype(c) for c in constants if c is not _NOT_CONSTANT and c is not None}
+    if (low.encoding == "const" and elements and len(const_dtypes) == 1 and None not in const_dtypes
+            and all(c is not _NOT_CONSTANT and c is not None for c in constants)):
+        # A whole constant number list is one 1-d tosa.const.
+        dtype = const_dtypes.pop()
+        values = [float(c) if dtype == torch.float64 else c for c in constants]
+        if all(t.kind.accepts(v) for v in values):
+            return low.const(values, dtype)
+    return [
+        _encode_scalar(low, e, t, t.elem_optional, f"{what}[{i}]") for i, e in enumerate(elements)
+    ]
+
+
+def _lower(op: ir.Operation, identifier: str, encoding: str) -> ir.Operation:
+    overload = _schema.overload_for(identifier)
+    if overload is None:
+        raise _Unrepresentable("unknown-op", f"{identifier} has no schema in torch.ops")
+    schema = overload._schema
+    if schema.is_mutable:
+        raise _Unrepresentable("mutating-op", f"{identifier} mutates its operands")
+    if len(op.operands) != len(schema.arguments):
+        raise _Unrepresentable(
+            "unknown-op",
+            f"{identifier} has {len(op.operands)} operands but its schema has {len(schema.arguments)} arguments",
+        )
+    result_types = []
+    for i, r in enumerate(op.results):
+        if not str(r.type).startswith("!torch.vtensor"):
+            category = "list-result" if str(r.type).startswith("!torch.list") else "non-tensor-result"
+            raise _Unrepresentable(category, f"result #{i} of {identifier} has type {r.type}")
+        result_types.append(_builtin_tensor_type(r.type, f"result #{i}"))
+    low = _Lowering(op, identifier, overload, encoding)
+    encoded = {}
+    for arg, value in zip(schema.arguments, op.operands):
+        t = _c.arg_type(arg.real_type)
+        if t is None:
+            raise _Unrepresentable(
+                "unsupported-argument-type", f"argument '{arg.name}' has type {arg.real_type}"
+            )
+        encoded[arg.name] = _encode_argument(low, value, arg, t)
+    return low.finish(encoded, result_types)
+
+
+def _erase_dead_producers(values: list[ir.Value]) -> None:
+    """Erase list and constant ops that only fed the converted op."""
+    pending = [_defining_op(v) for v in values]
+    while pending:
+        op = pending.pop()
+        if op is None or not (op.name.startswith("torch.constant.") or op.name in (
+                "torch.prim.ListConstruct", "torch.derefine", "torch.vtensor.literal")):
+            continue
+        if any(True for r in op.results for _ in r.uses):
+            continue
+        pending.extend(_defining_op(v) for v in op.operands)
+        op.erase()
+
+
+def _replace(op: ir.Operation, custom: ir.Operation) -> None:
+    for old, new in zip(op.results, custom.results):
+        back = ir.Operation.create(
+            "torch_c.from_builtin_tensor", results=[old.type], operands=[new], loc=op.location
+        ).result
+        old.replace_all_uses_with(back)
+    operands = list(op.operands)
+    op.erase()
+    _erase_dead_producers(operands)
+
+
+def convert_module(
+    module: ir.Operation,
+    options: PassOptions,
+    log: DiagnosticLog | None = None,
+) -> ConversionResult:
+    """Convert every selected op under `module`; returns what was and was not.
+
+    Raises `_c.ContractError` for nothing: unconvertible ops are reported
+    through `log` (or Python warnings), and as MLIR errors when strict.
+    """
+    result = ConversionResult()
+    candidates: list[tuple[ir.Operation, str]] = []
+
+    def collect(op: ir.Operation):
+        identifier = _schema.op_identifier(op)
+        if options.ops.matches(identifier, user_op=op.name == "torch.operator"):
+            candidates.append((op, identifier))
+        return ir.WalkResult.ADVANCE
+
+    module.walk(collect)
+    failed = False
+    for op, identifier in candidates:
+        try:
+            with ir.InsertionPoint(op):
+                custom = _lower(op, identifier, options.encoding)
+                _replace(op, custom)
+        except _Unrepresentable as e:
+            skipped = Skipped(identifier, e.category, str(e), str(op.location))
+            result.skipped.append(skipped)
+            message = f"{identifier} left unconverted [{e.category}]: {e}"
+            if options.strict:
+                op.location.emit_error(message)
+                failed = True
+            elif log is not None:
+                log.warning(op.location, message)
+            else:
+                warnings.warn(f"{op.location}: {message}", stacklevel=2)
+            continue
+        except Exception as e:  # a bug of ours: report it where it happened
+            op.location.emit_error(
+                f"internal error converting {identifier} to tosa.custom "
+                f"({type(e).__name__}: {e}); please report this with the IR"
+            )
+            failed = True
+            continue
+        result.converted[identifier] = result.converted.get(identifier, 0) + 1
+    if failed:
+        raise _StrictFailure()
+    return result
+
+
+class _StrictFailure(Exception):
+    pass
+
+
+def make_pass(
+    options: PassOptions,
+    log: DiagnosticLog | None = None,
+    on_result: Callable[[ConversionResult], None] | None = None,
+):
+    """A callable for `PassManager.add(fn, name=..., argument=PASS_ARGUMENT)`."""
+
+    def run(op, pass_) -> None:
+        try:
+            result = convert_module(op, options, log)
+        except _StrictFailure:
+            pass_.signal_pass_failure()
+            return
+        if on_result is not None:
+            on_result(result)
+
+    run.__name__ = "ConvertTorchBackendLegalToTosaCustom"
+    return run

@@ -1,0 +1,67 @@
+"""`decode(custom_op)`: the exact ATen call a `tosa.custom` stands for.
+
+The inverse of the pass. Numbers the const encoding put in `tosa.const`
+operands are read back here, so a kernel sees Python values whichever encoding
+produced the module.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+
+from .contract import ArgKind, ContractError, DecodedCall, Operand, decode_attrs
+
+__all__ = ["decode", "custom_op_strings"]
+
+_ELEMENT_KIND = {"i64": "int", "f64": "float", "i1": "bool"}
+
+
+def custom_op_strings(op) -> tuple[str, str, str]:
+    """(operator_name, domain_name, implementation_attrs) of a `tosa.custom`."""
+    op = op.operation
+    if op.name != "tosa.custom":
+        raise ContractError(f"expected a tosa.custom op, got {op.name}")
+    try:
+        return tuple(  # type: ignore[return-value]
+            ir.StringAttr(op.attributes[k]).value
+            for k in ("operator_name", "domain_name", "implementation_attrs")
+        )
+    except (KeyError, ValueError) as e:
+        raise ContractError(f"tosa.custom lacks a string attribute: {e}") from None
+
+
+def _dense_values(attr: ir.Attribute):
+    dense = ir.DenseElementsAttr(attr)
+    shape = ir.ShapedType(dense.type).shape
+    element = str(ir.ShapedType(dense.type).element_type)
+    array = np.array(dense)
+    if dense.is_splat and array.shape != tuple(shape):
+        array = np.full(shape, array.reshape(-1)[0])
+    if element == "i1":
+        array = array.astype(bool)
+    return element, array.tolist()
+
+
+def decode(custom_op) -> DecodedCall:
+    """Rebuild `overload(*args, **kwargs)` from a `tosa.custom` in IR."""
+    op = custom_op.operation
+    operator_name, domain_name, attrs = custom_op_strings(op)
+
+    def read(index: int, kind: ArgKind):
+        value = op.operands[index]
+        element = str(ir.ShapedType(value.type).element_type) if ir.ShapedType.isinstance(value.type) else ""
+        owner = value.owner
+        producer = None if isinstance(owner, ir.Block) else owner.operation
+        if producer is not None and producer.name == "tosa.const":
+            element, values = _dense_values(producer.attributes["values"])
+            if element not in _ELEMENT_KIND:
+                raise ContractError(f"constant operand {index} has element type {element}, not i64, f64 or i1")
+            if kind.name not in ("number", _ELEMENT_KIND[element]):
+                raise ContractError(f"constant operand {index} is {element}, which does not carry a {kind.name}")
+            return values
+        if kind.name == "number":
+            return Operand(index, _ELEMENT_KIND.get(element, "number"))
+        return Operand(index, kind.name)
+
+    return decode_attrs(operator_name, attrs, len(op.operands), read, domain_name)
