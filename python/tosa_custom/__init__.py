@@ -1,5 +1,6 @@
 """Tunnel selected PyTorch ops through torch-mlir to TOSA as `tosa.custom`."""
 
+from .compiler import OutputType, compile, install_torch_mlir_compile
 from .contract import (
     CONTRACT_VERSION,
     DOMAIN,
@@ -24,5 +25,8 @@ __all__ = [
     "Operand",
     "OpSelection",
     "PassOptions",
+    "OutputType",
+    "compile",
     "decode",
+    "install_torch_mlir_compile",
 ]

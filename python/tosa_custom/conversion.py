@@ -21,6 +21,7 @@ from torch_mlir import ir
 from . import contract as _c
 from . import schema as _schema
 from .diagnostics import DiagnosticLog
+from .passes import PythonPass, register_pass
 
 __all__ = [
     "PASS_ARGUMENT",
@@ -142,12 +143,6 @@ def _builtin_tensor_type(torch_type: ir.Type, what: str) -> ir.Type:
     return ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + element + ">")
 
 
-_TORCH_DTYPE_TO_MLIR = {
-    torch.int64: "i64", torch.float64: "f64", torch.bool: "i1",
-}
-_TORCH_DTYPE_TO_VTENSOR = {
-    torch.int64: "si64", torch.float64: "f64", torch.bool: "i1",
-}
 _SCALAR_TYPES = {"!torch.int": "int", "!torch.float": "float", "!torch.bool": "bool"}
 
 
@@ -233,10 +228,12 @@ class _Lowering:
             raise _Unrepresentable(
                 "non-constant-argument", f"{what} ({kind.name}) is not a constant: {value.type}"
             )
-        dtype = {"int": torch.int64, "float": torch.float64, "bool": torch.bool}[scalar]
-        vtensor = ir.Type.parse(f"!torch.vtensor<[],{_TORCH_DTYPE_TO_VTENSOR[dtype]}>")
-        as_tensor = self._create("torch.prim.NumToTensor.Scalar", vtensor, [value])
-        return self.tensor(as_tensor, what)
+        # TorchToTosa cannot lower a run-time prim.NumToTensor; the builtin
+        # scalar-to-tensor form lowers through linalg (see CONTRACT.md).
+        cast, element = {"int": ("torch_c.to_i64", "i64"), "float": ("torch_c.to_f64", "f64"),
+                         "bool": ("torch_c.to_i1", "i1")}[scalar]
+        builtin = self._create(cast, ir.Type.parse(element), [value])
+        return self._add(self._create("tensor.from_elements", ir.Type.parse(f"tensor<{element}>"), [builtin]))
 
     def const(self, value, dtype: torch.dtype) -> dict:
         array = np.array(value, dtype={torch.int64: np.int64, torch.float64: np.float64,
@@ -345,29 +342,16 @@ def _lower(op: ir.Operation, identifier: str, encoding: str) -> ir.Operation:
     return low.finish(encoded, result_types)
 
 
-def _erase_dead_producers(values: list[ir.Value]) -> None:
-    """Erase list and constant ops that only fed the converted op."""
-    pending = [_defining_op(v) for v in values]
-    while pending:
-        op = pending.pop()
-        if op is None or not (op.name.startswith("torch.constant.") or op.name in (
-                "torch.prim.ListConstruct", "torch.derefine", "torch.vtensor.literal")):
-            continue
-        if any(True for r in op.results for _ in r.uses):
-            continue
-        pending.extend(_defining_op(v) for v in op.operands)
-        op.erase()
-
-
 def _replace(op: ir.Operation, custom: ir.Operation) -> None:
     for old, new in zip(op.results, custom.results):
         back = ir.Operation.create(
             "torch_c.from_builtin_tensor", results=[old.type], operands=[new], loc=op.location
         ).result
         old.replace_all_uses_with(back)
-    operands = list(op.operands)
+    # Constants and lists that only fed `op` are left for canonicalization:
+    # Python cannot tell two handles of one op apart, so erasing them here
+    # risks a double erase.
     op.erase()
-    _erase_dead_producers(operands)
 
 
 def convert_module(
@@ -443,3 +427,12 @@ def make_pass(
 
     run.__name__ = "ConvertTorchBackendLegalToTosaCustom"
     return run
+
+
+register_pass(PythonPass(
+    argument=PASS_ARGUMENT,
+    name="ConvertTorchBackendLegalToTosaCustom",
+    description="Convert selected torch ops at the backend contract to tosa.custom "
+                "(options: ops=a,b encoding=json|const strict=true|false)",
+    factory=lambda options, log: make_pass(PassOptions.parse(options), log),
+))

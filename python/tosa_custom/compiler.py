@@ -1,0 +1,304 @@
+"""`compile()`: the historic `torch_mlir.compile` signature on torch.export/FX.
+
+A listed op must survive two decomposers: PyTorch's (its decomposition table,
+applied by `run_decompositions`) and torch-mlir's (`backend-legal-ops`). This
+module removes the op from the first, names it to the second, and checks after
+each that the op is still there, failing with which step removed it.
+"""
+
+from __future__ import annotations
+
+import collections
+import enum
+import warnings
+from typing import Any, Iterable, Sequence
+
+import torch
+from torch_mlir import ir, passmanager
+from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+from torch_mlir.extras.fx_importer import FxImporter
+
+from . import _ir
+from .conversion import PASS_ARGUMENT, ConversionResult, PassOptions, make_pass
+from .diagnostics import CompileError, Diagnostic, DiagnosticLog
+from .schema import OpSelection, op_identifier, overload_name
+
+__all__ = ["OutputType", "compile", "install_torch_mlir_compile", "run_pipeline"]
+
+
+class OutputType(enum.Enum):
+    """What `compile()` returns (the historic torch_mlir names)."""
+
+    TORCH = "torch"
+    TOSA = "tosa"
+    LINALG_ON_TENSORS = "linalg-on-tensors"
+    RAW = "raw"
+
+    @staticmethod
+    def get(spec: "str | OutputType | Any") -> "OutputType":
+        if isinstance(spec, OutputType):
+            return spec
+        value = getattr(spec, "value", spec)  # torch_mlir's own OutputType enum
+        if isinstance(value, str):
+            key = value.strip().lower().replace("_", "-")
+            for member in OutputType:
+                if member.value == key:
+                    return member
+        raise ValueError(
+            f"unknown output_type {spec!r}: expected one of "
+            + ", ".join(repr(m.value) for m in OutputType)
+        )
+
+
+def run_pipeline(module: ir.Module, pipeline: str | passmanager.PassManager, what: str) -> None:
+    """Run a pass pipeline; failures become one CompileError with every diagnostic."""
+    with module.context:
+        pm = passmanager.PassManager.parse(pipeline) if isinstance(pipeline, str) else pipeline
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as e:
+            diagnostics = [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
+            raise CompileError(f"{what} failed:", diagnostics) from None
+
+
+# --------------------------------------------------------------------------
+# Arguments.
+# --------------------------------------------------------------------------
+
+
+def _example_args(example_args) -> tuple[tuple, Any]:
+    """Tensors for export, and the dynamic_shapes spec for placeholders with -1."""
+    if isinstance(example_args, (torch.Tensor,)) or hasattr(example_args, "shape") and hasattr(example_args, "dtype"):
+        example_args = (example_args,)
+    if not isinstance(example_args, (tuple, list)):
+        raise TypeError(
+            f"example_args must be a tensor or a tuple/list of tensors, got {type(example_args).__name__}"
+        )
+    tensors, dynamic, any_dynamic = [], [], False
+    for a in example_args:
+        if isinstance(a, torch.Tensor) or not (hasattr(a, "shape") and hasattr(a, "dtype")):
+            tensors.append(a)
+            dynamic.append(None)
+            continue
+        # torch_mlir.TensorPlaceholder: -1 marks a dynamic dimension.
+        shape = [2 if d == -1 else d for d in a.shape]
+        tensors.append(torch.zeros(shape, dtype=a.dtype))
+        dims = {i: torch.export.Dim.AUTO for i, d in enumerate(a.shape) if d == -1}
+        any_dynamic |= bool(dims)
+        dynamic.append(dims or None)
+    return tuple(tensors), (tuple(dynamic) if any_dynamic else None)
+
+
+def _all_dims_dynamic(args: tuple):
+    return tuple(
+        {i: torch.export.Dim.AUTO for i in range(a.dim())} if isinstance(a, torch.Tensor) else None
+        for a in args
+    )
+
+
+# --------------------------------------------------------------------------
+# Surviving decompositions.
+# --------------------------------------------------------------------------
+
+
+def _graph_ops(graph_module) -> collections.Counter:
+    return collections.Counter(
+        n.target for n in graph_module.graph.nodes
+        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
+    )
+
+
+def _sources(node) -> list:
+    """Every node this one was derived from, through all passes."""
+    found, stack = [], list(node.meta.get("from_node") or [])
+    while stack:
+        src = stack.pop()
+        found.append(src)
+        stack.extend(getattr(src, "from_node", None) or [])
+    return found
+
+
+def _replacements(graph_module, overload) -> list[str]:
+    """Ops that PyTorch's decomposition of `overload` left in its place."""
+    return sorted({
+        str(n.target) for n in graph_module.graph.nodes
+        if n.op == "call_function"
+        and any(str(getattr(src, "target", "")) == str(overload) for src in _sources(n))
+    })
+
+
+def _decomposition_table(selection: OpSelection) -> dict:
+    keep = set(selection.overloads())
+    return {k: v for k, v in get_decomposition_table().items() if k not in keep}
+
+
+def _check_survived_pytorch(selection: OpSelection, before, after, decomposed_gm) -> set:
+    """Fail for a listed op that PyTorch removed; return the ones it kept."""
+    kept = set()
+    for overload in selection.overloads():
+        if after[overload]:
+            kept.add(overload)
+        elif before[overload]:
+            became = _replacements(decomposed_gm, overload)
+            raise CompileError(
+                f"backend_legal_ops lists {overload_name(overload)[6:]}, but PyTorch decomposed it "
+                f"during export although it is not in the decomposition table (its "
+                f"CompositeImplicitAutograd decomposition always runs)"
+                + (f"; it became {', '.join(became)}" if became else "")
+                + ". List the op it decomposes into instead."
+            )
+    return kept
+
+
+def _module_ops(module: ir.Module) -> collections.Counter:
+    counts: collections.Counter = collections.Counter()
+
+    def visit(op):
+        counts[op_identifier(op)] += 1
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return counts
+
+
+# --------------------------------------------------------------------------
+# compile().
+# --------------------------------------------------------------------------
+
+
+def compile(
+    model: torch.nn.Module,
+    example_args,
+    output_type: "str | OutputType" = "tosa",
+    use_tracing: bool = False,
+    ignore_traced_shapes: bool = False,
+    backend_legal_ops: Sequence[str] | None = None,
+    extra_library: Iterable = (),
+    verbose: bool = False,
+    *,
+    encoding: str = "json",
+    strict: bool = False,
+    export_strict: bool = False,
+    func_name: str = "forward",
+) -> ir.Module:
+    """Compile `model` to TOSA with the ops in `backend_legal_ops` as `tosa.custom`.
+
+    The positional parameters are those of the historic `torch_mlir.compile`.
+    `use_tracing` is accepted for compatibility (torch.export always traces);
+    `ignore_traced_shapes=True` makes every input dimension dynamic, as tracing
+    without shape specialization once did. `extra_library` takes paths to MLIR
+    files of shape/dtype functions for torch-mlir (FX import gets shapes from
+    PyTorch itself, so Python functions are not needed and are refused).
+    `strict` makes an op that cannot be tunneled an error instead of a warning.
+    """
+    output = OutputType.get(output_type)
+    selection = OpSelection(backend_legal_ops or [])
+    options = PassOptions(selection, encoding=encoding, strict=strict)
+    if selection and output is OutputType.LINALG_ON_TENSORS:
+        raise ValueError(
+            "backend_legal_ops become tosa.custom ops, which only output_type='tosa' carries; "
+            "use output_type='torch' to see them kept in torch IR"
+        )
+    if ignore_traced_shapes and not use_tracing:
+        raise ValueError("ignore_traced_shapes=True requires use_tracing=True (as in torch_mlir.compile)")
+    library_paths = []
+    for item in extra_library or ():
+        if callable(item):
+            raise TypeError(
+                "extra_library entries must be paths to MLIR shape-library files: with torch.export, "
+                "PyTorch's meta kernels give shapes and dtypes, so Python shape functions are not needed"
+            )
+        library_paths.append(str(item))
+    if len(library_paths) > 1:
+        raise ValueError("torch-mlir takes one extra_library file; concatenate the functions into one")
+    if isinstance(model, torch.nn.Module):
+        model = model.eval()
+
+    args, dynamic = _example_args(example_args)
+    if ignore_traced_shapes:
+        dynamic = _all_dims_dynamic(args)
+    try:
+        program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=export_strict)
+    except Exception as e:
+        raise CompileError(
+            f"torch.export could not capture the model ({type(e).__name__}): {str(e).splitlines()[0] if str(e) else ''}"
+        ) from e
+    before = _graph_ops(program.graph_module)
+    program = program.run_decompositions(_decomposition_table(selection))
+    after = _graph_ops(program.graph_module)
+    kept = _check_survived_pytorch(selection, before, after, program.graph_module)
+    if verbose:
+        print("==== FX graph after decompositions\n", program.graph_module.code)
+
+    ctx = _ir.make_context()
+    importer = FxImporter(context=ctx)
+    importer.import_frozen_program(program, func_name=func_name)
+    module = importer.module
+    if verbose:
+        print("==== torch IR (raw import)\n", module)
+    if output is OutputType.RAW:
+        return module
+
+    legal = selection.torch_mlir_names()
+    opts = []
+    if legal:
+        opts.append("backend-legal-ops=" + ",".join(legal))
+    if library_paths:
+        opts.append("extra-library=" + library_paths[0])
+    run_pipeline(
+        module,
+        "builtin.module(func.func(torch-match-quantized-custom-ops), "
+        f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(opts)}}})",
+        "Lowering torch IR to the backend contract",
+    )
+    present = _module_ops(module)
+    for overload in sorted(kept, key=str):
+        name = overload_name(overload)
+        if not present[name]:
+            raise CompileError(
+                f"backend_legal_ops lists {name[6:]}, which survived PyTorch's decompositions but "
+                f"not torch-mlir's lowering to the backend contract (a torch-mlir pass rewrote it "
+                f"although it was named in backend-legal-ops)"
+            )
+    listed_present = {o for o in selection.overloads() if present[overload_name(o)]}
+    if selection and not selection.everything:
+        for spec in selection.specs:
+            single = OpSelection([spec])
+            if not any(single.matches(overload_name(o)) for o in listed_present):
+                warnings.warn(f"backend_legal_ops lists {spec}, but the model contains no such op", stacklevel=2)
+    if verbose:
+        print("==== torch IR (backend contract)\n", module)
+    if output is OutputType.TORCH:
+        return module
+
+    if output is OutputType.LINALG_ON_TENSORS:
+        run_pipeline(module, "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)",
+                     "Lowering the backend contract to linalg-on-tensors")
+        return module
+
+    log = DiagnosticLog()
+    results: list[ConversionResult] = []
+    with ctx:
+        pm = passmanager.PassManager()
+        pm.add(make_pass(options, log, results.append), name="ConvertTorchBackendLegalToTosaCustom",
+               argument=PASS_ARGUMENT)
+        pm.add("torch-backend-to-tosa-backend-pipeline")
+    run_pipeline(module, pm, "Lowering to TOSA")
+    for d in log.of("warning"):
+        warnings.warn(str(d), stacklevel=2)
+    if verbose:
+        print("==== TOSA\n", module)
+    return module
+
+
+def install_torch_mlir_compile() -> None:
+    """Make `torch_mlir.compile(..., backend_legal_ops=[...])` scripts run unchanged.
+
+    The torch-mlir wheel no longer has `torch_mlir.compile`; this installs ours
+    (and `torch_mlir.OutputType`) in its place. Opt-in: nothing is patched on
+    import.
+    """
+    import torch_mlir
+
+    torch_mlir.compile = compile
+    torch_mlir.OutputType = OutputType

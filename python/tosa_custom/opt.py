@@ -1,0 +1,247 @@
+"""`tosa-custom-opt`: mlir-opt with our Python passes as ordinary pass flags.
+
+    tosa-custom-opt in.mlir -o out.mlir \\
+        --convert-torch-backend-legal-to-tosa-custom="ops=aten.gelu encoding=const" \\
+        --torch-backend-to-tosa-backend-pipeline
+
+Pass flags and `--pass-pipeline=` run in command-line order; any pass the
+torch-mlir wheel registers (torch-mlir's and upstream MLIR's) may appear beside
+ours. `--verify-diagnostics` checks `expected-error`/`expected-warning`/
+`expected-note`/`expected-remark` annotations as mlir-opt does (the bindings do
+not expose MLIR's own verifier, and our warnings are not MLIR diagnostics).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+from typing import TextIO
+
+from torch_mlir import ir
+
+from . import _ir
+from .diagnostics import Diagnostic, DiagnosticLog
+from .passes import build_pass_manager, registered_passes, split_pipeline
+
+__all__ = ["main"]
+
+_SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
+_EXPECTED = re.compile(
+    r"expected-(?P<sev>error|warning|note|remark)(?:@(?P<where>above|below|[+-]\d+|\d+))?\s*\{\{(?P<msg>.*?)\}\}"
+)
+
+_USAGE = """usage: tosa-custom-opt [options] [input|-]
+
+options:
+  -o FILE                  write the output here (default: stdout)
+  --split-input-file       process chunks separated by '// -----' independently
+  --verify-diagnostics     check expected-* annotations instead of printing diagnostics
+  --allow-unregistered-dialect
+  --pass-pipeline=PIPE     a textual pipeline, e.g. 'builtin.module(canonicalize)'
+  --PASS[=OPTIONS]         any registered pass, run in command-line order
+  --list-passes            list our Python passes
+"""
+
+
+@dataclasses.dataclass
+class _Args:
+    input: str = "-"
+    output: str = "-"
+    split: bool = False
+    verify: bool = False
+    allow_unregistered: bool = False
+    pipeline: list[str] = dataclasses.field(default_factory=list)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def _parse_args(argv: list[str]) -> _Args | None:
+    args = _Args()
+    inputs = []
+    it = iter(argv)
+    for a in it:
+        if a in ("-h", "--help"):
+            print(_USAGE, end="")
+            return None
+        if a == "--list-passes":
+            for p in registered_passes().values():
+                print(f"  --{p.argument}\n      {p.description}")
+            return None
+        if a == "-o":
+            args.output = next(it, None) or _fail("-o needs a file name")
+        elif a.startswith("-o") and len(a) > 2 and not a.startswith("--"):
+            args.output = a[2:]
+        elif a in ("--split-input-file", "-split-input-file"):
+            args.split = True
+        elif a in ("--verify-diagnostics", "-verify-diagnostics"):
+            args.verify = True
+        elif a in ("--allow-unregistered-dialect", "-allow-unregistered-dialect"):
+            args.allow_unregistered = True
+        elif a.startswith(("--pass-pipeline=", "-pass-pipeline=")):
+            args.pipeline.extend(split_pipeline(a.split("=", 1)[1]))
+        elif a.startswith("-") and a != "-":
+            name, sep, options = a.lstrip("-").partition("=")
+            options = options.strip()
+            if len(options) >= 2 and options[0] == options[-1] and options[0] in "\"'":
+                options = options[1:-1]
+            args.pipeline.append(f"{name}{{{options}}}" if sep else name)
+        else:
+            inputs.append(a)
+    if len(inputs) > 1:
+        raise _UsageError(f"expected one input file, got {len(inputs)}: {' '.join(inputs)}")
+    args.input = inputs[0] if inputs else "-"
+    return args
+
+
+def _fail(message: str):
+    raise _UsageError(message)
+
+
+def _chunks(text: str, split: bool) -> list[tuple[int, str]]:
+    """(first line number - 1, text) per chunk; padding keeps line numbers."""
+    if not split:
+        return [(0, text)]
+    result, line, pos = [], 0, 0
+    for m in _SPLIT_MARKER.finditer(text):
+        result.append((line, text[pos:m.start()]))
+        line += text[pos:m.end()].count("\n")
+        pos = m.end()
+    result.append((line, text[pos:]))
+    return result
+
+
+@dataclasses.dataclass
+class _Expected:
+    severity: str
+    line: int
+    message: str
+    annotation_line: int
+    matched: bool = False
+
+
+def _expectations(text: str, first_line: int) -> list[_Expected]:
+    result = []
+    for offset, line_text in enumerate(text.split("\n")):
+        line = first_line + offset + 1
+        for m in _EXPECTED.finditer(line_text):
+            where = m["where"]
+            target = line
+            if where == "above":
+                target = line - 1
+            elif where == "below":
+                target = line + 1
+            elif where and where[0] in "+-":
+                target = line + int(where)
+            elif where:
+                target = int(where)
+            result.append(_Expected(m["sev"], target, m["msg"], line))
+    return result
+
+
+def _verify(diagnostics: list[Diagnostic], expected: list[_Expected], filename: str) -> list[str]:
+    problems = []
+    check_notes = any(e.severity == "note" for e in expected)
+    flat = []
+    for d in diagnostics:
+        flat.append(d)
+        if check_notes:
+            flat.extend(d.notes)
+    for d in flat:
+        if d.severity == "note" and not check_notes:
+            continue
+        fl = d.file_line
+        line = fl[1] if fl else None
+        for e in expected:
+            if not e.matched and e.severity == d.severity and e.line == line and e.message in d.message:
+                e.matched = True
+                break
+        else:
+            where = f"{filename}:{line}" if line else d.location
+            problems.append(f"{where}: unexpected {d.severity}: {d.message}")
+    for e in expected:
+        if not e.matched:
+            problems.append(
+                f"{filename}:{e.annotation_line}: expected {e.severity} \"{e.message}\" on line {e.line} was not produced"
+            )
+    return problems
+
+
+def _process_chunk(ctx, text: str, pipeline: list[str]) -> tuple[str | None, list[Diagnostic]]:
+    log = DiagnosticLog()
+    with ctx:
+        try:
+            module = ir.Module.parse(text)
+        except ir.MLIRError as e:
+            return None, [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
+        try:
+            pm = build_pass_manager(pipeline, log)
+        except ValueError as e:
+            raise _UsageError(str(e)) from None
+        log.attach(ctx)
+        try:
+            pm.run(module.operation)
+        except ir.MLIRError as e:
+            log.detach()
+            return None, log.diagnostics + [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
+        finally:
+            log.detach()
+        return module.operation.get_asm(), log.diagnostics
+
+
+def _print_diagnostic(d: Diagnostic, filename: str, err: TextIO) -> None:
+    # Module.parse names every buffer "-"; say which file it was.
+    print(re.sub(r"^-:", f"{filename}:", str(d), flags=re.MULTILINE), file=err)
+
+
+def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout, stderr: TextIO = sys.stderr) -> int:
+    try:
+        args = _parse_args(argv)
+        if args is None:
+            return 0
+        if args.input == "-":
+            text, filename = stdin.read(), "<stdin>"
+        else:
+            try:
+                with open(args.input, encoding="utf-8") as f:
+                    text, filename = f.read(), args.input
+            except (OSError, UnicodeDecodeError) as e:
+                raise _UsageError(f"cannot read '{args.input}': {e}") from None
+        ctx = _ir.make_context()
+        ctx.allow_unregistered_dialects = args.allow_unregistered
+        outputs, failed, problems = [], False, []
+        for first_line, chunk in _chunks(text, args.split):
+            padded = "\n" * first_line + chunk
+            out, diagnostics = _process_chunk(ctx, padded, args.pipeline)
+            if args.verify:
+                problems += _verify(diagnostics, _expectations(chunk, first_line), filename)
+            else:
+                for d in diagnostics:
+                    _print_diagnostic(d, filename, stderr)
+                failed |= out is None or any(d.severity == "error" for d in diagnostics)
+            if out is not None:
+                outputs.append(out)
+        if args.verify:
+            for p in problems:
+                print(p, file=stderr)
+            failed = bool(problems)
+        result = "\n// -----\n".join(o.rstrip("\n") for o in outputs) + "\n"
+        if args.output == "-":
+            stdout.write(result)
+        else:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(result)
+        return 1 if failed else 0
+    except _UsageError as e:
+        print(f"tosa-custom-opt: error: {e}", file=stderr)
+        return 1
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    main()
