@@ -1,0 +1,1 @@
+"""Shared pytest set-up: tests import the installed package, never a copy."""
