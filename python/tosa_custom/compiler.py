@@ -218,13 +218,18 @@ def compile(
     if ignore_traced_shapes:
         dynamic = _all_dims_dynamic(args)
     try:
-        program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=export_strict)
+        with warnings.catch_warnings():
+            # torch's own pytree deprecation noise, not the user's concern.
+            warnings.filterwarnings("ignore", message=r".*treespec, LeafSpec.*", category=FutureWarning)
+            program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=export_strict)
     except Exception as e:
         raise CompileError(
             f"torch.export could not capture the model ({type(e).__name__}): {str(e).splitlines()[0] if str(e) else ''}"
         ) from e
     before = _graph_ops(program.graph_module)
-    program = program.run_decompositions(_decomposition_table(selection))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*treespec, LeafSpec.*", category=FutureWarning)
+        program = program.run_decompositions(_decomposition_table(selection))
     after = _graph_ops(program.graph_module)
     kept = _check_survived_pytorch(selection, before, after, program.graph_module)
     if verbose:

@@ -50,7 +50,7 @@ def decode(custom_op) -> DecodedCall:
 
     def read(index: int, kind: ArgKind):
         value = op.operands[index]
-        element = str(ir.ShapedType(value.type).element_type) if ir.ShapedType.isinstance(value.type) else ""
+        element = str(value.type.element_type) if isinstance(value.type, ir.ShapedType) else ""
         owner = value.owner
         producer = None if isinstance(owner, ir.Block) else owner.operation
         if producer is not None and producer.name == "tosa.const":
