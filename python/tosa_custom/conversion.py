@@ -422,6 +422,10 @@ def make_pass(
         except _StrictFailure:
             pass_.signal_pass_failure()
             return
+        except Exception as e:  # a bug of ours outside any one op
+            op.location.emit_error(f"internal error in {PASS_ARGUMENT} ({type(e).__name__}: {e})")
+            pass_.signal_pass_failure()
+            return
         if on_result is not None:
             on_result(result)
 
