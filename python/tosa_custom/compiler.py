@@ -21,6 +21,7 @@ from torch_mlir.extras.fx_importer import FxImporter
 from . import _ir
 from .conversion import PASS_ARGUMENT, ConversionResult, PassOptions, make_pass
 from .diagnostics import CompileError, Diagnostic, DiagnosticLog
+from .passes import split_pipeline
 from .schema import OpSelection, op_identifier, overload_name
 
 __all__ = ["OutputType", "compile", "install_torch_mlir_compile", "run_pipeline"]
@@ -161,6 +162,33 @@ def _module_ops(module: ir.Module) -> collections.Counter:
     return counts
 
 
+def _culprit_pass(raw_asm: str, pipeline: str, name: str) -> str | None:
+    """Replay `pipeline` one pass at a time on the module before it ran, and
+    return the first pass after which the op `name` is gone (failure path only)."""
+    ctx = _ir.make_context()
+    with ctx:
+        module = ir.Module.parse(raw_asm)
+        expanded = str(passmanager.PassManager.parse(pipeline))
+        steps = []
+        for element in split_pipeline(expanded):
+            anchor, paren, inner = element.partition("(")
+            if paren and anchor in ("func.func",) and inner.endswith(")"):
+                steps += [f"{anchor}({e})" for e in split_pipeline(inner[:-1])]
+            else:
+                steps.append(element)
+        for step in steps:
+            try:
+                passmanager.PassManager.parse(f"builtin.module({step})").run(module.operation)
+            except ir.MLIRError:
+                return None
+            if not _module_ops(module)[name]:
+                culprit = f"the pass '{step.split('{')[0]}'"
+                if "canonicalize" in step and "canonicalize" not in step.split("{")[0]:
+                    culprit += " (through the canonicalization patterns it runs)"
+                return culprit
+    return None
+
+
 # --------------------------------------------------------------------------
 # compile().
 # --------------------------------------------------------------------------
@@ -244,26 +272,29 @@ def compile(
     if output is OutputType.RAW:
         return module
 
+    raw_asm = module.operation.get_asm() if selection else ""
     legal = selection.torch_mlir_names()
     opts = []
     if legal:
         opts.append("backend-legal-ops=" + ",".join(legal))
     if library_paths:
         opts.append("extra-library=" + library_paths[0])
-    run_pipeline(
-        module,
+    backend_pipeline = (
         "builtin.module(func.func(torch-match-quantized-custom-ops), "
-        f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(opts)}}})",
-        "Lowering torch IR to the backend contract",
+        f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(opts)}}})"
     )
+    run_pipeline(module, backend_pipeline, "Lowering torch IR to the backend contract")
     present = _module_ops(module)
     for overload in sorted(kept, key=str):
         name = overload_name(overload)
         if not present[name]:
+            culprit = _culprit_pass(raw_asm, backend_pipeline, name)
             raise CompileError(
                 f"backend_legal_ops lists {name[6:]}, which survived PyTorch's decompositions but "
-                f"not torch-mlir's lowering to the backend contract (a torch-mlir pass rewrote it "
-                f"although it was named in backend-legal-ops)"
+                f"not torch-mlir's lowering to the backend contract: "
+                + (culprit or "a torch-mlir pass") + " rewrote it"
+                + " although it was named in backend-legal-ops. Keep the op it became, or "
+                "file the rewrite with torch-mlir."
             )
     listed_present = {o for o in selection.overloads() if present[overload_name(o)]}
     if selection and not selection.everything:
