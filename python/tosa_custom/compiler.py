@@ -19,7 +19,7 @@ from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter
 
 from . import _ir
-from .conversion import PASS_ARGUMENT, ConversionResult, PassOptions, make_pass
+from .conversion import PASS_ARGUMENT, PassOptions, convert_module, make_pass
 from .diagnostics import CompileError, Diagnostic, DiagnosticLog
 from .passes import split_pipeline
 from .schema import OpSelection, op_identifier, overload_name
@@ -51,14 +51,16 @@ class OutputType(enum.Enum):
         )
 
 
-def run_pipeline(module: ir.Module, pipeline: str | passmanager.PassManager, what: str) -> None:
-    """Run a pass pipeline; failures become one CompileError with every diagnostic."""
+def run_pipeline(module: ir.Module, pipeline: str | passmanager.PassManager, what: str,
+                 log: DiagnosticLog | None = None) -> None:
+    """Run a pass pipeline; failures become one CompileError with every
+    diagnostic, including the warnings our passes logged before it failed."""
     with module.context:
         pm = passmanager.PassManager.parse(pipeline) if isinstance(pipeline, str) else pipeline
         try:
             pm.run(module.operation)
         except ir.MLIRError as e:
-            diagnostics = [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
+            diagnostics = (log.diagnostics if log else []) + [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
             raise CompileError(f"{what} failed:", diagnostics) from None
 
 
@@ -119,43 +121,82 @@ def _sources(node) -> list:
     return found
 
 
-def _replacements(graph_module, overload) -> list[str]:
-    """Ops that PyTorch's decomposition of `overload` left in its place."""
+def _replacements(program, overload) -> list[str]:
+    """The ops PyTorch's mandatory decomposition of `overload` produces (one
+    step, no table), for the error message: list those instead."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        probe = program.run_decompositions({})
     return sorted({
-        str(n.target) for n in graph_module.graph.nodes
-        if n.op == "call_function"
+        str(n.target) for n in probe.graph.nodes
+        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
         and any(str(getattr(src, "target", "")) == str(overload) for src in _sources(n))
     })
 
 
-def _decomposition_table(selection: OpSelection) -> dict:
+def _has_cia(overload) -> bool:
+    return torch._C._dispatch_has_kernel_for_dispatch_key(
+        overload.name(), torch._C.DispatchKey.CompositeImplicitAutograd
+    )
+
+
+def _decomposition_table(selection: OpSelection, program=None) -> dict:
+    """torch-mlir's table without the listed ops; with `program`, composites in
+    it whose own (CompositeImplicitAutograd) decomposition yields a listed op
+    decompose that way, instead of by a table entry that would skip the op
+    (e.g. upsample_bilinear2d.vec straight to primitives past .default)."""
     keep = set(selection.overloads())
-    return {k: v for k, v in get_decomposition_table().items() if k not in keep}
+    table = {k: v for k, v in get_decomposition_table().items() if k not in keep}
+    if program is None:
+        return table
+    present = set(_graph_ops(program.graph_module))
+    if not keep - present:
+        return table  # every listed op is already in the graph
+    composites = {op: op.decompose for op in present if op not in keep and op in table and _has_cia(op)}
+    if not composites:
+        return table
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            probe = program.run_decompositions(composites)
+    except Exception:  # some CIA kernels re-enter themselves when traced
+        return table
+    by_name = {str(op): op for op in composites}
+    for n in probe.graph.nodes:
+        if n.op == "call_function" and n.target in keep:
+            for src in _sources(n):
+                composite = by_name.get(str(getattr(src, "target", "")))
+                if composite is not None:
+                    table[composite] = composites[composite]
+    return table
 
 
-def _check_survived_pytorch(selection: OpSelection, before, after, decomposed_gm) -> set:
+def _check_survived_pytorch(selection: OpSelection, before, after, exported) -> set:
     """Fail for a listed op that PyTorch removed; return the ones it kept."""
     kept = set()
     for overload in selection.overloads():
         if after[overload]:
             kept.add(overload)
         elif before[overload]:
-            became = _replacements(decomposed_gm, overload)
+            became = _replacements(exported, overload)
             raise CompileError(
                 f"backend_legal_ops lists {overload_name(overload)[6:]}, but PyTorch decomposed it "
-                f"during export although it is not in the decomposition table (its "
-                f"CompositeImplicitAutograd decomposition always runs)"
-                + (f"; it became {', '.join(became)}" if became else "")
-                + ". List the op it decomposes into instead."
+                f"during export although it is not in the decomposition table (export always "
+                f"decomposes it, e.g. to make it functional)"
+                + (f"; it became {', '.join(became)}: list that instead" if became else "")
+                + "."
             )
     return kept
 
 
 def _module_ops(module: ir.Module) -> collections.Counter:
+    """Op counts by identifier; a tosa.custom counts as the op it carries."""
     counts: collections.Counter = collections.Counter()
 
     def visit(op):
         counts[op_identifier(op)] += 1
+        if op.name == "tosa.custom":
+            counts[ir.StringAttr(op.attributes["operator_name"]).value] += 1
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
@@ -254,12 +295,13 @@ def compile(
         raise CompileError(
             f"torch.export could not capture the model ({type(e).__name__}): {str(e).splitlines()[0] if str(e) else ''}"
         ) from e
-    before = _graph_ops(program.graph_module)
+    exported = program
+    before = _graph_ops(exported.graph_module)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r".*treespec, LeafSpec.*", category=FutureWarning)
-        program = program.run_decompositions(_decomposition_table(selection))
+        program = exported.run_decompositions(_decomposition_table(selection, exported))
     after = _graph_ops(program.graph_module)
-    kept = _check_survived_pytorch(selection, before, after, program.graph_module)
+    kept = _check_survived_pytorch(selection, before, after, exported)
     if verbose:
         print("==== FX graph after decompositions\n", program.graph_module.code)
 
@@ -272,6 +314,15 @@ def compile(
     if output is OutputType.RAW:
         return module
 
+    if selection and output is OutputType.TOSA:
+        # Tunnel listed ops before torch-mlir's pipeline sees them: its
+        # canonicalizations and decompositions rewrite some ops even when they
+        # are backend-legal (int8 _int_mm becomes mm), and it cannot lower ops
+        # it only knows as torch.operator. The import already has value
+        # tensors with static types. Ops skipped here are retried, and
+        # reported, at the backend contract below.
+        with ctx:
+            convert_module(module.operation, PassOptions(selection, encoding=encoding), DiagnosticLog())
     raw_asm = module.operation.get_asm() if selection else ""
     legal = selection.torch_mlir_names()
     opts = []
@@ -313,13 +364,11 @@ def compile(
         return module
 
     log = DiagnosticLog()
-    results: list[ConversionResult] = []
     with ctx:
         pm = passmanager.PassManager()
-        pm.add(make_pass(options, log, results.append), name="ConvertTorchBackendLegalToTosaCustom",
-               argument=PASS_ARGUMENT)
+        pm.add(make_pass(options, log), name="ConvertTorchBackendLegalToTosaCustom", argument=PASS_ARGUMENT)
         pm.add("torch-backend-to-tosa-backend-pipeline")
-    run_pipeline(module, pm, "Lowering to TOSA")
+    run_pipeline(module, pm, "Lowering to TOSA", log)
     for d in log.of("warning"):
         warnings.warn(str(d), stacklevel=2)
     if verbose:

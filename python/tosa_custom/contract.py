@@ -277,6 +277,8 @@ class DecodedCall:
     overload: torch._ops.OpOverload
     args: tuple
     kwargs: dict
+    # Results of the ATen op that the custom op does not have (CONTRACT.md 3.4).
+    dropped_results: tuple[int, ...] = ()
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -329,9 +331,14 @@ def parse_attrs(text: str) -> dict:
     if not isinstance(attrs, dict):
         raise ContractError("implementation_attrs must be a JSON object")
     _check_version(attrs)
-    unknown = set(attrs) - {"version", "args"}
+    unknown = set(attrs) - {"version", "args", "dropped_results"}
     if unknown:
         raise ContractError(f"implementation_attrs has unknown keys {sorted(unknown)}")
+    if "dropped_results" in attrs:
+        dropped = attrs["dropped_results"]
+        if not (isinstance(dropped, list) and dropped and all(_is_int(i) and i >= 0 for i in dropped)
+                and dropped == sorted(set(dropped))):
+            raise ContractError("'dropped_results' must be a non-empty increasing list of result indices")
     if not isinstance(attrs.get("args"), dict):
         raise ContractError("implementation_attrs has no 'args' object")
     return attrs
@@ -425,4 +432,7 @@ def decode_attrs(
     if len(used) != num_operands:
         unused = sorted(set(range(num_operands)) - used)
         raise ContractError(f"operands {unused} of {operator_name} are not referenced by any argument")
-    return DecodedCall(overload, tuple(args), kwargs)
+    dropped = tuple(attrs.get("dropped_results", ()))
+    if dropped and dropped[-1] >= len(schema.returns):
+        raise ContractError(f"dropped result {dropped[-1]} does not exist: {operator_name} has {len(schema.returns)} results")
+    return DecodedCall(overload, tuple(args), kwargs, dropped)

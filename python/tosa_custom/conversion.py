@@ -202,6 +202,7 @@ class _Lowering:
         self.encoding = encoding
         self.loc = op.location
         self.inputs: list[ir.Value] = []
+        self.dropped_results: list[int] = []
 
     def _create(self, name: str, result: ir.Type, operands=(), attributes=None) -> ir.Value:
         return ir.Operation.create(
@@ -242,7 +243,10 @@ class _Lowering:
         return self._add(self._create("tosa.const", attr.type, attributes={"values": attr}))
 
     def finish(self, encoded_args: dict, result_types: list[ir.Type]) -> ir.Operation:
-        attrs = _c.canonical_json({"args": encoded_args, "version": _c.CONTRACT_VERSION})
+        attrs = {"args": encoded_args, "version": _c.CONTRACT_VERSION}
+        if self.dropped_results:
+            attrs["dropped_results"] = self.dropped_results
+        attrs = _c.canonical_json(attrs)
         return ir.Operation.create(
             "tosa.custom",
             results=result_types,
@@ -324,13 +328,21 @@ def _lower(op: ir.Operation, identifier: str, encoding: str) -> ir.Operation:
             "unknown-op",
             f"{identifier} has {len(op.operands)} operands but its schema has {len(schema.arguments)} arguments",
         )
-    result_types = []
+    result_types, dropped = [], []
     for i, r in enumerate(op.results):
         if not str(r.type).startswith("!torch.vtensor"):
             category = "list-result" if str(r.type).startswith("!torch.list") else "non-tensor-result"
             raise _Unrepresentable(category, f"result #{i} of {identifier} has type {r.type}")
-        result_types.append(_builtin_tensor_type(r.type, f"result #{i}"))
+        try:
+            result_types.append(_builtin_tensor_type(r.type, f"result #{i}"))
+        except _Unrepresentable as e:
+            # e.g. batch norm's empty save_mean in inference: TOSA refuses
+            # zero-size tensors, and nothing reads it (CONTRACT.md 3.4).
+            if e.category != "zero-size-tensor" or _has_uses(r):
+                raise
+            dropped.append(i)
     low = _Lowering(op, identifier, overload, encoding)
+    low.dropped_results = dropped
     encoded = {}
     for arg, value in zip(schema.arguments, op.operands):
         t = _c.arg_type(arg.real_type)
@@ -339,11 +351,16 @@ def _lower(op: ir.Operation, identifier: str, encoding: str) -> ir.Operation:
                 "unsupported-argument-type", f"argument '{arg.name}' has type {arg.real_type}"
             )
         encoded[arg.name] = _encode_argument(low, value, arg, t)
-    return low.finish(encoded, result_types)
+    return low.finish(encoded, result_types), dropped
 
 
-def _replace(op: ir.Operation, custom: ir.Operation) -> None:
-    for old, new in zip(op.results, custom.results):
+def _has_uses(value: ir.Value) -> bool:
+    return any(True for _ in value.uses)
+
+
+def _replace(op: ir.Operation, custom: ir.Operation, dropped: list[int]) -> None:
+    kept = [r for i, r in enumerate(op.results) if i not in dropped]
+    for old, new in zip(kept, custom.results):
         back = ir.Operation.create(
             "torch_c.from_builtin_tensor", results=[old.type], operands=[new], loc=op.location
         ).result
@@ -378,8 +395,8 @@ def convert_module(
     for op, identifier in candidates:
         try:
             with ir.InsertionPoint(op):
-                custom = _lower(op, identifier, options.encoding)
-                _replace(op, custom)
+                custom, dropped = _lower(op, identifier, options.encoding)
+                _replace(op, custom, dropped)
         except _Unrepresentable as e:
             skipped = Skipped(identifier, e.category, str(e), str(op.location))
             result.skipped.append(skipped)

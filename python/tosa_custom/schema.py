@@ -93,9 +93,23 @@ def _packet(ns: str, name: str):
     return packet if isinstance(packet, torch._ops.OpOverloadPacket) else None
 
 
-@functools.lru_cache(maxsize=1)
-def _known_aten_names() -> tuple[str, ...]:
-    return tuple(f"aten.{n}" for n in dir(torch.ops.aten) if not n.startswith("__"))
+@functools.lru_cache(maxsize=None)
+def _known_names(ns: str) -> tuple[str, ...]:
+    try:
+        names = dir(getattr(torch.ops, ns))
+    except (AttributeError, RuntimeError):
+        return ()
+    return tuple(f"{ns}.{n}" for n in names if not n.startswith("__"))
+
+
+def _suggestions(ns: str, name: str) -> list[str]:
+    """Close names in the same namespace, case-insensitively; a namespace that
+    does not exist (or `torch.`, a misplaced prefix) is compared with aten."""
+    candidates = _known_names(ns) if ns != "torch" else ()
+    candidates = candidates or _known_names("aten")
+    wanted = (f"{ns}.{name}" if ns != "torch" else f"aten.{name}").lower()
+    lowered = {c.lower(): c for c in candidates}
+    return [lowered[c] for c in difflib.get_close_matches(wanted, list(lowered), n=3)]
 
 
 # The namespaces whose ops `*` selects; other torch-dialect ops (constants,
@@ -108,7 +122,7 @@ class OpSelection:
 
     `aten.layer_norm`, `torch.aten.layer_norm` and `aten.softmax.int` name
     overloads as torch-mlir does; a name without an overload means every
-    overload of it (`aten.softmax` is `.int` and `.Dimname`). `*` selects every
+    overload of it (`aten.softmax` is `aten.softmax.int` and `aten.softmax.int_out`). `*` selects every
     op (the audit's dummy mode). Unknown names are refused with suggestions,
     because a typo would otherwise silently select nothing.
     """
@@ -139,7 +153,7 @@ class OpSelection:
             ns, name = parts[0], parts[1]
             packet = _packet(ns, name)
             if packet is None and not allow_unknown:
-                close = difflib.get_close_matches(f"{ns}.{name}", _known_aten_names(), n=3)
+                close = _suggestions(ns, name)
                 hint = f"; did you mean {', '.join(close)}?" if close else ""
                 raise ValueError(f"unknown op '{spec}': PyTorch has no torch.ops.{ns}.{name}{hint}")
             if len(parts) == 2:

@@ -4,9 +4,10 @@
 schema order) into a module with one `func.func` whose body builds every
 argument as an operand: constants as `torch.constant.*`, lists with
 `torch.prim.ListConstruct`, tensors (`T`) and scalars known only at run time
-(`Runtime`) as function arguments. `Emitted.expected` is the call the decoder
-must give back, with `FuncArg` standing for the function argument that a
-decoded `Operand` must trace back to.
+(`Runtime`) as function arguments. Tensors may also be literals (`Literal`,
+a `torch.vtensor.literal`). `Emitted.expected` is the call the decoder must
+give back, with `FuncArg` standing for the function argument that a decoded
+`Operand` must trace back to, and the `Literal` itself for a literal.
 
 Nothing here imports the code under test except the contract's type table
 (`arg_type`) and the c10 enum numbers (`schema.DTYPES` etc.), which are inputs
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import struct
 from typing import Any, Sequence
 
@@ -27,7 +29,7 @@ from tosa_custom import _ir
 from tosa_custom import schema as _schema
 from tosa_custom.contract import ArgType, arg_type
 
-__all__ = ["T", "Runtime", "FuncArg", "Emitted", "emit", "mlir_string", "mlir_f64",
+__all__ = ["T", "Literal", "Runtime", "FuncArg", "Emitted", "emit", "mlir_string", "mlir_f64",
            "is_registered", "dialect_name", "ENUM_NUMBER"]
 
 
@@ -49,6 +51,36 @@ class T:
     def builtin_type(self) -> str:
         element = {"si64": "i64", "si32": "i32", "si16": "i16", "si8": "i8"}.get(self.dtype, self.dtype)
         return "tensor<" + "".join(("?" if d is None else str(d)) + "x" for d in self.shape) + element + ">"
+
+
+@dataclasses.dataclass(frozen=True)
+class Literal(T):
+    """A tensor argument that is a `torch.vtensor.literal` (a weight): `values`
+    are the elements in row-major order (bools for i1, ints, or floats exact in
+    the element type). Static shapes only."""
+
+    values: tuple = (0.0,) * 6
+
+    def __post_init__(self):
+        if any(d is None for d in self.shape) or math.prod(self.shape) != len(self.values):
+            raise ValueError(f"{len(self.values)} values for a literal of shape {self.shape}")
+
+    @property
+    def dense(self) -> str:
+        """The literal's attribute: `dense<[...]> : tensor<2x3xsi64>` (torch's element type)."""
+        def elem(v):
+            if isinstance(v, bool):
+                return "true" if v else "false"
+            return repr(float(v)) if self.dtype[0] in "fb" else str(int(v))
+
+        def nest(values, shape):
+            if not shape:
+                return elem(values[0])
+            step = len(values) // shape[0] if shape[0] else 0
+            return "[" + ", ".join(nest(values[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])) + "]"
+
+        ty = "tensor<" + "".join(f"{d}x" for d in self.shape) + self.dtype + ">"
+        return f"dense<{nest(list(self.values), list(self.shape))}> : {ty}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,6 +214,10 @@ class _Builder:
 
     def scalar(self, v, t: ArgType, what: str):
         kind = t.kind.name
+        if isinstance(v, Literal):
+            if kind != "Tensor":
+                raise ValueError(f"{what}: a tensor for a {kind}")
+            return self.line(f"torch.vtensor.literal({v.dense}) : {v.torch_type}"), v.torch_type, v
         if isinstance(v, (T, Runtime)):
             if isinstance(v, T) and kind != "Tensor":
                 raise ValueError(f"{what}: a tensor for a {kind}")

@@ -1,0 +1,47 @@
+// XFAIL: *
+// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --convert-torch-backend-legal-to-tosa-custom="ops=*" | FileCheck %s
+
+// Known bugs of the pass: each case states what should happen, and fails
+// today. When a bug is fixed, move its case to json.mlir/const.mlir/strict.mlir
+// (lit reports this file as XPASS, a failure, once every case here passes).
+
+// Bug: a non-None Generator operand (here a function argument) is reported as
+// [non-constant-argument] ("argument 'generator' (Generator) is not a
+// constant"), never as the documented [generator-operand]: the non-constant
+// check in _encode_scalar runs before the Generator check, and a Generator is
+// never a torch.constant.* op.
+func.func @generator_operand(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.Generator) -> !torch.vtensor<[2,8],f32> {
+  // expected-warning@+1 {{torch.aten.bernoulli left unconverted [generator-operand]}}
+  %0 = torch.operator "torch.aten.bernoulli"(%arg0, %arg1) : (!torch.vtensor<[2,8],f32>, !torch.Generator) -> !torch.vtensor<[2,8],f32>
+  return %0 : !torch.vtensor<[2,8],f32>
+}
+
+// -----
+
+// Bug: a torch.vtensor.literal with a signed integer element type (si64 here,
+// as the FX importer makes for int64 buffers) becomes a tosa.const whose
+// `values` keep the si64 type while its result is tensor<2xi64>: the module
+// fails to verify ("'tosa.const' op expected same attr/result element types").
+// The values must be retyped to the signless type, as TorchToTosa does.
+// CHECK-LABEL: func.func @signed_integer_literal(
+// CHECK:         %[[CONST:.*]] = "tosa.const"() <{values = dense<[1, 2]> : tensor<2xi64>}> : () -> tensor<2xi64>
+// CHECK:         tosa.custom %[[CONST]] {{.*}} operator_name = "torch.aten.neg"} : (tensor<2xi64>) -> tensor<2xi64>
+func.func @signed_integer_literal() -> !torch.vtensor<[2],si64> {
+  %0 = torch.vtensor.literal(dense<[1, 2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+  %1 = torch.aten.neg %0 : !torch.vtensor<[2],si64> -> !torch.vtensor<[2],si64>
+  return %1 : !torch.vtensor<[2],si64>
+}
+
+// -----
+
+// Bug: an op left unconverted keeps the operands built for it before the
+// failure: here a torch_c.to_builtin_tensor of %arg0 (with encoding=const, also
+// tosa.const ops) is left dead in the module.
+// CHECK-LABEL: func.func @rejected_op_leaves_no_ir(
+// CHECK-NOT:     torch_c.to_builtin_tensor
+// CHECK:         torch.aten.gelu %arg0, %arg1
+func.func @rejected_op_leaves_no_ir(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.str) -> !torch.vtensor<[2,8],f32> {
+  // expected-warning@+1 {{torch.aten.gelu left unconverted [non-constant-argument]}}
+  %0 = torch.aten.gelu %arg0, %arg1 : !torch.vtensor<[2,8],f32>, !torch.str -> !torch.vtensor<[2,8],f32>
+  return %0 : !torch.vtensor<[2,8],f32>
+}
