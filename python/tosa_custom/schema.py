@@ -99,7 +99,7 @@ def _known_names(ns: str) -> tuple[str, ...]:
         names = dir(getattr(torch.ops, ns))
     except (AttributeError, RuntimeError):
         return ()
-    return tuple(f"{ns}.{n}" for n in names if not n.startswith("__"))
+    return tuple(f"{ns}.{n}" for n in names if not n.startswith("__") and _packet(ns, n) is not None)
 
 
 def _suggestions(ns: str, name: str) -> list[str]:
