@@ -9,6 +9,7 @@ its location naming the reason (an error when `strict`), never a crash.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import shlex
 import warnings
@@ -18,6 +19,7 @@ import numpy as np
 import torch
 from torch_mlir import ir
 
+from . import _ir  # noqa: F401  (installs the torch_c stand-in module)
 from . import contract as _c
 from . import schema as _schema
 from .diagnostics import DiagnosticLog
@@ -34,6 +36,7 @@ __all__ = [
 ]
 
 PASS_ARGUMENT = "convert-torch-backend-legal-to-tosa-custom"
+
 
 # Why a selected op was left unconverted: a fixed set, documented in CONTRACT.md.
 SKIP_CATEGORIES = {
@@ -143,6 +146,32 @@ def _builtin_tensor_type(torch_type: ir.Type, what: str) -> ir.Type:
     return ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + element + ">")
 
 
+class _TypeMemo:
+    """Per-run memo of torch type -> builtin tensor type. Types are uniqued
+    per context, so a module has few distinct ones, while `str()` of a type
+    and `Type.parse` cost microseconds per call. Unrepresentable types are
+    not memoized, so their error names the right operand."""
+
+    def __init__(self) -> None:
+        self._memo: dict[ir.Type, ir.Type] = {}
+
+    def tensor(self, torch_type: ir.Type, what: str) -> ir.Type:
+        builtin = self._memo.get(torch_type)
+        if builtin is None:
+            builtin = self._memo[torch_type] = _builtin_tensor_type(torch_type, what)
+        return builtin
+
+    def result(self, torch_type: ir.Type, i: int, identifier: str) -> ir.Type:
+        builtin = self._memo.get(torch_type)
+        if builtin is not None:
+            return builtin
+        text = str(torch_type)
+        if not text.startswith("!torch.vtensor"):
+            category = "list-result" if text.startswith("!torch.list") else "non-tensor-result"
+            raise _Unrepresentable(category, f"result #{i} of {identifier} has type {text}")
+        return self.tensor(torch_type, f"result #{i}")
+
+
 _SCALAR_TYPES = {"!torch.int": "int", "!torch.float": "float", "!torch.bool": "bool"}
 
 
@@ -195,8 +224,9 @@ class _Lowering:
     """What a rule needs to lower one op: operands collected so far, where to
     build, and the encoding. Created per op; `finish()` builds the custom op."""
 
-    def __init__(self, op: ir.Operation, identifier: str, overload, encoding: str):
+    def __init__(self, op: ir.Operation, identifier: str, overload, encoding: str, types: _TypeMemo):
         self.op = op
+        self.types = types
         self.identifier = identifier
         self.overload = overload
         self.encoding = encoding
@@ -214,7 +244,7 @@ class _Lowering:
         return {"operand": len(self.inputs) - 1}
 
     def tensor(self, value: ir.Value, what: str) -> dict:
-        ty = _builtin_tensor_type(value.type, what)
+        ty = self.types.tensor(value.type, what)
         producer = _defining_op(value)
         if producer is not None and producer.name == "torch.vtensor.literal":
             # Weights and other literals arrive as tosa.const, as TorchToTosa
@@ -316,36 +346,42 @@ def _encode_argument(low: _Lowering, value: ir.Value, arg, t: _c.ArgType):
     ]
 
 
-def _lower(op: ir.Operation, identifier: str, encoding: str) -> ir.Operation:
+@functools.lru_cache(maxsize=None)
+def _signature(identifier: str):
+    """(overload, ((arg, ArgType | None), ...)) of an op name, read from its
+    schema once: `schema.arguments` and `arg_type()` build new Python objects
+    on every call. Raises _Unrepresentable (not cached: such ops are rare)."""
     overload = _schema.overload_for(identifier)
     if overload is None:
         raise _Unrepresentable("unknown-op", f"{identifier} has no schema in torch.ops")
     schema = overload._schema
     if schema.is_mutable:
         raise _Unrepresentable("mutating-op", f"{identifier} mutates its operands")
-    if len(op.operands) != len(schema.arguments):
+    return overload, tuple((arg, _c.arg_type(arg.real_type)) for arg in schema.arguments)
+
+
+def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo) -> ir.Operation:
+    overload, arguments = _signature(identifier)
+    operands = op.operands
+    if len(operands) != len(arguments):
         raise _Unrepresentable(
             "unknown-op",
-            f"{identifier} has {len(op.operands)} operands but its schema has {len(schema.arguments)} arguments",
+            f"{identifier} has {len(operands)} operands but its schema has {len(arguments)} arguments",
         )
     result_types, dropped = [], []
     for i, r in enumerate(op.results):
-        if not str(r.type).startswith("!torch.vtensor"):
-            category = "list-result" if str(r.type).startswith("!torch.list") else "non-tensor-result"
-            raise _Unrepresentable(category, f"result #{i} of {identifier} has type {r.type}")
         try:
-            result_types.append(_builtin_tensor_type(r.type, f"result #{i}"))
+            result_types.append(types.result(r.type, i, identifier))
         except _Unrepresentable as e:
             # e.g. batch norm's empty save_mean in inference: TOSA refuses
             # zero-size tensors, and nothing reads it (CONTRACT.md 3.4).
             if e.category != "zero-size-tensor" or _has_uses(r):
                 raise
             dropped.append(i)
-    low = _Lowering(op, identifier, overload, encoding)
+    low = _Lowering(op, identifier, overload, encoding, types)
     low.dropped_results = dropped
     encoded = {}
-    for arg, value in zip(schema.arguments, op.operands):
-        t = _c.arg_type(arg.real_type)
+    for (arg, t), value in zip(arguments, operands):
         if t is None:
             raise _Unrepresentable(
                 "unsupported-argument-type", f"argument '{arg.name}' has type {arg.real_type}"
@@ -391,11 +427,12 @@ def convert_module(
         return ir.WalkResult.ADVANCE
 
     module.walk(collect)
+    types = _TypeMemo()
     failed = False
     for op, identifier in candidates:
         try:
             with ir.InsertionPoint(op):
-                custom, dropped = _lower(op, identifier, options.encoding)
+                custom, dropped = _lower(op, identifier, options.encoding, types)
                 _replace(op, custom, dropped)
         except _Unrepresentable as e:
             skipped = Skipped(identifier, e.category, str(e), str(op.location))

@@ -752,6 +752,71 @@ func.func @list_result_unbind(%arg0: !torch.vtensor<[4,8],f32>) -> !torch.list<v
 
 // -----
 
+// Batch norm in inference (a torch.operator): the empty save_mean and
+// save_invstd results are unused, so they are dropped (dropped_results, §3.4).
+// CHECK-LABEL: func.func @dropped_results(
+// CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,3,4],f32>
+// CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[3],f32>
+// CHECK-SAME:      %[[ARG2:[a-z0-9]+]]: !torch.vtensor<[3],f32>
+// CHECK-SAME:      %[[ARG3:[a-z0-9]+]]: !torch.vtensor<[3],f32>
+// CHECK-SAME:      %[[ARG4:[a-z0-9]+]]: !torch.vtensor<[3],f32>
+// CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,3,4],f32> -> tensor<2x3x4xf32>
+// CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[3],f32> -> tensor<3xf32>
+// CHECK:         %[[T2:.*]] = torch_c.to_builtin_tensor %[[ARG2]] : !torch.vtensor<[3],f32> -> tensor<3xf32>
+// CHECK:         %[[T3:.*]] = torch_c.to_builtin_tensor %[[ARG3]] : !torch.vtensor<[3],f32> -> tensor<3xf32>
+// CHECK:         %[[T4:.*]] = torch_c.to_builtin_tensor %[[ARG4]] : !torch.vtensor<[3],f32> -> tensor<3xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]], %[[T2]], %[[T3]], %[[T4]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22bias\22:{\22operand\22:2},\22eps\22:1e-05,\22input\22:{\22operand\22:0},\22momentum\22:0.1,\22running_mean\22:{\22operand\22:3},\22running_var\22:{\22operand\22:4},\22weight\22:{\22operand\22:1}},\22dropped_results\22:[1,2],\22version\22:1}", operator_name = "torch.aten._native_batch_norm_legit_no_training"} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+// CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x3x4xf32> -> !torch.vtensor<[2,3,4],f32>
+// CHECK:         return %[[R0]]
+func.func @dropped_results(%arg0: !torch.vtensor<[2,3,4],f32>, %arg1: !torch.vtensor<[3],f32>, %arg2: !torch.vtensor<[3],f32>, %arg3: !torch.vtensor<[3],f32>, %arg4: !torch.vtensor<[3],f32>) -> !torch.vtensor<[2,3,4],f32> {
+  %momentum = torch.constant.float 1.000000e-01
+  %eps = torch.constant.float 1.000000e-05
+  %0:3 = torch.operator "torch.aten._native_batch_norm_legit_no_training"(%arg0, %arg1, %arg2, %arg3, %arg4, %momentum, %eps) : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.float, !torch.float) -> (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[0],f32>)
+  return %0#0 : !torch.vtensor<[2,3,4],f32>
+}
+
+// -----
+
+// The same op with save_mean used: a zero-size result that is used cannot be dropped.
+// CHECK-LABEL: func.func @zero_size_result_used(
+// CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,3,4],f32>
+// CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[3],f32>
+// CHECK-SAME:      %[[ARG2:[a-z0-9]+]]: !torch.vtensor<[3],f32>
+// CHECK-SAME:      %[[ARG3:[a-z0-9]+]]: !torch.vtensor<[3],f32>
+// CHECK-SAME:      %[[ARG4:[a-z0-9]+]]: !torch.vtensor<[3],f32>
+// CHECK-NOT:     tosa.custom
+// CHECK:         %[[OP:.*]]:3 = torch.operator "torch.aten._native_batch_norm_legit_no_training"(%[[ARG0]], %[[ARG1]], %[[ARG2]], %[[ARG3]], %[[ARG4]], %float1.000000e-01, %float1.000000e-05)
+// CHECK-NOT:     tosa.custom
+// CHECK:         return %[[OP]]#0, %[[OP]]#1
+func.func @zero_size_result_used(%arg0: !torch.vtensor<[2,3,4],f32>, %arg1: !torch.vtensor<[3],f32>, %arg2: !torch.vtensor<[3],f32>, %arg3: !torch.vtensor<[3],f32>, %arg4: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[0],f32>) {
+  %momentum = torch.constant.float 1.000000e-01
+  %eps = torch.constant.float 1.000000e-05
+  // expected-warning@+1 {{torch.aten._native_batch_norm_legit_no_training left unconverted [zero-size-tensor]: result #1 has zero-size type !torch.vtensor<[0],f32>}}
+  %0:3 = torch.operator "torch.aten._native_batch_norm_legit_no_training"(%arg0, %arg1, %arg2, %arg3, %arg4, %momentum, %eps) : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.float, !torch.float) -> (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[0],f32>)
+  return %0#0, %0#1 : !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[0],f32>
+}
+
+// -----
+
+// A zero-size operand.
+// CHECK-LABEL: func.func @zero_size_operand(
+// CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[0,8],f32>
+// CHECK-NOT:     tosa.custom
+// CHECK:         %[[OP:.*]] = torch.aten.sum.dim_IntList %[[ARG0]], %{{[0-9]+}}, %false, %none
+// CHECK-NOT:     tosa.custom
+// CHECK:         return %[[OP]]
+func.func @zero_size_operand(%arg0: !torch.vtensor<[0,8],f32>) -> !torch.vtensor<[8],f32> {
+  %int0 = torch.constant.int 0
+  %dims = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  // expected-warning@+1 {{torch.aten.sum.dim_IntList left unconverted [zero-size-tensor]: argument 'self' has zero-size type !torch.vtensor<[0,8],f32>}}
+  %0 = torch.aten.sum.dim_IntList %arg0, %dims, %false, %none : !torch.vtensor<[0,8],f32>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[8],f32>
+  return %0 : !torch.vtensor<[8],f32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @zero_size(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[0,8],f32>
 // CHECK-NOT:     tosa.custom
