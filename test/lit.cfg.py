@@ -55,7 +55,6 @@ config.substitutions.append(
     (r"(?<![\w./-])tosa-custom-opt(?![\w.-])", f"{python} -m tosa_custom.opt")
 )
 config.substitutions.append((r"(?<![\w./-])FileCheck(?![\w.-])", _quote(_filecheck())))
-config.substitutions.append((r"%python", python))
 
 # Keep what the tools need from the caller's environment (lit starts from a
 # clean one): where Python finds packages, and where torch may write caches.

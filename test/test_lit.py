@@ -19,8 +19,10 @@ TEST_DIR = os.path.dirname(os.path.abspath(__file__))
 def test_lit_suite() -> None:
     pytest.importorskip("lit")
     pytest.importorskip("filecheck")
+    # lit has no __main__ module, so `python -m lit` does not work: call its
+    # entry point with the Python running pytest.
     result = subprocess.run(
-        [sys.executable, "-m", "lit", "-v", TEST_DIR],
+        [sys.executable, "-c", "import lit.main; lit.main.main()", "-v", TEST_DIR],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

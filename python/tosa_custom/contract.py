@@ -119,11 +119,16 @@ def _float_from_json(j) -> float:
                 'a number or {"float": "inf"|"-inf"|"nan"}', j)
         return float(j["float"])
     _expect(isinstance(j, float), "a float (a JSON number with a fraction or exponent)", j)
+    _expect(math.isfinite(j), 'a finite number (write {"float": "inf"} for infinity)', j)
     return j
+
+
+_INT64 = (-(2**63), 2**63 - 1)
 
 
 def _int_from_json(j) -> int:
     _expect(_is_int(j), "an integer", j)
+    _expect(_INT64[0] <= j <= _INT64[1], "a 64-bit integer", j)
     return j
 
 
@@ -141,8 +146,10 @@ def _number_to_json(v):
 
 
 def _number_from_json(j):
-    if isinstance(j, bool) or _is_int(j):
+    if isinstance(j, bool):
         return j
+    if _is_int(j):
+        return _int_from_json(j)
     if isinstance(j, dict) and "complex" in j:
         return _complex_from_json(j)
     return _float_from_json(j)
@@ -323,9 +330,23 @@ def _check_version(attrs: dict) -> None:
         raise ContractError(f"invalid contract version {version}")
 
 
+def _refuse_constant(token: str):
+    raise ContractError(f'implementation_attrs is not valid JSON: {token} is not a JSON number (write {{"float": "nan"}})')
+
+
+def _refuse_duplicates(pairs: list) -> dict:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen, dups = set(), []
+        for k, _ in pairs:
+            (dups.append(k) if k in seen else seen.add(k))
+        raise ContractError(f"implementation_attrs repeats the key(s) {sorted(set(dups))}")
+    return result
+
+
 def parse_attrs(text: str) -> dict:
     try:
-        attrs = json.loads(text)
+        attrs = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_refuse_duplicates)
     except (json.JSONDecodeError, RecursionError, UnicodeError) as e:
         raise ContractError(f"implementation_attrs is not valid JSON: {e}") from None
     if not isinstance(attrs, dict):

@@ -220,6 +220,14 @@ def _constant(value: ir.Value) -> Any:
 # --------------------------------------------------------------------------
 
 
+def _signless(values: ir.DenseElementsAttr, ty: ir.Type) -> ir.DenseElementsAttr:
+    """The same elements with the builtin (signless) integer type of `ty`."""
+    array = np.array(values)
+    if values.is_splat:
+        array = np.full(ty.shape, array.reshape(-1)[0], dtype=array.dtype)
+    return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=ty.element_type, shape=ty.shape)
+
+
 class _Lowering:
     """What a rule needs to lower one op: operands collected so far, where to
     build, and the encoding. Created per op; `finish()` builds the custom op."""
@@ -247,10 +255,15 @@ class _Lowering:
         ty = self.types.tensor(value.type, what)
         producer = _defining_op(value)
         if producer is not None and producer.name == "torch.vtensor.literal":
+            values = producer.attributes["value"]
             # Weights and other literals arrive as tosa.const, as TorchToTosa
             # would make them, instead of a cast TOSA backends cannot read.
-            values = producer.attributes["value"]
-            return self._add(self._create("tosa.const", ty, attributes={"values": values}))
+            # Signed-integer literals (si64) need their elements retyped to
+            # signless; torch-mlir's own lowering of the cast does that.
+            if values.type.element_type != ty.element_type and isinstance(values, ir.DenseElementsAttr):
+                values = _signless(values, ty)
+            if values.type.element_type == ty.element_type:
+                return self._add(self._create("tosa.const", ty, attributes={"values": values}))
         return self._add(self._create("torch_c.to_builtin_tensor", ty, [value]))
 
     def runtime_scalar(self, value: ir.Value, kind: _c.ArgKind, what: str) -> dict:
@@ -314,10 +327,15 @@ def _encode_scalar(low: _Lowering, value: ir.Value, t: _c.ArgType, optional: boo
         c = float(c)
     if not kind.accepts(c):
         raise _Unrepresentable("unsupported-argument-type", f"{what} = {c!r} is not a {kind.name}")
+    try:
+        encoded = kind.to_json(c)
+        kind.from_json(encoded)  # what we write must decode (e.g. a device "foo")
+    except _c.ContractError as e:
+        raise _Unrepresentable("unsupported-argument-type", f"{what}: {e}") from None
     dtype = kind.const_dtype(c)
     if low.encoding == "const" and dtype is not None:
         return low.const(c, dtype)
-    return kind.to_json(c)
+    return encoded
 
 
 def _encode_argument(low: _Lowering, value: ir.Value, arg, t: _c.ArgType):

@@ -528,11 +528,6 @@ def test_one_value_used_twice_becomes_two_operands(ctx, encoding):
     assert _block_arg_number(_owner(custom.operands[b.index]).operands[0]) == 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: a signed-integer torch.vtensor.literal becomes a tosa.const whose `values` keep the "
-    "signed element type (dense<...> : tensor<3xsi64>) while its result is tensor<3xi64>; "
-    "the module no longer verifies (\"'tosa.const' op expected same attr/result element types\") "
-    "and its printed form cannot be parsed (conversion.py _Lowering.tensor)"))
 @pytest.mark.parametrize("dtype", ["si64", "si32", "si16", "si8"])
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_signed_integer_literal_gives_valid_tosa_const(ctx, dtype, encoding):
@@ -542,10 +537,6 @@ def test_signed_integer_literal_gives_valid_tosa_const(ctx, dtype, encoding):
     assert str(custom.operands[1].type) == "tensor<3x" + dtype[1:] + ">"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "bug: the pass writes any torch.constant.device string into the JSON, and decode() then "
-    "refuses the op it wrote (ContractError: invalid device 'foo'); the pass should leave such "
-    "an op unconverted (or the decoder accept what the pass writes)"))
 @pytest.mark.parametrize("device", ["foo", "CPU", "cuda:01", "cuda:-1", ""])
 def test_every_op_the_pass_writes_decodes_invalid_device(ctx, device):
     text = f"""func.func @f(%a: !torch.vtensor<[2],f32>) -> !torch.vtensor<[2],f32> {{
@@ -562,6 +553,9 @@ def test_every_op_the_pass_writes_decodes_invalid_device(ctx, device):
         result = convert_module(module.operation, PassOptions(["aten.to.device"]))
         for custom in custom_ops(module):
             decode(custom)  # whatever the pass writes must decode
+        if device in ("foo", "CPU", "cuda:01", ""):  # torch.device refuses these
+            assert [s.category for s in result.skipped] == ["unsupported-argument-type"]
+            assert "invalid device" in result.skipped[0].message
         assert result.converted or result.skipped
 
 
@@ -925,8 +919,6 @@ def test_wrong_domain_name():
     refuses("domain_name is ''", text=attrs(GOOD_GELU), domain_name="")
 
 
-@pytest.mark.xfail(strict=True, reason="bug: decode_attrs accepts NaN/Infinity tokens, which are not JSON "
-                                       "(CONTRACT.md §2.3, §4.4, §6.3); json.loads allows them by default")
 @pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
 def test_non_json_number_tokens_are_refused(token):
     text = '{"args":{"bias":null,"cudnn_enable":false,"eps":%s,"input":{"operand":0},' \
@@ -934,8 +926,6 @@ def test_non_json_number_tokens_are_refused(token):
     refuses("not valid JSON", operator_name=LAYER_NORM, text=text)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: decode_attrs accepts ints outside int64 (ATen int/SymInt are "
-                                       "64-bit; the const encoding cannot carry them either)")
 @pytest.mark.parametrize("value", [2**63, -(2**63) - 1, 10**30])
 def test_int_outside_int64_is_refused(value):
     refuses("argument 'k'", operator_name="torch.aten.topk",
@@ -1169,3 +1159,15 @@ def test_bind_converts_runtime_scalars_by_kind():
     call = DecodedCall(aten.add.Scalar, (Operand(0), Operand(1, "bool"), Operand(2, "number")), {})
     args, _ = call.bind([torch.ones(2), torch.tensor(True), 7])
     assert args[1] is True and args[2] == 7
+
+
+def test_duplicate_keys_are_refused():
+    text = '{"args":{"self":{"operand":0},"approximate":"none"},"version":1,"version":1}'
+    with pytest.raises(ContractError, match=r"repeats the key.*version"):
+        decode_attrs("torch.aten.gelu", text, 1)
+
+
+def test_overflowing_float_literal_is_refused():
+    text = '{"args":{"self":{"operand":0},"other":1e400,"alpha":1},"version":1}'
+    with pytest.raises(ContractError, match=r"finite number"):
+        decode_attrs("torch.aten.add.Scalar", text, 1)

@@ -45,3 +45,26 @@ func.func @rejected_op_leaves_no_ir(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !to
   %0 = torch.aten.gelu %arg0, %arg1 : !torch.vtensor<[2,8],f32>, !torch.str -> !torch.vtensor<[2,8],f32>
   return %0 : !torch.vtensor<[2,8],f32>
 }
+
+// -----
+
+// Bug: a result that is a tensor but not a value tensor (!torch.tensor, as a
+// torch.operator may produce) is reported as [non-tensor-result]; CONTRACT.md
+// §7 and an operand of the same type say [unsupported-tensor-type] ("not a
+// ranked value tensor").
+func.func @non_value_tensor_result(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.tensor<[2,8],f32> {
+  // expected-warning@+1 {{torch.aten.tanh left unconverted [unsupported-tensor-type]}}
+  %0 = torch.operator "torch.aten.tanh"(%arg0) : (!torch.vtensor<[2,8],f32>) -> !torch.tensor<[2,8],f32>
+  return %0 : !torch.tensor<[2,8],f32>
+}
+
+// -----
+
+// Bug: a list of ints as a result (aten.size) is reported as [list-result],
+// which CONTRACT.md §7 and SKIP_CATEGORIES reserve for lists of tensors
+// (split, unbind); a number list is a non-tensor result.
+func.func @int_list_result(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.list<int> {
+  // expected-warning@+1 {{torch.aten.size left unconverted [non-tensor-result]}}
+  %0 = torch.aten.size %arg0 : !torch.vtensor<[2,8],f32> -> !torch.list<int>
+  return %0 : !torch.list<int>
+}

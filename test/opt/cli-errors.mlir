@@ -12,6 +12,11 @@
 // BAD-OP: tosa-custom-opt: error: unknown op 'aten.gelux': PyTorch has no torch.ops.aten.gelux; did you mean aten.gelu
 // BAD-OP-NOT: module
 
+// Our passes run on the module: nesting one in an op pipeline is refused.
+// RUN: not tosa-custom-opt %s --pass-pipeline='builtin.module(func.func(convert-torch-backend-legal-to-tosa-custom{ops=aten.tanh}))' 2>&1 | FileCheck %s --check-prefix=NESTED
+// NESTED: tosa-custom-opt: error: 'func.func(convert-torch-backend-legal-to-tosa-custom{ops=aten.tanh})': our Python passes run on the module; put them at the top level of the pipeline, not nested in an op pipeline
+// NESTED-NOT: module
+
 func.func @f(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
   %0 = torch.aten.tanh %arg0 : !torch.vtensor<[2,8],f32> -> !torch.vtensor<[2,8],f32>
   return %0 : !torch.vtensor<[2,8],f32>
