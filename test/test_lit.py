@@ -17,8 +17,6 @@ TEST_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 def test_lit_suite() -> None:
-    pytest.importorskip("lit")
-    pytest.importorskip("filecheck")
     # lit has no __main__ module, so `python -m lit` does not work: call its
     # entry point with the Python running pytest.
     result = subprocess.run(

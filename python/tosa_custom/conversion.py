@@ -166,9 +166,10 @@ class _TypeMemo:
         if builtin is not None:
             return builtin
         text = str(torch_type)
-        if not text.startswith("!torch.vtensor"):
-            category = "list-result" if text.startswith("!torch.list") else "non-tensor-result"
-            raise _Unrepresentable(category, f"result #{i} of {identifier} has type {text}")
+        if text.startswith(("!torch.list<vtensor", "!torch.list<optional<vtensor")):
+            raise _Unrepresentable("list-result", f"result #{i} of {identifier} has type {text}")
+        if not text.startswith(("!torch.vtensor", "!torch.tensor")):
+            raise _Unrepresentable("non-tensor-result", f"result #{i} of {identifier} has type {text}")
         return self.tensor(torch_type, f"result #{i}")
 
 
@@ -240,12 +241,21 @@ class _Lowering:
         self.encoding = encoding
         self.loc = op.location
         self.inputs: list[ir.Value] = []
+        self.created: list[ir.Operation] = []
         self.dropped_results: list[int] = []
 
     def _create(self, name: str, result: ir.Type, operands=(), attributes=None) -> ir.Value:
-        return ir.Operation.create(
+        op = ir.Operation.create(
             name, results=[result], operands=list(operands), attributes=attributes or {}, loc=self.loc
-        ).result
+        )
+        self.created.append(op)
+        return op.result
+
+    def abandon(self) -> None:
+        """Erase what was built for an op that turned out unconvertible."""
+        for op in reversed(self.created):
+            op.erase()
+        self.created.clear()
 
     def _add(self, builtin_value: ir.Value) -> dict:
         self.inputs.append(builtin_value)
@@ -313,10 +323,10 @@ def _encode_scalar(low: _Lowering, value: ir.Value, t: _c.ArgType, optional: boo
     c = _constant(value)
     if c is None and optional:
         return None
-    if c is _NOT_CONSTANT:
-        return low.runtime_scalar(_look_through(value), kind, what)
     if kind.name == "Generator":
         raise _Unrepresentable("generator-operand", f"{what} is a Generator")
+    if c is _NOT_CONSTANT:
+        return low.runtime_scalar(_look_through(value), kind, what)
     if kind.name in ("dtype", "layout", "memory_format"):
         table = {"dtype": _schema.DTYPES, "layout": _schema.LAYOUTS,
                  "memory_format": _schema.MEMORY_FORMATS}[kind.name]
@@ -396,15 +406,18 @@ def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo) -
             if e.category != "zero-size-tensor" or _has_uses(r):
                 raise
             dropped.append(i)
-    low = _Lowering(op, identifier, overload, encoding, types)
-    low.dropped_results = dropped
-    encoded = {}
-    for (arg, t), value in zip(arguments, operands):
+    for arg, t in arguments:
         if t is None:
             raise _Unrepresentable(
                 "unsupported-argument-type", f"argument '{arg.name}' has type {arg.real_type}"
             )
-        encoded[arg.name] = _encode_argument(low, value, arg, t)
+    low = _Lowering(op, identifier, overload, encoding, types)
+    low.dropped_results = dropped
+    try:
+        encoded = {arg.name: _encode_argument(low, value, arg, t) for (arg, t), value in zip(arguments, operands)}
+    except _Unrepresentable:
+        low.abandon()  # leave the module as it was
+        raise
     return low.finish(encoded, result_types), dropped
 
 

@@ -28,7 +28,7 @@ __all__ = ["main"]
 
 _SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 _EXPECTED = re.compile(
-    r"expected-(?P<sev>error|warning|note|remark)(?:@(?P<where>above|below|[+-]\d+|\d+))?\s*\{\{(?P<msg>.*?)\}\}"
+    r"expected-(?P<sev>error|warning|note|remark)\s*(?:@(?P<where>above|below|[+-]\d+|\d+))?\s*\{\{(?P<msg>.*?)\}\}"
 )
 
 _USAGE = """usage: tosa-custom-opt [options] [input|-]
@@ -72,8 +72,8 @@ def _parse_args(argv: list[str]) -> _Args | None:
             return None
         if a == "-o":
             args.output = next(it, None) or _fail("-o needs a file name")
-        elif a.startswith("-o") and len(a) > 2 and not a.startswith("--"):
-            args.output = a[2:]
+        elif a.startswith("-o="):
+            args.output = a[3:]
         elif a in ("--split-input-file", "-split-input-file"):
             args.split = True
         elif a in ("--verify-diagnostics", "-verify-diagnostics"):
@@ -227,7 +227,7 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
             for p in problems:
                 print(p, file=stderr)
             failed = bool(problems)
-        result = "\n// -----\n".join(o.rstrip("\n") for o in outputs) + "\n"
+        result = "\n// -----\n".join(o.rstrip("\n") for o in outputs) + "\n" if outputs else ""
         if args.output == "-":
             stdout.write(result)
         else:

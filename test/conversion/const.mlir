@@ -660,6 +660,39 @@ func.func @literal(%arg0: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32
 
 // -----
 
+// Signed-integer literals: the tosa.const holds the same elements with the
+// signless type (si64 -> i64).
+// CHECK-LABEL: func.func @signed_integer_literal(
+// CHECK:         %[[CONST0:.*]] = "tosa.const"() <{values = dense<[1, -2]> : tensor<2xi64>}> : () -> tensor<2xi64>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[CONST0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.neg"} : (tensor<2xi64>) -> tensor<2xi64>
+// CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2xi64> -> !torch.vtensor<[2],si64>
+// CHECK:         return %[[R0]]
+func.func @signed_integer_literal() -> !torch.vtensor<[2],si64> {
+  %0 = torch.vtensor.literal(dense<[1, -2]> : tensor<2xsi64>) : !torch.vtensor<[2],si64>
+  %1 = torch.aten.neg %0 : !torch.vtensor<[2],si64> -> !torch.vtensor<[2],si64>
+  return %1 : !torch.vtensor<[2],si64>
+}
+
+// -----
+
+// A splat si32 literal.
+// CHECK-LABEL: func.func @signed_integer_splat_literal(
+// CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,3],si32>
+// CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,3],si32> -> tensor<2x3xi32>
+// CHECK:         %[[CONST0:.*]] = "tosa.const"() <{values = dense<7> : tensor<2x3xi32>}> : () -> tensor<2x3xi32>
+// CHECK:         %[[CONST1:.*]] = "tosa.const"() <{values = dense<1> : tensor<i64>}> : () -> tensor<i64>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[CONST0]], %[[CONST1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22alpha\22:{\22operand\22:2},\22other\22:{\22operand\22:1},\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.add.Tensor"} : (tensor<2x3xi32>, tensor<2x3xi32>, tensor<i64>) -> tensor<2x3xi32>
+// CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x3xi32> -> !torch.vtensor<[2,3],si32>
+// CHECK:         return %[[R0]]
+func.func @signed_integer_splat_literal(%arg0: !torch.vtensor<[2,3],si32>) -> !torch.vtensor<[2,3],si32> {
+  %0 = torch.vtensor.literal(dense<7> : tensor<2x3xsi32>) : !torch.vtensor<[2,3],si32>
+  %int1 = torch.constant.int 1
+  %1 = torch.aten.add.Tensor %arg0, %0, %int1 : !torch.vtensor<[2,3],si32>, !torch.vtensor<[2,3],si32>, !torch.int -> !torch.vtensor<[2,3],si32>
+  return %1 : !torch.vtensor<[2,3],si32>
+}
+
+// -----
+
 // A torch.operator whose name PyTorch knows.
 // CHECK-LABEL: func.func @operator_known(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
@@ -922,13 +955,8 @@ func.func @non_constant_str(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.str)
 // CHECK-LABEL: func.func @non_constant_dtype(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.int
-// CHECK-NOT:     tosa.custom
-// CHECK:         %[[OP:.*]] = "tosa.const"() <{values = dense<1>
-// CHECK-NOT:     tosa.custom
-// CHECK-NOT:     tosa.custom
-// CHECK:         %[[OP:.*]] = "tosa.const"() <{values = dense<true>
-// CHECK-NOT:     tosa.custom
-// CHECK-NOT:     tosa.custom
+// A rejected op leaves nothing behind: no dead tosa.const operands.
+// CHECK-NOT:     tosa.const
 // CHECK:         %[[OP:.*]] = torch.aten.sum.dim_IntList %[[ARG0]], %{{[0-9]+}}, %true, %[[ARG1]]
 // CHECK-NOT:     tosa.custom
 // CHECK:         return %[[OP]]

@@ -4,8 +4,8 @@
 // RUN: tosa-custom-opt %s --convert-torch-backend-legal-to-tosa-custom="ops=aten.tanh" -o %t/out.mlir > %t/stdout.txt
 // RUN: not grep . %t/stdout.txt
 // RUN: FileCheck %s --input-file=%t/out.mlir
-// Round trip, with the joined spelling -oFILE:
-// RUN: tosa-custom-opt %t/out.mlir -o%t/again.mlir
+// Round trip, with the spelling -o=FILE:
+// RUN: tosa-custom-opt %t/out.mlir -o=%t/again.mlir
 // RUN: FileCheck %s --input-file=%t/again.mlir
 
 // CHECK-LABEL: func.func @f(

@@ -1,9 +1,5 @@
-// XFAIL: *
-// Known bug of tosa-custom-opt --verify-diagnostics: the RUN line states what
-// should happen, and fails today. Move it to verify-diagnostics.mlir once fixed.
-
-// Bug: mlir-opt allows blanks between `expected-warning` and `@+1` (torch-mlir
-// writes `// expected-error @+1 {{...}}`), but --verify-diagnostics does not
+// Regression: mlir-opt allows blanks between `expected-warning` and `@+1` (torch-mlir
+// writes `// expected-error @+1 {{...}}`), and --verify-diagnostics once did not
 // recognise that form (opt._EXPECTED wants `@` right after the severity) and
 // silently ignores the annotation: the unproduced warning below passes
 // unnoticed (exit 0) instead of failing the check.

@@ -1,9 +1,5 @@
-// XFAIL: *
-// Known bug of the tosa-custom-opt command line: the RUN lines state what
-// should happen, and fail today.
-
-// Bug: single-dash pass flags are accepted (-split-input-file, -canonicalize),
-// but one whose name starts with "o" is taken as -oFILE: the line below writes
+// Regression: single-dash pass flags are accepted (-split-input-file, -canonicalize),
+// but one whose name starts with "o" was taken as -oFILE, writing
 // the module to a file named "utline-shape-computation", prints nothing, runs
 // no pass and exits 0 (mlir-opt would run --outline-shape-computation).
 // RUN: rm -rf %t && mkdir -p %t && cd %t && tosa-custom-opt %s -outline-shape-computation | FileCheck %s
