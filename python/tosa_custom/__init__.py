@@ -9,7 +9,7 @@ from .contract import (
     Operand,
 )
 from .conversion import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
-from .decode import decode
+from .decode import custom_ops, decode
 from .diagnostics import CompileError, Diagnostic
 from .schema import OpSelection
 
@@ -27,6 +27,7 @@ __all__ = [
     "PassOptions",
     "OutputType",
     "compile",
+    "custom_ops",
     "decode",
     "install_torch_mlir_compile",
 ]

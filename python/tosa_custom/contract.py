@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Sequence
 import torch
 
 from . import schema as _schema
+from ._registry import Registry
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -83,18 +84,15 @@ class ArgKind:
     accepts: Callable[[Any], bool] = lambda v: True
 
 
-_KINDS: dict[str, ArgKind] = {}
+_KINDS: Registry[ArgKind] = Registry("argument kind")
 
 
 def _register(kind: ArgKind) -> ArgKind:
-    if kind.name in _KINDS:
-        raise ValueError(f"argument kind '{kind.name}' is registered twice")
-    _KINDS[kind.name] = kind
-    return kind
+    return _KINDS.add(kind.name, kind)
 
 
 def arg_kinds() -> dict[str, ArgKind]:
-    return dict(_KINDS)
+    return _KINDS.as_dict()
 
 
 def _expect(ok: bool, what: str, value: Any) -> None:

@@ -12,7 +12,7 @@ from torch_mlir import ir
 
 from .contract import ArgKind, ContractError, DecodedCall, Operand, decode_attrs
 
-__all__ = ["decode", "custom_op_strings"]
+__all__ = ["decode", "custom_op_strings", "custom_ops"]
 
 _ELEMENT_KIND = {"i64": "int", "f64": "float", "i1": "bool"}
 
@@ -65,3 +65,16 @@ def decode(custom_op) -> DecodedCall:
         return Operand(index, kind.name)
 
     return decode_attrs(operator_name, attrs, len(op.operands), read, domain_name)
+
+
+def custom_ops(module) -> list[ir.Operation]:
+    """Every `tosa.custom` under `module` (an `ir.Module` or an operation), in order."""
+    found: list[ir.Operation] = []
+
+    def visit(op):
+        if op.name == "tosa.custom":
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    getattr(module, "operation", module).walk(visit)
+    return found

@@ -12,6 +12,7 @@ from typing import Callable
 
 from torch_mlir import passmanager
 
+from ._registry import Registry
 from .diagnostics import DiagnosticLog
 
 __all__ = ["PythonPass", "register_pass", "registered_passes", "lookup_pass", "build_pass_manager", "split_pipeline"]
@@ -26,19 +27,16 @@ class PythonPass:
     factory: Callable[[str, DiagnosticLog | None], Callable]
 
 
-_PASSES: dict[str, PythonPass] = {}
+_PASSES: Registry[PythonPass] = Registry("pass")
 
 
 def register_pass(entry: PythonPass) -> PythonPass:
-    if entry.argument in _PASSES:
-        raise ValueError(f"pass '{entry.argument}' is registered twice")
-    _PASSES[entry.argument] = entry
-    return entry
+    return _PASSES.add(entry.argument, entry)
 
 
 def registered_passes() -> dict[str, PythonPass]:
     _load_builtin_passes()
-    return dict(_PASSES)
+    return _PASSES.as_dict()
 
 
 def lookup_pass(argument: str) -> PythonPass | None:

@@ -49,16 +49,7 @@ def op_counts(module: ir.Module) -> collections.Counter:
     return counts
 
 
-def custom_ops(module: ir.Module) -> list:
-    found = []
-
-    def visit(op):
-        if op.name == "tosa.custom":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    return found
+custom_ops = tosa_custom.custom_ops
 
 
 def str_attr(op, name: str) -> str:

@@ -42,14 +42,7 @@ def test_doc_has_examples_of_both_encodings():
 
 
 def _find_custom(module):
-    found = []
-
-    def visit(op):
-        if op.name == "tosa.custom":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = tosa_custom.custom_ops(module)
     assert len(found) == 1, f"expected one tosa.custom, got {len(found)}"
     return found[0]
 
