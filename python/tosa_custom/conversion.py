@@ -28,6 +28,7 @@ from .passes import PythonPass, register_pass
 __all__ = [
     "PASS_ARGUMENT",
     "PassOptions",
+    "ConversionFailed",
     "ConversionResult",
     "Skipped",
     "SKIP_CATEGORIES",
@@ -230,14 +231,13 @@ def _signless(values: ir.DenseElementsAttr, ty: ir.Type) -> ir.DenseElementsAttr
 
 
 class _Lowering:
-    """What a rule needs to lower one op: operands collected so far, where to
-    build, and the encoding. Created per op; `finish()` builds the custom op."""
+    """The context for lowering one op: the operands collected so far, the ops
+    built for them (undone if the op turns out unconvertible), the encoding.
+    Ops are built at the current insertion point; `finish()` builds the custom op."""
 
-    def __init__(self, op: ir.Operation, identifier: str, overload, encoding: str, types: _TypeMemo):
-        self.op = op
+    def __init__(self, op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo):
         self.types = types
         self.identifier = identifier
-        self.overload = overload
         self.encoding = encoding
         self.loc = op.location
         self.inputs: list[ir.Value] = []
@@ -360,15 +360,16 @@ def _encode_argument(low: _Lowering, value: ir.Value, arg, t: _c.ArgType):
             "non-constant-argument", f"{what} ({t}) is not built by torch.prim.ListConstruct"
         )
     elements = list(producer.operands)
-    constants = [_constant(e) for e in elements]
-    const_dtypes = {t.kind.const_dtype(c) for c in constants if c is not _NOT_CONSTANT and c is not None}
-    if (low.encoding == "const" and elements and len(const_dtypes) == 1 and None not in const_dtypes
-            and all(c is not _NOT_CONSTANT and c is not None for c in constants)):
-        # A whole constant number list is one 1-d tosa.const.
-        dtype = const_dtypes.pop()
-        values = [float(c) if dtype == torch.float64 else c for c in constants]
-        if all(t.kind.accepts(v) for v in values):
-            return low.const(values, dtype)
+    if low.encoding == "const" and elements:
+        # A non-empty list of constant numbers is one 1-d tosa.const.
+        constants = [_constant(e) for e in elements]
+        if all(c is not _NOT_CONSTANT and c is not None for c in constants):
+            dtypes = {t.kind.const_dtype(c) for c in constants}
+            dtype = dtypes.pop() if len(dtypes) == 1 else None
+            if dtype is not None:
+                values = [float(c) if dtype == torch.float64 else c for c in constants]
+                if all(t.kind.accepts(v) for v in values):
+                    return low.const(values, dtype)
     return [
         _encode_scalar(low, e, t, t.elem_optional, f"{what}[{i}]") for i, e in enumerate(elements)
     ]
@@ -388,8 +389,9 @@ def _signature(identifier: str):
     return overload, tuple((arg, _c.arg_type(arg.real_type)) for arg in schema.arguments)
 
 
-def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo) -> ir.Operation:
-    overload, arguments = _signature(identifier)
+def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo) -> tuple[ir.Operation, list[int]]:
+    """The custom op for `op` (inserted before it), and the dropped result indices."""
+    _, arguments = _signature(identifier)
     operands = op.operands
     if len(operands) != len(arguments):
         raise _Unrepresentable(
@@ -411,11 +413,11 @@ def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo) -
             raise _Unrepresentable(
                 "unsupported-argument-type", f"argument '{arg.name}' has type {arg.real_type}"
             )
-    low = _Lowering(op, identifier, overload, encoding, types)
+    low = _Lowering(op, identifier, encoding, types)
     low.dropped_results = dropped
     try:
         encoded = {arg.name: _encode_argument(low, value, arg, t) for (arg, t), value in zip(arguments, operands)}
-    except _Unrepresentable:
+    except Exception:
         low.abandon()  # leave the module as it was
         raise
     return low.finish(encoded, result_types), dropped
@@ -445,8 +447,10 @@ def convert_module(
 ) -> ConversionResult:
     """Convert every selected op under `module`; returns what was and was not.
 
-    Raises `_c.ContractError` for nothing: unconvertible ops are reported
-    through `log` (or Python warnings), and as MLIR errors when strict.
+    Unconvertible ops are reported through `log` (or as Python warnings). With
+    `strict`, they are MLIR errors on the ops' locations and, once every op
+    was tried, `ConversionFailed` is raised; an internal error is reported the
+    same way.
     """
     result = ConversionResult()
     candidates: list[tuple[ir.Operation, str]] = []
@@ -486,12 +490,12 @@ def convert_module(
             continue
         result.converted[identifier] = result.converted.get(identifier, 0) + 1
     if failed:
-        raise _StrictFailure()
+        raise ConversionFailed(f"{PASS_ARGUMENT} failed; the errors are on the ops' locations")
     return result
 
 
-class _StrictFailure(Exception):
-    pass
+class ConversionFailed(Exception):
+    """`convert_module` emitted errors (strict mode, or an internal error)."""
 
 
 def make_pass(
@@ -504,7 +508,7 @@ def make_pass(
     def run(op, pass_) -> None:
         try:
             result = convert_module(op, options, log)
-        except _StrictFailure:
+        except ConversionFailed:
             pass_.signal_pass_failure()
             return
         except Exception as e:  # a bug of ours outside any one op
