@@ -9,6 +9,7 @@ each that the op is still there, failing with which step removed it.
 from __future__ import annotations
 
 import collections
+import contextlib
 import enum
 import warnings
 from typing import Any, Iterable, Sequence
@@ -203,12 +204,11 @@ def _module_ops(module: ir.Module) -> collections.Counter:
     return counts
 
 
-def _culprit_pass(raw_asm: str, pipeline: str, name: str) -> str | None:
-    """Replay `pipeline` one pass at a time on the module before it ran, and
-    return the first pass after which the op `name` is gone (failure path only)."""
-    ctx = _ir.make_context()
-    with ctx:
-        module = ir.Module.parse(raw_asm)
+def _culprit_pass(import_module, pipeline: str, name: str) -> str | None:
+    """Replay `pipeline` one pass at a time on a fresh import, and return the
+    first pass after which the op `name` is gone (failure path only)."""
+    module = import_module()
+    with module.context:
         expanded = str(passmanager.PassManager.parse(pipeline))
         steps = []
         for element in split_pipeline(expanded):
@@ -228,6 +228,19 @@ def _culprit_pass(raw_asm: str, pipeline: str, name: str) -> str | None:
                     culprit += " (through the canonicalization patterns it runs)"
                 return culprit
     return None
+
+
+@contextlib.contextmanager
+def _quiet_torch():
+    """Hide torch's own pytree deprecation noise, which is not the user's concern."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*treespec, LeafSpec.*", category=FutureWarning)
+        yield
+
+
+def _show(verbose: bool, stage: str, module: ir.Module) -> None:
+    if verbose:  # weights elided: they would bury the IR
+        print(f"==== {stage}\n" + module.operation.get_asm(large_elements_limit=16))
 
 
 # --------------------------------------------------------------------------
@@ -287,9 +300,7 @@ def compile(
     if ignore_traced_shapes:
         dynamic = _all_dims_dynamic(args)
     try:
-        with warnings.catch_warnings():
-            # torch's own pytree deprecation noise, not the user's concern.
-            warnings.filterwarnings("ignore", message=r".*treespec, LeafSpec.*", category=FutureWarning)
+        with _quiet_torch():
             program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=export_strict)
     except Exception as e:
         raise CompileError(
@@ -297,33 +308,36 @@ def compile(
         ) from e
     exported = program
     before = _graph_ops(exported.graph_module)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*treespec, LeafSpec.*", category=FutureWarning)
+    with _quiet_torch():
         program = exported.run_decompositions(_decomposition_table(selection, exported))
     after = _graph_ops(program.graph_module)
     kept = _check_survived_pytorch(selection, before, after, exported)
     if verbose:
         print("==== FX graph after decompositions\n", program.graph_module.code)
 
-    ctx = _ir.make_context()
-    importer = FxImporter(context=ctx)
-    importer.import_frozen_program(program, func_name=func_name)
-    module = importer.module
-    if verbose:
-        print("==== torch IR (raw import)\n", module)
-    if output is OutputType.RAW:
+    def import_module(tunnel: bool) -> ir.Module:
+        importer = FxImporter(context=_ir.make_context())
+        importer.import_frozen_program(program, func_name=func_name)
+        module = importer.module
+        if tunnel:
+            # Tunnel listed ops before torch-mlir's pipeline sees them: its
+            # canonicalizations and decompositions rewrite some ops even when
+            # they are backend-legal (int8 _int_mm becomes mm), and it cannot
+            # lower ops it only knows as torch.operator. The import already
+            # has value tensors with static types. Ops skipped here are
+            # retried, and reported, at the backend contract below.
+            with module.context:
+                convert_module(module.operation, PassOptions(selection, encoding=encoding), DiagnosticLog())
         return module
 
-    if selection and output is OutputType.TOSA:
-        # Tunnel listed ops before torch-mlir's pipeline sees them: its
-        # canonicalizations and decompositions rewrite some ops even when they
-        # are backend-legal (int8 _int_mm becomes mm), and it cannot lower ops
-        # it only knows as torch.operator. The import already has value
-        # tensors with static types. Ops skipped here are retried, and
-        # reported, at the backend contract below.
-        with ctx:
-            convert_module(module.operation, PassOptions(selection, encoding=encoding), DiagnosticLog())
-    raw_asm = module.operation.get_asm() if selection else ""
+    if output is OutputType.RAW:
+        module = import_module(tunnel=False)
+        _show(verbose, "torch IR (raw import)", module)
+        return module
+    tunnel = bool(selection) and output is OutputType.TOSA
+    module = import_module(tunnel)
+    ctx = module.context
+    _show(verbose, "torch IR (import" + (", listed ops tunneled)" if tunnel else ")"), module)
     legal = selection.torch_mlir_names()
     opts = []
     if legal:
@@ -339,7 +353,7 @@ def compile(
     for overload in sorted(kept, key=str):
         name = overload_name(overload)
         if not present[name]:
-            culprit = _culprit_pass(raw_asm, backend_pipeline, name)
+            culprit = _culprit_pass(lambda: import_module(tunnel), backend_pipeline, name)
             raise CompileError(
                 f"backend_legal_ops lists {name[6:]}, which survived PyTorch's decompositions but "
                 f"not torch-mlir's lowering to the backend contract: "
@@ -353,8 +367,7 @@ def compile(
             single = OpSelection([spec])
             if not any(single.matches(overload_name(o)) for o in listed_present):
                 warnings.warn(f"backend_legal_ops lists {spec}, but the model contains no such op", stacklevel=2)
-    if verbose:
-        print("==== torch IR (backend contract)\n", module)
+    _show(verbose, "torch IR (backend contract)", module)
     if output is OutputType.TORCH:
         return module
 
@@ -371,8 +384,7 @@ def compile(
     run_pipeline(module, pm, "Lowering to TOSA", log)
     for d in log.of("warning"):
         warnings.warn(str(d), stacklevel=2)
-    if verbose:
-        print("==== TOSA\n", module)
+    _show(verbose, "TOSA", module)
     return module
 
 

@@ -13,7 +13,7 @@ import functools
 import re
 import shlex
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -498,25 +498,18 @@ class ConversionFailed(Exception):
     """`convert_module` emitted errors (strict mode, or an internal error)."""
 
 
-def make_pass(
-    options: PassOptions,
-    log: DiagnosticLog | None = None,
-    on_result: Callable[[ConversionResult], None] | None = None,
-):
+def make_pass(options: PassOptions, log: DiagnosticLog | None = None):
     """A callable for `PassManager.add(fn, name=..., argument=PASS_ARGUMENT)`."""
 
     def run(op, pass_) -> None:
         try:
-            result = convert_module(op, options, log)
+            convert_module(op, options, log)
         except ConversionFailed:
             pass_.signal_pass_failure()
             return
         except Exception as e:  # a bug of ours outside any one op
             op.location.emit_error(f"internal error in {PASS_ARGUMENT} ({type(e).__name__}: {e})")
             pass_.signal_pass_failure()
-            return
-        if on_result is not None:
-            on_result(result)
 
     run.__name__ = "ConvertTorchBackendLegalToTosaCustom"
     return run

@@ -694,7 +694,7 @@ def test_verbose_prints_every_stage(capsys):
     model, args = _layer_norm()
     tosa_custom.compile(model, args, backend_legal_ops=["aten.layer_norm"], verbose=True)
     out = capsys.readouterr().out
-    stages = ["FX graph after decompositions", "torch IR (raw import)", "torch IR (backend contract)", "TOSA"]
+    stages = ["FX graph after decompositions", "torch IR (import, listed ops tunneled)", "torch IR (backend contract)", "TOSA"]
     positions = [out.find("==== " + s) for s in stages]
     assert all(p >= 0 for p in positions), out[:2000]
     assert positions == sorted(positions)
