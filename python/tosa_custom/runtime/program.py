@@ -1,0 +1,233 @@
+"""`load(module)` -> a callable `Program` that runs TOSA + tosa.custom on the CPU.
+
+Everything that can be decided once is decided at load: the custom ops are
+decoded and bound to kernels (a missing kernel fails here, naming the op),
+descriptor classes are built, and callbacks are registered before the engine
+is first used (a later registration poisons it). A call then only validates
+inputs, fills descriptors and jumps into the compiled code.
+
+A Python exception cannot cross the compiled code, so a kernel's failure is
+stashed, its outputs are zeroed (the code after it must not read garbage, e.g.
+as gather indices), and the exception is raised once the call returns.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import os
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from torch_mlir import execution_engine, ir, passmanager
+
+from .. import _ir
+from ..contract import DOMAIN, ContractError, DecodedCall, Operand, decode_attrs
+from ..decode import _dense_values
+from ..diagnostics import CompileError, Diagnostic
+from .kernels import KernelCall, find_kernel, registered_kernels
+from .lowering import LOWERING_PIPELINE, CustomCallSite, outline_custom_ops
+from .memref import MLIR_TO_TORCH, descriptor_class, descriptor_for, tensor_view
+
+__all__ = ["Program", "KernelError", "load"]
+
+
+class KernelError(RuntimeError):
+    """A kernel behind a tosa.custom failed or returned a wrong result."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _TensorSpec:
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+
+    def describe(self) -> str:
+        return f"{list(self.shape)} {str(self.dtype).replace('torch.', '')}"
+
+
+def _spec(t: ir.Type, what: str) -> _TensorSpec:
+    if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+        raise ValueError(f"{what} has type {t}: the runtime needs ranked tensors of static shape")
+    element = str(t.element_type)
+    if element not in MLIR_TO_TORCH:
+        raise ValueError(f"{what} has element type {element}, which the runtime does not support")
+    return _TensorSpec(tuple(t.shape), MLIR_TO_TORCH[element])
+
+
+def _read_constant(value: ir.Value):
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const":
+        return None
+    try:
+        return _dense_values(owner.operation.attributes["values"])[1]
+    except Exception:  # resource blobs (weights) are tensors, not constants
+        return None
+
+
+class _Site:
+    """A custom op bound to its kernel: decoded once, called per run."""
+
+    def __init__(self, site: CustomCallSite, program: "Program"):
+        self.site = site
+        self.program = program
+        self.in_specs = [_TensorSpec(s, MLIR_TO_TORCH[t]) for s, t in zip(site.input_shapes, site.input_types)]
+        self.out_specs = [_TensorSpec(s, MLIR_TO_TORCH[t]) for s, t in zip(site.output_shapes, site.output_types)]
+
+        def read(index: int, kind):
+            value = site.const_inputs[index]
+            return Operand(index, kind.name) if value is None else value
+
+        # Ops of other domains (a team's own fused ops) are not under our
+        # contract: their kernels read implementation_attrs themselves.
+        self.decoded: DecodedCall | None = None
+        if site.domain_name == DOMAIN:
+            try:
+                self.decoded = decode_attrs(
+                    site.operator_name, site.implementation_attrs, len(site.input_types), read, site.domain_name
+                )
+            except ContractError as e:
+                raise CompileError(f"{site.location}: cannot decode {site.operator_name}: {e}") from None
+        self.kernel = find_kernel(site.operator_name, site.domain_name, self.decoded)
+        if self.kernel is None:
+            raise CompileError(
+                f"{site.location}: no kernel for {site.domain_name}::{site.operator_name}; "
+                f"registered: {', '.join(registered_kernels())}"
+            )
+        n = len(self.in_specs) + len(self.out_specs)
+        self.callback = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n))(self._run)
+
+    def _run(self, *addresses) -> None:
+        outputs: list[torch.Tensor] = []
+        try:
+            nin = len(self.in_specs)
+            inputs = [tensor_view(a, len(s.shape), s.dtype) for a, s in zip(addresses[:nin], self.in_specs)]
+            outputs = [tensor_view(a, len(s.shape), s.dtype) for a, s in zip(addresses[nin:], self.out_specs)]
+            result = self.kernel(KernelCall(self.decoded, inputs, outputs, self.site.implementation_attrs))
+            if result is not None:
+                self._store(result, outputs)
+        except BaseException as e:  # never let it unwind into compiled code
+            self.program._failure = (self, e)
+            for out in outputs:
+                out.zero_()
+
+    def _store(self, result, outputs: list[torch.Tensor]) -> None:
+        results = list(result) if isinstance(result, (tuple, list)) else [result]
+        dropped = self.decoded.dropped_results if self.decoded else ()
+        if dropped:
+            results = [r for i, r in enumerate(results) if i not in dropped]
+        if len(results) != len(outputs):
+            raise KernelError(f"returned {len(results)} results, the op has {len(outputs)}")
+        for i, (r, out) in enumerate(zip(results, outputs)):
+            if isinstance(r, np.ndarray):
+                r = torch.from_numpy(r)
+            if not isinstance(r, torch.Tensor):
+                raise KernelError(f"result #{i} is a {type(r).__name__}, not a tensor")
+            if tuple(r.shape) != tuple(out.shape) or r.dtype != out.dtype:
+                raise KernelError(
+                    f"result #{i} is {list(r.shape)} {str(r.dtype).replace('torch.', '')}, "
+                    f"expected {list(out.shape)} {str(out.dtype).replace('torch.', '')}"
+                )
+            out.copy_(r)
+
+    def describe(self) -> str:
+        return f"{self.site.operator_name} at {self.site.location}"
+
+
+class Program:
+    """A compiled module: call it with tensors, get tensors back."""
+
+    def __init__(self, module: ir.Module, entry: str | None = None):
+        with module.context:
+            func = self._entry_func(module, entry)
+            self.entry = ir.StringAttr(func.attributes["sym_name"]).value
+            ftype = ir.TypeAttr(func.attributes["function_type"]).value
+            self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs)]
+            self.output_specs = [_spec(t, f"result #{i}") for i, t in enumerate(ftype.results)]
+            sites = outline_custom_ops(module, _read_constant)
+            self._sites = [_Site(s, self) for s in sites]
+            try:
+                passmanager.PassManager.parse(LOWERING_PIPELINE).run(module.operation)
+            except ir.MLIRError as e:
+                raise CompileError(
+                    "lowering to LLVM failed:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
+                ) from None
+            self._engine = execution_engine.ExecutionEngine(module, opt_level=3)
+            for s in self._sites:
+                self._engine.register_runtime(s.site.symbol, s.callback)
+            self._engine.initialize()
+        self._fn = self._engine.lookup(self.entry)
+        self._failure: tuple[_Site, BaseException] | None = None
+        nargs = len(self.input_specs) + len(self.output_specs)
+        self._arg_ptrs = [ctypes.c_void_p() for _ in range(nargs)]
+        self._packed = (ctypes.c_void_p * nargs)(*[ctypes.addressof(p) for p in self._arg_ptrs])
+
+    @staticmethod
+    def _entry_func(module: ir.Module, entry: str | None):
+        funcs = [op for op in module.body.operations
+                 if op.operation.name == "func.func" and "sym_visibility" not in op.attributes
+                 and len(op.regions[0].blocks) > 0]
+        if entry is not None:
+            funcs = [f for f in funcs if ir.StringAttr(f.attributes["sym_name"]).value == entry]
+        if len(funcs) != 1:
+            names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
+            raise ValueError(f"expected one public function to run, found {names or 'none'}; pass entry=")
+        return funcs[0]
+
+    @property
+    def custom_ops(self) -> list[str]:
+        return [s.site.operator_name for s in self._sites]
+
+    def _check_inputs(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+        if len(inputs) != len(self.input_specs):
+            raise TypeError(
+                f"{self.entry}() takes {len(self.input_specs)} inputs "
+                f"({', '.join(s.describe() for s in self.input_specs)}), got {len(inputs)}"
+            )
+        tensors = []
+        for i, (x, spec) in enumerate(zip(inputs, self.input_specs)):
+            if isinstance(x, np.ndarray):
+                x = torch.from_numpy(x)
+            if not isinstance(x, torch.Tensor):
+                raise TypeError(f"input #{i} is a {type(x).__name__}; expected a tensor {spec.describe()}")
+            if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
+                got = _TensorSpec(tuple(x.shape), x.dtype).describe()
+                raise ValueError(f"input #{i} is {got}; expected {spec.describe()}")
+            tensors.append(x.detach().contiguous())
+        return tensors
+
+    def __call__(self, *inputs):
+        tensors = self._check_inputs(inputs)
+        outputs = [torch.empty(s.shape, dtype=s.dtype) for s in self.output_specs]
+        descriptors = [descriptor_for(t) for t in tensors + outputs]  # alive during the call
+        for p, d in zip(self._arg_ptrs, descriptors):
+            p.value = ctypes.addressof(d)
+        self._failure = None
+        self._fn(self._packed)
+        if self._failure is not None:
+            site, error = self._failure
+            self._failure = None
+            raise KernelError(f"kernel for {site.describe()} failed: {type(error).__name__}: {error}") from error
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+def load(module, entry: str | None = None) -> Program:
+    """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a path).
+
+    The module is consumed (lowered in place); pass a copy to keep it.
+    """
+    if isinstance(module, ir.Module):
+        pass
+    elif isinstance(module, (str, os.PathLike)):
+        text = str(module)
+        if not text.lstrip().startswith(("module", "func.func", "#", "//", "{-#")) and os.path.exists(text):
+            with open(text, encoding="utf-8") as f:
+                text = f.read()
+        ctx = _ir.make_context()
+        try:
+            module = ir.Module.parse(text, ctx)
+        except ir.MLIRError as e:
+            raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]) from None
+    else:
+        raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
+    return Program(module, entry)

@@ -1,0 +1,112 @@
+"""The runtime on the built-in example, and its error paths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import tosa_custom
+from tosa_custom import runtime
+from tosa_custom.example import KEPT_OPS, TransformerBlock
+
+
+@pytest.fixture(scope="module")
+def block():
+    torch.manual_seed(0)
+    return TransformerBlock().eval(), torch.randn(2, 8, 32)
+
+
+@pytest.mark.parametrize("encoding", ["json", "const"])
+@pytest.mark.parametrize("kept", [KEPT_OPS, None], ids=["kept", "stock"])
+def test_block_matches_eager(block, encoding, kept):
+    model, x = block
+    program = runtime.load(tosa_custom.compile(model, (x,), backend_legal_ops=kept, encoding=encoding))
+    assert len(program.custom_ops) == (4 if kept else 0)
+    with torch.no_grad():
+        expected = model(x)
+    torch.testing.assert_close(program(x), expected, rtol=1e-5, atol=1e-5)
+    # numpy inputs work too, and a second call gives the same answer
+    torch.testing.assert_close(program(x.numpy()), expected, rtol=1e-5, atol=1e-5)
+
+
+def _gelu_module():
+    class M(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.gelu(x * 2.0) + 1.0
+
+    return tosa_custom.compile(M(), (torch.randn(3, 4),), backend_legal_ops=["aten.gelu"])
+
+
+def test_inputs_are_checked_before_anything_runs():
+    program = runtime.load(_gelu_module())
+    with pytest.raises(TypeError, match=r"takes 1 inputs \(\[3, 4\] float32\), got 2"):
+        program(torch.zeros(3, 4), torch.zeros(3, 4))
+    with pytest.raises(ValueError, match=r"input #0 is \[4, 3\] float32; expected \[3, 4\] float32"):
+        program(torch.zeros(4, 3))
+    with pytest.raises(ValueError, match=r"input #0 is \[3, 4\] float64; expected \[3, 4\] float32"):
+        program(torch.zeros(3, 4, dtype=torch.float64))
+    with pytest.raises(TypeError, match=r"input #0 is a list"):
+        program([[0.0] * 4] * 3)
+
+
+def test_non_contiguous_input(block):
+    program = runtime.load(_gelu_module())
+    x = torch.randn(4, 3).t()
+    torch.testing.assert_close(program(x), torch.nn.functional.gelu(x * 2.0) + 1.0)
+
+
+def test_kernel_exception_surfaces_naming_the_op(monkeypatch):
+    from tosa_custom.runtime import numpy_kernels  # noqa: F401
+    from tosa_custom.runtime import kernels
+
+    def broken(call):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(kernels._KERNELS._entries, "torch_mlir::torch.aten.gelu", broken)
+    program = runtime.load(_gelu_module())
+    with pytest.raises(runtime.KernelError, match=r"kernel for torch.aten.gelu at .* failed: RuntimeError: boom"):
+        program(torch.randn(3, 4))
+
+
+@pytest.mark.parametrize("result,message", [
+    (torch.zeros(4, 3), r"result #0 is \[4, 3\] float32, expected \[3, 4\] float32"),
+    (torch.zeros(3, 4, dtype=torch.float64), r"result #0 is \[3, 4\] float64, expected \[3, 4\] float32"),
+    ((torch.zeros(3, 4), torch.zeros(3, 4)), r"returned 2 results, the op has 1"),
+    (np.zeros((3, 4), dtype=np.float64), r"float64, expected \[3, 4\] float32"),
+])
+def test_wrong_kernel_result_is_an_error(monkeypatch, result, message):
+    from tosa_custom.runtime import numpy_kernels  # noqa: F401
+    from tosa_custom.runtime import kernels
+
+    monkeypatch.setitem(kernels._KERNELS._entries, "torch_mlir::torch.aten.gelu", lambda call: result)
+    program = runtime.load(_gelu_module())
+    with pytest.raises(runtime.KernelError, match=message):
+        program(torch.randn(3, 4))
+
+
+def test_missing_kernel_fails_at_load_naming_the_op():
+    text = """
+func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tosa.custom %a {domain_name = "acme", implementation_attrs = "", operator_name = "fused_thing"} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}"""
+    with pytest.raises(tosa_custom.CompileError, match=r"no kernel for acme::fused_thing; registered: .*torch.aten.layer_norm"):
+        runtime.load(text)
+
+
+def test_user_kernel_registered_by_decorator():
+    text = """
+func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tosa.custom %a {domain_name = "acme", implementation_attrs = "{\\22args\\22:{\\22self\\22:{\\22operand\\22:0}},\\22version\\22:1}", operator_name = "torch.aten.neg"} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}"""
+
+    @runtime.register_kernel("torch.aten.neg", domain_name="acme")
+    def acme_neg(call):
+        return -call.inputs[0] * 10
+
+    with pytest.raises(ValueError, match="registered twice"):
+        runtime.register_kernel("torch.aten.neg", domain_name="acme")(acme_neg)
+    program = runtime.load(text)
+    torch.testing.assert_close(program(torch.tensor([1.0, -2.0])), torch.tensor([-10.0, 20.0]))
