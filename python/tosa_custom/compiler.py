@@ -230,6 +230,16 @@ def _culprit_pass(import_module, pipeline: str, name: str) -> str | None:
     return None
 
 
+def _expose_non_persistent_buffers(program) -> None:
+    """torch.export keeps non-persistent buffers (BERT's position_ids) in
+    `constants`, but torch-mlir's frozen import reads only `state_dict`."""
+    from torch.export.graph_signature import InputKind
+
+    for spec in program.graph_signature.input_specs:
+        if spec.kind == InputKind.BUFFER and not spec.persistent and spec.target not in program.state_dict:
+            program.state_dict[spec.target] = program.constants[spec.target]
+
+
 @contextlib.contextmanager
 def _quiet_torch():
     """Hide torch's own pytree deprecation noise, which is not the user's concern."""
@@ -308,8 +318,15 @@ def compile(
         ) from e
     exported = program
     before = _graph_ops(exported.graph_module)
-    with _quiet_torch():
-        program = exported.run_decompositions(_decomposition_table(selection, exported))
+    try:
+        with _quiet_torch():
+            program = exported.run_decompositions(_decomposition_table(selection, exported))
+    except Exception as e:
+        raise CompileError(
+            f"PyTorch's decompositions failed on the exported model ({type(e).__name__}): "
+            f"{str(e).splitlines()[0] if str(e) else ''}"
+        ) from e
+    _expose_non_persistent_buffers(program)
     after = _graph_ops(program.graph_module)
     kept = _check_survived_pytorch(selection, before, after, exported)
     if verbose:
