@@ -3,17 +3,26 @@
 The layout of `StridedMemRefType<T, N>` does not depend on T, so one struct
 class per rank serves every dtype; classes are made once and cached (making
 them per call costs ~300 us, per the platform notes).
+
+On the hot path nothing is built per call: `DescriptorBlock` holds the entry
+point's descriptors, made once per program, and a call only writes the data
+pointers; `ViewCache` hands a kernel the same torch view again when the
+compiled code passes it the same buffer (same descriptor bytes), which is the
+usual case from one call to the next.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+import struct
 
-import numpy as np
 import torch
 
-__all__ = ["descriptor_class", "descriptor_for", "tensor_view", "MLIR_TO_TORCH", "TORCH_TO_MLIR"]
+__all__ = [
+    "descriptor_class", "descriptor_for", "tensor_view", "ViewCache", "DescriptorBlock",
+    "MLIR_TO_TORCH", "TORCH_TO_MLIR",
+]
 
 MLIR_TO_TORCH = {
     "f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16,
@@ -53,19 +62,118 @@ _ELEMENT_SIZE = {dt: torch.empty((), dtype=dt).element_size() for dt in MLIR_TO_
 
 def tensor_view(address: int, rank: int, dtype: torch.dtype) -> torch.Tensor:
     """A torch tensor viewing the memref whose descriptor is at `address`."""
-    d = descriptor_class(rank).from_address(address)
-    shape = tuple(d.sizes) if rank else ()
-    strides = tuple(d.strides) if rank else ()
-    size = _ELEMENT_SIZE[dtype]
+    words = struct.unpack(f"={_words(rank)}q", ctypes.string_at(address, 8 * _words(rank)))
+    return _view(words[1], words[2], words[3:3 + rank], words[3 + rank:], dtype, _ELEMENT_SIZE[dtype])
+
+
+def _words(rank: int) -> int:
+    """int64 words in a rank-`rank` descriptor: allocated, aligned, offset, sizes, strides."""
+    return 3 + 2 * rank
+
+
+class ViewCache:
+    """Torch views of the memrefs one callback argument receives, by descriptor contents.
+
+    The key is the descriptor's raw bytes (pointers, offset, sizes and
+    strides), so a hit is a view of exactly that memory. On a miss, a memref
+    that is exactly a contiguous tensor the current call was given or returns
+    (`known()`: data pointer -> tensor) is that tensor itself, not cached (the
+    cache must not keep a caller's tensor alive); anything else gets a new
+    view, and at most `capacity` views are kept (oldest dropped first), so a
+    program whose buffers move from call to call does not grow.
+    """
+
+    __slots__ = ("rank", "dtype", "nbytes", "capacity", "known", "_views", "_format", "_element", "_dense_tail",
+                 "_shape")
+
+    def __init__(self, shape: tuple[int, ...], dtype: torch.dtype, capacity: int = 8, known=None):
+        self.rank = rank = len(shape)
+        self._shape = tuple(shape)
+        self.dtype = dtype
+        self.nbytes = 8 * _words(rank)
+        self.capacity = capacity
+        self.known = known
+        self._views: dict[bytes, torch.Tensor] = {}
+        self._format = f"={_words(rank)}q"
+        self._element = _ELEMENT_SIZE[dtype]
+        # Offset, sizes and strides of a contiguous tensor of this shape.
+        self._dense_tail = struct.pack(f"={1 + 2 * rank}q", 0, *shape, *_contiguous_strides(shape))
+
+    def __call__(self, address: int) -> torch.Tensor:
+        key = ctypes.string_at(address, self.nbytes)
+        view = self._views.get(key)
+        if view is not None:
+            return view
+        if self.known is not None and key[16:] == self._dense_tail:
+            t = self.known().get(int.from_bytes(key[8:16], "little"))
+            # The same memory may be passed reshaped (a tosa.reshape of an input).
+            if t is not None and t.dtype is self.dtype and t.shape == self._shape:
+                return t
+        words = struct.unpack(self._format, key)
+        rank = self.rank
+        view = _view(words[1], words[2], words[3:3 + rank], words[3 + rank:], self.dtype, self._element)
+        if len(self._views) >= self.capacity:
+            del self._views[next(iter(self._views))]
+        self._views[key] = view
+        return view
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+
+def _contiguous_strides(shape) -> list[int]:
+    strides, stride = [], 1
+    for d in reversed(shape):
+        strides.append(stride)
+        stride *= max(d, 1)
+    return strides[::-1]
+
+
+def _view(aligned: int, offset: int, shape, strides, dtype: torch.dtype, size: int) -> torch.Tensor:
     numel = 1
-    for s in shape:
-        numel *= s
-    base = (d.aligned or 0) + d.offset * size
+    for n in shape:
+        numel *= n
     if numel == 0:
         return torch.empty(shape, dtype=dtype)
-    # Span of bytes the strided view touches.
-    span = 1 + sum((n - 1) * st for n, st in zip(shape, strides)) if shape else 1
-    buffer = (ctypes.c_uint8 * (span * size)).from_address(base)
-    flat = torch.frombuffer(buffer, dtype=torch.uint8)
-    flat = flat.view(dtype) if dtype != torch.bool else flat.view(torch.bool)
-    return torch.as_strided(flat, shape, strides)
+    base = (aligned or 0) + offset * size
+    span = 1 + sum((n - 1) * st for n, st in zip(shape, strides))
+    flat = torch.frombuffer((ctypes.c_uint8 * (span * size)).from_address(base), dtype=torch.uint8)
+    return torch.as_strided(flat.view(dtype), shape, strides)
+
+
+class DescriptorBlock:
+    """The entry point's arguments, packed once: one descriptor per tensor.
+
+    Every argument is a contiguous tensor of a fixed shape, so sizes, strides
+    and offset never change; `set(i, tensor)` writes only the two data
+    pointers of argument i. `packed` is the `void**` array the packed entry
+    point takes (each slot points at a pointer to a descriptor).
+    """
+
+    def __init__(self, shapes: list[tuple[int, ...]]):
+        offsets, total = [], 0
+        for shape in shapes:
+            offsets.append(total)
+            total += _words(len(shape))
+        self._buffer = (ctypes.c_int64 * max(total, 1))()
+        self.words = memoryview(self._buffer).cast("B").cast("q")
+        base = ctypes.addressof(self._buffer)
+        for offset, shape in zip(offsets, shapes):
+            strides = _contiguous_strides(shape)
+            rank = len(shape)
+            self.words[offset + 3: offset + 3 + rank] = memoryview(struct.pack(f"{rank}q", *shape)).cast("q")
+            self.words[offset + 3 + rank: offset + 3 + 2 * rank] = memoryview(
+                struct.pack(f"{rank}q", *strides)).cast("q")
+        # One pointer per argument, to its descriptor; the packed array points at those.
+        self._pointers = (ctypes.c_void_p * max(len(shapes), 1))(*[base + 8 * o for o in offsets])
+        pointers_base = ctypes.addressof(self._pointers)
+        self.packed = (ctypes.c_void_p * max(len(shapes), 1))(
+            *[pointers_base + ctypes.sizeof(ctypes.c_void_p) * i for i in range(len(shapes))])
+        self.slots = offsets  # word index of each argument's `allocated` pointer
+
+    def set(self, index: int, t: torch.Tensor) -> int:
+        slot = self.slots[index]
+        ptr = t.data_ptr()
+        self.words[slot] = ptr
+        self.words[slot + 1] = ptr
+        return ptr

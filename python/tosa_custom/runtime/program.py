@@ -2,9 +2,15 @@
 
 Everything that can be decided once is decided at load: the custom ops are
 decoded and bound to kernels (a missing kernel fails here, naming the op),
-descriptor classes are built, and callbacks are registered before the engine
-is first used (a later registration poisons it). A call then only validates
-inputs, fills descriptors and jumps into the compiled code.
+the module is lowered (tiled and vectorized: lowering.py), the entry point's
+memref descriptors are packed, and callbacks are registered before the engine
+is first used (a later registration poisons it). A call then only checks its
+inputs (a fast path for contiguous tensors of the right shape and dtype),
+allocates the results, writes the data pointers into the packed descriptors
+and jumps into the compiled code. A callback hands its kernel zero-copy torch
+views, cached by descriptor contents (the compiled code usually passes the
+same buffers every call); a buffer that is exactly one of the call's own
+inputs or results is passed as that tensor.
 
 A Python exception cannot cross the compiled code, so a kernel's failure is
 stashed, its outputs are zeroed (the code after it must not read garbage, e.g.
@@ -16,19 +22,20 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import os
+import threading
 from typing import Any, Sequence
 
 import numpy as np
 import torch
-from torch_mlir import execution_engine, ir, passmanager
+from torch_mlir import execution_engine, ir
 
 from .. import _ir
 from ..contract import DOMAIN, ContractError, DecodedCall, Operand, decode_attrs
 from ..decode import _dense_values
 from ..diagnostics import CompileError, Diagnostic
 from .kernels import KernelCall, find_kernel, registered_kernels
-from .lowering import LOWERING_PIPELINE, CustomCallSite, outline_custom_ops
-from .memref import MLIR_TO_TORCH, descriptor_class, descriptor_for, tensor_view
+from .lowering import CustomCallSite, lower, outline_custom_ops
+from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 
 __all__ = ["Program", "KernelError", "load"]
 
@@ -94,15 +101,20 @@ class _Site:
                 f"{site.location}: no kernel for {site.domain_name}::{site.operator_name}; "
                 f"registered: {', '.join(registered_kernels())}"
             )
+        self._nin = len(self.in_specs)
+        known = program._call_tensors
+        self._in_views = [ViewCache(s.shape, s.dtype, known=known) for s in self.in_specs]
+        self._out_views = [ViewCache(s.shape, s.dtype, known=known) for s in self.out_specs]
+        self._views = self._in_views + self._out_views
         n = len(self.in_specs) + len(self.out_specs)
         self.callback = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n))(self._run)
 
     def _run(self, *addresses) -> None:
         outputs: list[torch.Tensor] = []
         try:
-            nin = len(self.in_specs)
-            inputs = [tensor_view(a, len(s.shape), s.dtype) for a, s in zip(addresses[:nin], self.in_specs)]
-            outputs = [tensor_view(a, len(s.shape), s.dtype) for a, s in zip(addresses[nin:], self.out_specs)]
+            views = [view(a) for view, a in zip(self._views, addresses)]
+            nin = self._nin
+            inputs, outputs = views[:nin], views[nin:]
             result = self.kernel(KernelCall(self.decoded, inputs, outputs, self.site.implementation_attrs))
             if result is not None:
                 self._store(result, outputs)
@@ -137,17 +149,18 @@ class _Site:
 class Program:
     """A compiled module: call it with tensors, get tensors back."""
 
-    def __init__(self, module: ir.Module, entry: str | None = None):
+    def __init__(self, module: ir.Module, entry: str | None = None, *, vectorize: bool = True):
         with module.context:
             func = self._entry_func(module, entry)
             self.entry = ir.StringAttr(func.attributes["sym_name"]).value
             ftype = ir.TypeAttr(func.attributes["function_type"]).value
             self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs)]
             self.output_specs = [_spec(t, f"result #{i}") for i, t in enumerate(ftype.results)]
+            self._current: dict[int, torch.Tensor] = {}
             sites = outline_custom_ops(module, _read_constant)
             self._sites = [_Site(s, self) for s in sites]
             try:
-                passmanager.PassManager.parse(LOWERING_PIPELINE).run(module.operation)
+                lower(module, vectorize=vectorize)
             except ir.MLIRError as e:
                 raise CompileError(
                     "lowering to LLVM failed:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
@@ -158,9 +171,20 @@ class Program:
             self._engine.initialize()
         self._fn = self._engine.lookup(self.entry)
         self._failure: tuple[_Site, BaseException] | None = None
-        nargs = len(self.input_specs) + len(self.output_specs)
-        self._arg_ptrs = [ctypes.c_void_p() for _ in range(nargs)]
-        self._packed = (ctypes.c_void_p * nargs)(*[ctypes.addressof(p) for p in self._arg_ptrs])
+        # Descriptors made once; a call writes only the data pointers. The lock
+        # keeps two threads from writing them at once (ctypes drops the GIL
+        # while the compiled code runs); a kernel may still call the program
+        # again on its own thread.
+        self._descriptors = DescriptorBlock([s.shape for s in self.input_specs + self.output_specs])
+        self._lock = threading.RLock()
+        self._fast = [(s.shape, s.dtype) for s in self.input_specs]
+        # empty_like of a zero-size expanded template allocates a contiguous
+        # result faster than torch.empty(shape, dtype=...) parses its arguments.
+        self._out_templates = [torch.zeros((), dtype=s.dtype).expand(s.shape) for s in self.output_specs]
+
+    def _call_tensors(self) -> dict[int, torch.Tensor]:
+        """The current call's inputs and outputs, by data pointer."""
+        return self._current
 
     @staticmethod
     def _entry_func(module: ir.Module, entry: str | None):
@@ -196,22 +220,50 @@ class Program:
             tensors.append(x.detach().contiguous())
         return tensors
 
+    def _ready(self, inputs: Sequence[Any]) -> bool:
+        """Every input already a contiguous tensor of the right shape and dtype."""
+        if len(inputs) != len(self._fast):
+            return False
+        for x, (shape, dtype) in zip(inputs, self._fast):
+            if type(x) is not torch.Tensor or x.dtype is not dtype or x.shape != shape or not x.is_contiguous():
+                return False
+        return True
+
     def __call__(self, *inputs):
-        tensors = self._check_inputs(inputs)
-        outputs = [torch.empty(s.shape, dtype=s.dtype) for s in self.output_specs]
-        descriptors = [descriptor_for(t) for t in tensors + outputs]  # alive during the call
-        for p, d in zip(self._arg_ptrs, descriptors):
-            p.value = ctypes.addressof(d)
-        self._failure = None
-        self._fn(self._packed)
-        if self._failure is not None:
-            site, error = self._failure
-            self._failure = None
+        # Tensors that are ready go straight in (no copy); anything else is
+        # checked, converted and made contiguous by _check_inputs.
+        tensors = inputs if self._ready(inputs) else self._check_inputs(inputs)
+        contiguous = torch.contiguous_format
+        outputs = [torch.empty_like(t, memory_format=contiguous) for t in self._out_templates]
+        with self._lock:
+            block = self._descriptors
+            # A kernel reading an input or writing a result directly gets that
+            # tensor itself (the ViewCache check); never one that needs grad.
+            current = {}
+            i = 0
+            for t in tensors:
+                ptr = block.set(i, t)
+                if not t.requires_grad:
+                    current[ptr] = t
+                i += 1
+            for t in outputs:
+                current[block.set(i, t)] = t
+                i += 1
+            # Saved and restored: a kernel may call this program again.
+            outer = self._current, self._failure
+            self._current, self._failure = current, None
+            try:
+                self._fn(block.packed)
+            finally:
+                failure = self._failure
+                self._current, self._failure = outer
+        if failure is not None:
+            site, error = failure
             raise KernelError(f"kernel for {site.describe()} failed: {type(error).__name__}: {error}") from error
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
-def load(module, entry: str | None = None) -> Program:
+def load(module, entry: str | None = None, *, vectorize: bool = True) -> Program:
     """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a path).
 
     The module is consumed (lowered in place); pass a copy to keep it.
@@ -230,4 +282,4 @@ def load(module, entry: str | None = None) -> Program:
             raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]) from None
     else:
         raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
-    return Program(module, entry)
+    return Program(module, entry, vectorize=vectorize)

@@ -1,0 +1,270 @@
+"""The runtime on real architectures nobody here wrote, against eager PyTorch.
+
+BERT and GPT-2 come from `transformers`, built offline from small random
+configurations (nothing is downloaded: HF_HUB_OFFLINE is set before the import);
+the conv net is written here. Each model runs twice: with every op lowered
+through stock TOSA (`backend_legal_ops=None`), and with its normalization,
+softmax, activation and attention ops kept as `tosa.custom`, run by kernels.
+
+Tolerances are rtol = atol = 1e-5 on float32 outputs of size ~1: the runtime's
+kernels compute in float64 and round once, and the compiled code differs from
+eager only in summation order / FMA contraction / polynomial exp and tanh of
+about 1.5 ulp, which stays far below 1e-5 for models this small.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # before transformers is imported: never reach the hub
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+import pytest
+import torch
+from torch import nn
+
+import tosa_custom
+from tosa_custom import runtime
+
+transformers = pytest.importorskip("transformers")
+
+RTOL = ATOL = 1e-5
+VOCAB, SEQ, BATCH = 100, 8, 2
+
+
+# --------------------------------------------------------------------------
+# Helpers.
+# --------------------------------------------------------------------------
+
+
+def _run(model: nn.Module, args: tuple, kept: list[str] | None, **load_kwargs):
+    """Compile with `kept` ops as tosa.custom, load, run; return (program, output, eager)."""
+    model.eval()
+    with torch.no_grad():
+        expected = model(*args)
+    with warnings.catch_warnings():
+        # "the model contains no such op" would mean a wrong op name here: fail on it.
+        warnings.filterwarnings("error", message=r".*but the model contains no such op.*")
+        module = tosa_custom.compile(model, args, output_type="tosa", backend_legal_ops=kept)
+    program = runtime.load(module, **load_kwargs)
+    return program, program(*args), expected
+
+
+def _assert_kept(program, kept: list[str] | None) -> None:
+    if kept is None:
+        assert program.custom_ops == []
+    else:
+        # Every listed op appears as a custom op, and nothing else does.
+        assert set(program.custom_ops) == {"torch." + k for k in kept}, program.custom_ops
+
+
+def _make_buffers_persistent(model: nn.Module) -> nn.Module:
+    """Work around the non-persistent-buffer bug (see test_non_persistent_buffer):
+    HF registers position_ids / token_type_ids with persistent=False."""
+    for m in model.modules():
+        m._non_persistent_buffers_set.clear()
+    return model
+
+
+def _token_inputs(seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(0, VOCAB, (BATCH, SEQ), generator=g, dtype=torch.int64)
+    mask = torch.ones(BATCH, SEQ, dtype=torch.int64)
+    mask[1, SEQ - 2:] = 0  # right padding in the second sequence: the mask matters
+    return ids, mask
+
+
+class HFWrapper(nn.Module):
+    """forward(input_ids, attention_mask) -> one tensor (last hidden state or logits)."""
+
+    def __init__(self, model: nn.Module, output: str):
+        super().__init__()
+        self.model = model
+        self.output = output
+
+    def forward(self, input_ids, attention_mask):
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False) \
+            if self.output == "logits" else self.model(input_ids=input_ids, attention_mask=attention_mask)
+        return getattr(out, self.output)
+
+
+# --------------------------------------------------------------------------
+# BERT.
+# --------------------------------------------------------------------------
+
+
+def _bert(attn: str, hidden_act: str = "gelu_pytorch_tanh", persistent: bool = True) -> nn.Module:
+    torch.manual_seed(0)
+    config = transformers.BertConfig(
+        hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+        vocab_size=VOCAB, max_position_embeddings=32, hidden_act=hidden_act, attn_implementation=attn,
+    )
+    model = transformers.BertModel(config).eval()
+    assert model.config._attn_implementation == attn
+    if persistent:
+        _make_buffers_persistent(model)
+    return HFWrapper(model, "last_hidden_state").eval()
+
+
+BERT_KEPT = {
+    "eager": ["aten.layer_norm", "aten.softmax.int", "aten.gelu"],
+    "sdpa": ["aten.layer_norm", "aten.gelu", "aten.scaled_dot_product_attention"],
+}
+
+
+@pytest.mark.parametrize("kept", ["stock", "kept"])
+@pytest.mark.parametrize("attn", ["eager", "sdpa"])
+def test_bert(attn, kept):
+    ops = BERT_KEPT[attn] if kept == "kept" else None
+    program, out, expected = _run(_bert(attn), _token_inputs(), ops)
+    _assert_kept(program, ops)
+    if ops:  # embeddings LayerNorm + 2 per layer
+        assert program.custom_ops.count("torch.aten.layer_norm") == 5
+    assert out.shape == (BATCH, SEQ, 32) and out.dtype == torch.float32
+    torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL)
+
+
+def test_bert_naive_lowering():
+    """The fallback lowering (scalar loops, no vectorization) on the same model."""
+    program, out, expected = _run(_bert("eager"), _token_inputs(), None, vectorize=False)
+    torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL)
+
+
+def test_bert_erf_gelu_kept():
+    """BERT's default activation (exact, erf-based GELU) through the gelu kernel."""
+    ops = BERT_KEPT["eager"]
+    program, out, expected = _run(_bert("eager", hidden_act="gelu"), _token_inputs(), ops)
+    _assert_kept(program, ops)
+    torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL)
+
+
+def test_bert_erf_gelu_stock():
+    program, out, expected = _run(_bert("eager", hidden_act="gelu"), _token_inputs(), None)
+    torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL)
+
+
+def test_bert_unmodified():
+    program, out, expected = _run(_bert("eager", persistent=False), _token_inputs(), None)
+    torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL)
+
+
+class _WithNonPersistentBuffer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("offset", torch.arange(4, dtype=torch.float32), persistent=False)
+
+    def forward(self, x):
+        return x + self.offset
+
+
+def test_non_persistent_buffer():
+    x = torch.randn(3, 4)
+    program, out, expected = _run(_WithNonPersistentBuffer(), (x,), None)
+    torch.testing.assert_close(out, expected)
+
+
+# --------------------------------------------------------------------------
+# GPT-2.
+# --------------------------------------------------------------------------
+
+
+def _gpt2(attn: str, activation: str = "gelu_pytorch_tanh") -> nn.Module:
+    torch.manual_seed(0)
+    config = transformers.GPT2Config(
+        n_embd=32, n_layer=2, n_head=2, vocab_size=VOCAB, n_positions=32,
+        bos_token_id=VOCAB - 1, eos_token_id=VOCAB - 1,
+        activation_function=activation, attn_implementation=attn,
+    )
+    model = transformers.GPT2LMHeadModel(config).eval()
+    assert model.config._attn_implementation == attn
+    return HFWrapper(model, "logits").eval()
+
+
+GPT2_KEPT = {
+    "eager": ["aten.layer_norm", "aten.softmax.int", "aten.gelu"],
+    "sdpa": ["aten.layer_norm", "aten.gelu", "aten.scaled_dot_product_attention"],
+}
+
+
+@pytest.mark.parametrize("attn,kept", [
+    ("eager", "stock"),
+    ("eager", "kept"),
+    pytest.param("sdpa", "stock", marks=pytest.mark.xfail(
+        reason="upstream PyTorch 2.13: run_decompositions of GPT-2 + sdpa fails in any decomposition "
+               "table (even torch.export.default_decompositions()): 'Cannot view a tensor with shape "
+               "[2, 8, 32] and strides (32, 64, 1) as a tensor with shape (16, 32)' -- export dropped "
+               "HF's .contiguous() after sdpa, whose decomposition has other strides; compile() "
+               "reports it as a CompileError",
+        raises=tosa_custom.CompileError, strict=True)),
+    ("sdpa", "kept"),
+])
+def test_gpt2(attn, kept):
+    ops = GPT2_KEPT[attn] if kept == "kept" else None
+    program, out, expected = _run(_gpt2(attn), _token_inputs(1), ops)
+    _assert_kept(program, ops)
+    assert out.shape == (BATCH, SEQ, VOCAB) and out.dtype == torch.float32
+    torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL)
+
+
+def test_gpt2_default_activation_stock():
+    """GPT-2's own activation ("gelu_new", a tanh formula in Python: no aten.gelu)."""
+    program, out, expected = _run(_gpt2("eager", activation="gelu_new"), _token_inputs(2), None)
+    torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL)
+
+
+# --------------------------------------------------------------------------
+# A small conv net.
+# --------------------------------------------------------------------------
+
+
+class ConvNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU(inplace=True),
+            nn.AdaptiveAvgPool2d(1),
+        )
+        self.fc = nn.Linear(16, 10)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.features(x), 1))
+
+
+@pytest.fixture(scope="module")
+def convnet():
+    torch.manual_seed(0)
+    model = ConvNet()
+    with torch.no_grad():  # non-trivial running statistics, or eval BN is ~identity
+        for bn in model.modules():
+            if isinstance(bn, nn.BatchNorm2d):
+                bn.running_mean.uniform_(-0.5, 0.5)
+                bn.running_var.uniform_(0.5, 2.0)
+                bn.weight.uniform_(0.5, 1.5)
+                bn.bias.uniform_(-0.5, 0.5)
+    return model.eval(), torch.randn(2, 3, 16, 16, generator=torch.Generator().manual_seed(0))
+
+
+CONV_KEPT = {
+    "stock": None,
+    "batch_norm": ["aten._native_batch_norm_legit_no_training"],
+    "most": ["aten._native_batch_norm_legit_no_training", "aten.conv2d", "aten.max_pool2d",
+             "aten.adaptive_avg_pool2d", "aten.linear", "aten.relu"],
+}
+
+
+@pytest.mark.parametrize("vectorize", [True, False], ids=["vectorized", "naive"])
+@pytest.mark.parametrize("kept", list(CONV_KEPT))
+def test_convnet(convnet, kept, vectorize):
+    model, x = convnet
+    ops = CONV_KEPT[kept]
+    program, out, expected = _run(model, (x,), ops, vectorize=vectorize)
+    _assert_kept(program, ops)
+    if ops:
+        assert program.custom_ops.count("torch.aten._native_batch_norm_legit_no_training") == 2
+    assert out.shape == (2, 10) and out.dtype == torch.float32
+    torch.testing.assert_close(out, expected, rtol=RTOL, atol=ATOL)
+    # a second call (fresh buffers, numpy input) gives the same answer
+    torch.testing.assert_close(program(x.numpy()), expected, rtol=RTOL, atol=ATOL)
