@@ -12,7 +12,7 @@ from torch_mlir import ir, passmanager
 
 from tosa_custom import _ir
 from tosa_custom import runtime
-from tosa_custom.runtime import lowering
+from tosa_custom.runtime import lowering, tiling
 
 # --------------------------------------------------------------------------
 # outline_custom_ops
@@ -303,7 +303,7 @@ func.func @f(%a: tensor<4x64xf32>, %b: tensor<4x64xf32>) -> (tensor<4x64xi1>, te
 
 
 def test_failed_transform_falls_back_to_loops(monkeypatch):
-    monkeypatch.setattr(lowering, "_tiling_script", lambda plans: "this is not a transform script")
+    monkeypatch.setattr(tiling, "_tiling_script", lambda plans: "this is not a transform script")
     with pytest.warns(RuntimeWarning, match="lowering with naive loops"):
         program = runtime.load(_matmul(1, 16, 8, 32))
     a, w = torch.randn(1, 16, 8), torch.randn(1, 8, 32)
