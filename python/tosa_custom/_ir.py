@@ -17,6 +17,23 @@ from torch_mlir.dialects import torch as torch_d
 __all__: list[str] = []
 
 
+def collect_ops(root, predicate, *, enter_matches: bool = True) -> list[ir.Operation]:
+    """The operations under `root` (a module or an op) for which `predicate`
+    holds, in pre-order; with `enter_matches=False`, nothing nested inside a
+    match is visited (and so collected)."""
+    found: list[ir.Operation] = []
+
+    def visit(op):
+        if predicate(op):
+            found.append(op)
+            if not enter_matches:
+                return ir.WalkResult.SKIP
+        return ir.WalkResult.ADVANCE
+
+    getattr(root, "operation", root).walk(visit)
+    return found
+
+
 def make_context() -> ir.Context:
     ctx = ir.Context()
     torch_d.register_dialect(ctx)

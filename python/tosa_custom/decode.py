@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
+from ._ir import collect_ops
 from .contract import ArgKind, ContractError, DecodedCall, Operand, decode_attrs
 
 __all__ = ["decode", "custom_op_strings", "custom_ops"]
@@ -69,12 +70,4 @@ def decode(custom_op) -> DecodedCall:
 
 def custom_ops(module) -> list[ir.Operation]:
     """Every `tosa.custom` under `module` (an `ir.Module` or an operation), in order."""
-    found: list[ir.Operation] = []
-
-    def visit(op):
-        if op.name == "tosa.custom":
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    getattr(module, "operation", module).walk(visit)
-    return found
+    return collect_ops(module, lambda op: op.name == "tosa.custom")

@@ -30,6 +30,7 @@ from torch_mlir.dialects import memref as memref_d
 from torch_mlir.dialects import math as math_d
 from torch_mlir.dialects import vector as vector_d
 
+from .._ir import collect_ops
 from .outline import CustomCallSite, outline_custom_ops
 from .polymath import expand_math
 from .tiling import (
@@ -138,14 +139,7 @@ def write_results_in_place(module: ir.Module) -> int:
     becomes the matching reshape of the argument and the copy goes away.
     Returns how many copies were removed.
     """
-    copies = []
-
-    def visit(op):
-        if op.name == "memref.copy":
-            copies.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    copies = collect_ops(module, lambda op: op.name == "memref.copy")
     removed = 0
     with module.context:
         for copy in copies:
@@ -191,14 +185,9 @@ def fuse_multiply_add(module: ir.Module) -> int:
     `vector.shape_cast` between the two (dropping a unit reduction dimension)
     is looked through.
     """
-    found = []
-
-    def visit(op):
-        if op.name == "arith.addf" and isinstance(op.results[0].type, ir.VectorType):
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = collect_ops(
+        module, lambda op: op.name == "arith.addf" and isinstance(op.results[0].type, ir.VectorType)
+    )
     fused = 0
     with module.context:
         for add in found:

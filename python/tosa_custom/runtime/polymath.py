@@ -13,8 +13,11 @@ those, libm calls (convert-math-to-libm).
 from __future__ import annotations
 
 from torch_mlir import ir
+
 from torch_mlir.dialects import arith
 from torch_mlir.dialects import math as math_d
+
+from .._ir import collect_ops
 
 __all__ = ["expand_math"]
 
@@ -127,14 +130,7 @@ _EXPANDED = {"math.exp": _exp_f32, "math.tanh": _tanh_f32, "math.erf": _erf_f32,
 
 def expand_math(module: ir.Module) -> int:
     """Replace f32 math.exp / tanh / erf, and powf by 2 or 3, with arithmetic. Returns how many."""
-    found = []
-
-    def visit(op):
-        if op.name in _EXPANDED:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = collect_ops(module, lambda op: op.name in _EXPANDED)
     replaced = 0
     with module.context:
         for op in found:

@@ -13,10 +13,13 @@ from __future__ import annotations
 import dataclasses
 
 from torch_mlir import ir
+
 from torch_mlir.dialects import func as func_d
 from torch_mlir.dialects import linalg as linalg_d
 from torch_mlir.dialects import tensor as tensor_d
 from torch_mlir.dialects.transform import interpreter
+
+from .._ir import collect_ops
 
 __all__ = ["TilePlan", "VECTOR_LOWERING_SCRIPT", "apply_script", "make_columns_contiguous", "pack_columns",
            "plan_tiling", "producer", "single_use", "tile_and_vectorize"]
@@ -301,15 +304,7 @@ def make_columns_contiguous(module: ir.Module) -> int:
     small next to the contraction) makes them one vector load. Returns how
     many operands were transposed.
     """
-    found = []
-
-    def visit(op):
-        if op.name == "linalg.generic":
-            found.append(op)
-            return ir.WalkResult.SKIP
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = collect_ops(module, lambda op: op.name == "linalg.generic", enter_matches=False)
     count = 0
     with module.context:
         for op in found:
@@ -450,15 +445,9 @@ def pack_columns(module: ir.Module) -> int:
     tile loops to recompute per tile; the function is inlined after tiling.
     Returns how many contractions were packed.
     """
-    found = []
-
-    def visit(op):
-        if op.name.startswith("linalg.") and "indexing_maps" in op.attributes:
-            found.append(op)
-            return ir.WalkResult.SKIP
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
+    found = collect_ops(
+        module, lambda op: op.name.startswith("linalg.") and "indexing_maps" in op.attributes, enter_matches=False
+    )
     packed = 0
     with module.context:
         for op in found:
