@@ -12,7 +12,6 @@ engine, kernel) and why.
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
 
 import numpy as np
@@ -87,13 +86,6 @@ UINT8_KEPT = pytest.mark.xfail(
            "CompileError 'Lowering to TOSA failed: failed to legalize unresolved target materialization "
            "from ('tensor<3x4xui8>') to ('tensor<3x4xi8>')'",
     raises=tosa_custom.CompileError, strict=True)
-NO_ML_DTYPES = importlib.util.find_spec("ml_dtypes") is None
-BF16_WEIGHTS = pytest.mark.xfail(
-    NO_ML_DTYPES,
-    reason="bug (compile, packaging): torch-mlir's FxImporter needs the ml_dtypes package to import "
-           "bfloat16 weights (AssertionError 'torch.bfloat16 requires the ml_dtypes package'); "
-           "pyproject.toml does not depend on ml_dtypes",
-    raises=AssertionError, strict=True)
 BOOL_I1_ARITH = pytest.mark.xfail(
     reason="upstream torch-mlir: bool add/maximum/gt become i1 tosa.add (xor: True+True=False), "
            "tosa.maximum / tosa.greater (signed i1: True == -1), which TOSA does not define on i1",
@@ -239,11 +231,7 @@ def test_numpy_kernels_float_dtypes(dtype, op_id, fn, kept):
     torch.testing.assert_close(out, _reference(fn, x))
 
 
-def _floats_with_bf16_weights():
-    return [pytest.param(d, marks=BF16_WEIGHTS) if d == torch.bfloat16 else d for d in FLOATS]
-
-
-@pytest.mark.parametrize("dtype", _floats_with_bf16_weights(), ids=_name)
+@pytest.mark.parametrize("dtype", FLOATS, ids=_name)
 def test_layer_norm_kernel_float_dtypes(dtype):
     torch.manual_seed(0)
     model = nn.LayerNorm(4).to(dtype).eval()
@@ -266,7 +254,7 @@ def test_layer_norm_kernel_float_dtypes(dtype):
 
 
 @pytest.mark.parametrize("index_dtype", [torch.int64, torch.int32], ids=_name)
-@pytest.mark.parametrize("dtype", _floats_with_bf16_weights(), ids=_name)
+@pytest.mark.parametrize("dtype", FLOATS, ids=_name)
 def test_embedding_kernel(dtype, index_dtype):
     torch.manual_seed(0)
     model = nn.Embedding(10, 4).to(dtype).eval()

@@ -115,3 +115,15 @@ func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
         runtime.register_kernel("torch.aten.neg", domain_name="acme")(acme_neg)
     program = runtime.load(text)
     torch.testing.assert_close(program(torch.tensor([1.0, -2.0])), torch.tensor([-10.0, 20.0]))
+
+
+def test_engine_failure_is_a_compile_error(monkeypatch):
+    from tosa_custom.runtime import program as program_mod
+
+    class Refusing:
+        def __init__(self, *args, **kwargs):
+            raise RuntimeError("Failure while creating the ExecutionEngine.")
+
+    monkeypatch.setattr(program_mod.execution_engine, "ExecutionEngine", Refusing)
+    with pytest.raises(tosa_custom.CompileError, match=r"creating the ExecutionEngine failed"):
+        runtime.load(_gelu_module())

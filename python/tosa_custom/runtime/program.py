@@ -165,7 +165,12 @@ class Program:
                 raise CompileError(
                     "lowering to LLVM failed:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
                 ) from None
-            self._engine = execution_engine.ExecutionEngine(module, opt_level=3)
+            try:
+                self._engine = execution_engine.ExecutionEngine(module, opt_level=3)
+            except RuntimeError as e:  # LLVM translation refused an op; it printed why
+                raise CompileError(
+                    f"creating the ExecutionEngine failed ({e}); an op reached LLVM without a lowering"
+                ) from None
             for s in self._sites:
                 self._engine.register_runtime(s.site.symbol, s.callback)
             self._engine.initialize()
