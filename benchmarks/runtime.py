@@ -20,12 +20,19 @@ Everything is measured in this process, side by side, with
       the runtime's own cost from the kernels' speed.
   (c) the same block lowered naively (every linalg op as scalar loops, the
       runtime before tiling and vectorization): the floor.
+  (d) native kernels (C ABI, CONTRACT.md §11): the cost of one native kernel
+      call from the compiled code (a chain of 64 no-op kernels from a kernel
+      library built from test/native/fixture_kernels.c, against a chain of 1),
+      against a Python kernel call and eager PyTorch dispatch; the built-in
+      native gelu on a [4] tensor; and the block of (b) with layer_norm /
+      softmax / gelu native (the default) against the same ops in Python.
 
 Timing: candidates are interleaved (a batch of calls each, in turn, for
 several rounds) so that load from other processes hits them alike; the table
 gives the best and the median of the per-call round means. The load average is
 printed before and after. Targets (reported, not enforced): a custom call costs
 no more than an eager op dispatch; the block within 1.5x of eager PyTorch.
+Native target: a native call under 1 us (eager dispatch cannot get there).
 Exit code 0 unless a result is wrong. Usage:
 
     python benchmarks/runtime.py [--rounds N] [--quick]
@@ -39,15 +46,17 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 import torch
 
 import tosa_custom
 from tosa_custom import runtime
 from tosa_custom.example import KEPT_OPS, TransformerBlock
-from tosa_custom.runtime import kernels
+from tosa_custom.runtime import kernels, native
 
 DIM, HEADS, BATCH, SEQ = 256, 4, 8, 64
 
@@ -165,13 +174,13 @@ def bench_call_overhead(rounds: int, budget: float) -> bool:
     no_custom = runtime.load(NO_CUSTOM)
     one = runtime.load(NOOP)
     two = runtime.load(TWO_NOOPS)
-    gelu = runtime.load(NOOP.replace('"noop"', '"torch.aten.gelu"'))
+    gelu = runtime.load(NOOP.replace('"noop"', '"torch.aten.gelu"'), native=False)
 
     class Gelu(torch.nn.Module):
         def forward(self, x):
             return torch.nn.functional.gelu(x)
 
-    kept_gelu = runtime.load(tosa_custom.compile(Gelu(), (x,), backend_legal_ops=["aten.gelu"]))
+    kept_gelu = runtime.load(tosa_custom.compile(Gelu(), (x,), backend_legal_ops=["aten.gelu"]), native=False)
     ok = check("custom gelu kernel", gelu(x), torch.nn.functional.gelu(x), 1e-6, 1e-6)
     ok &= check("kept aten.gelu (built-in kernel)", kept_gelu(x), torch.nn.functional.gelu(x), 1e-6, 1e-6)
     results = interleaved({
@@ -230,18 +239,24 @@ def bench_block(rounds: int, budget: float, quick: bool) -> bool:
     for name, model, kept, ref in [
         ("compiled, no op kept", block, None, expected),
         ("compiled, no op kept (SDPA block)", sdpa, None, expected_sdpa),
+        ("kept layer_norm/softmax/gelu, native kernels", block, KEPT_OPS, expected),
         ("kept layer_norm/softmax/gelu, numpy kernels", block, KEPT_OPS, expected),
+        ("kept layer_norm/gelu/attention, native+torch kernels", sdpa, SDPA_KEPT, expected_sdpa),
         ("kept layer_norm/gelu/attention, numpy+torch kernels", sdpa, SDPA_KEPT, expected_sdpa),
     ]:
-        programs[name], load_times[name] = load(model, kept)
+        programs[name], load_times[name] = load(model, kept, native="native" in name)
         ok &= check(name, programs[name](x), ref)
     with torch_kernels(KEPT_OPS + SDPA_KEPT):
         for name, model, kept, ref in [
             ("kept layer_norm/softmax/gelu, torch kernels", block, KEPT_OPS, expected),
             ("kept layer_norm/gelu/attention, torch kernels", sdpa, SDPA_KEPT, expected_sdpa),
         ]:
-            programs[name], load_times[name] = load(model, kept)
+            programs[name], load_times[name] = load(model, kept, native=False)
             ok &= check(name, programs[name](x), ref)
+    native_ops = programs["kept layer_norm/softmax/gelu, native kernels"].kernels
+    if not all(k.startswith("native") for k in native_ops):
+        print(f"  WRONG: the native block runs {native_ops}")
+        ok = False
 
     with torch.no_grad():
         candidates = {
@@ -258,7 +273,9 @@ def bench_block(rounds: int, budget: float, quick: bool) -> bool:
     ratio = (stock[0] / eager[0], stock[1] / eager[1])
     print(f"  target (block within 1.5x of eager, no op kept): {ratio[0]:.2f}x best, {ratio[1]:.2f}x median: "
           f"{'met' if ratio[1] <= 1.5 else 'NOT met'}")
-    for name in ("kept layer_norm/softmax/gelu, torch kernels", "kept layer_norm/gelu/attention, torch kernels"):
+    for name in ("kept layer_norm/softmax/gelu, native kernels", "kept layer_norm/softmax/gelu, numpy kernels",
+                 "kept layer_norm/softmax/gelu, torch kernels", "kept layer_norm/gelu/attention, native+torch kernels",
+                 "kept layer_norm/gelu/attention, torch kernels"):
         base = "eager PyTorch (1 thread)" if "softmax" in name else "eager PyTorch, SDPA block (1 thread)"
         r = results[name][1] / results[base][1]
         print(f"  {name}: {r:.2f}x eager (median)")
@@ -292,6 +309,68 @@ def bench_block(rounds: int, budget: float, quick: bool) -> bool:
     return ok
 
 
+# ---------------------------------------------------------------------------
+# (d) native kernel calls
+# ---------------------------------------------------------------------------
+
+CHAIN = 64
+
+
+def _chain(n: int, domain: str, op: str) -> str:
+    t = "tensor<4xf32>"
+    lines = [f"func.func @f(%v0: {t}) -> {t} {{"]
+    for i in range(n):
+        lines.append(f'  %v{i + 1} = tosa.custom %v{i} {{domain_name = "{domain}", implementation_attrs = "", '
+                     f'operator_name = "{op}"}} : ({t}) -> {t}')
+    lines += [f"  return %v{n} : {t}", "}"]
+    return "\n".join(lines)
+
+
+def bench_native_calls(rounds: int, budget: float) -> bool:
+    fixture = Path(__file__).resolve().parent.parent / "test" / "native" / "fixture_kernels.c"
+    with tempfile.TemporaryDirectory() as tmp:
+        library = runtime.load_kernel_library(native.compile_kernel_library([fixture], Path(tmp) / "libfixture.so"))
+    try:
+        x = torch.randn(4)
+        one_native, chain_native = runtime.load(_chain(1, "acme", "noop")), runtime.load(_chain(CHAIN, "acme", "noop"))
+        one_python = runtime.load(_chain(1, "benchmark", "noop"))
+        chain_python = runtime.load(_chain(CHAIN, "benchmark", "noop"))
+    finally:
+        native.unload_kernel_library(library)
+    no_custom = runtime.load(NO_CUSTOM)
+    gelu_native = runtime.load(tosa_custom.compile(torch.nn.GELU(), (x,), backend_legal_ops=["aten.gelu"]))
+    ok = gelu_native.kernels[0].startswith("native") and one_native.kernels[0].startswith("native")
+    ok &= check("native gelu on [4]", gelu_native(x), torch.nn.functional.gelu(x), 1e-5, 1e-6)
+    results = interleaved({
+        "eager torch.ops.aten.gelu(x)": lambda: torch.ops.aten.gelu(x),
+        "eager torch.neg(x)": lambda: torch.neg(x),
+        "program, no custom op (tosa.abs)": lambda: no_custom(x),
+        "program, 1 native no-op": lambda: one_native(x),
+        f"program, {CHAIN} native no-ops": lambda: chain_native(x),
+        "program, 1 Python no-op": lambda: one_python(x),
+        f"program, {CHAIN} Python no-ops": lambda: chain_python(x),
+        "program, native gelu (built-in)": lambda: gelu_native(x),
+    }, rounds, budget)
+    table("(d) native kernel calls on a [4] f32 tensor", results, "eager torch.ops.aten.gelu(x)")
+    per_native = [(results[f"program, {CHAIN} native no-ops"][i] - results["program, 1 native no-op"][i])
+                  / (CHAIN - 1) for i in (0, 1)]
+    per_python = [(results[f"program, {CHAIN} Python no-ops"][i] - results["program, 1 Python no-op"][i])
+                  / (CHAIN - 1) for i in (0, 1)]
+    eager = results["eager torch.ops.aten.gelu(x)"]
+    base = results["program, no custom op (tosa.abs)"]
+    gelu_cost = [results["program, native gelu (built-in)"][i] - base[i] for i in (0, 1)]
+    print(f"  per native kernel call (({CHAIN} - 1 no-ops) / {CHAIN - 1}): best {fmt(per_native[0])}, "
+          f"median {fmt(per_native[1])}")
+    print(f"  per Python kernel call (same):                 best {fmt(per_python[0])}, median {fmt(per_python[1])}"
+          f"  ({per_python[1] / max(per_native[1], 1e-12):.0f}x the native call)")
+    print(f"  eager aten.gelu dispatch:                      best {fmt(eager[0])}, median {fmt(eager[1])}"
+          f"  ({eager[1] / max(per_native[1], 1e-12):.0f}x the native call)")
+    print(f"  native gelu on [4] inside a program (program - no custom op): best {fmt(gelu_cost[0])}, "
+          f"median {fmt(gelu_cost[1])}")
+    print(f"  target (native call < 1 us): {'met' if per_native[1] < 1e-6 else 'NOT met'}")
+    return ok
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
@@ -305,6 +384,7 @@ def main(argv=None) -> int:
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs")
     print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     ok = bench_call_overhead(rounds, budget_a)
+    ok &= bench_native_calls(rounds, budget_a)
     ok &= bench_block(rounds, budget_b, args.quick)
     print(f"\nload average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0 if ok else 1

@@ -1,6 +1,6 @@
 """Tunnel selected PyTorch ops through torch-mlir to TOSA as `tosa.custom`."""
 
-from .compiler import OutputType, compile, install_torch_mlir_compile
+from .compiler import CompileReport, OutputType, compile, install_torch_mlir_compile
 from .contract import (
     CONTRACT_VERSION,
     DOMAIN,
@@ -19,6 +19,7 @@ __all__ = [
     "PASS_ARGUMENT",
     "SKIP_CATEGORIES",
     "CompileError",
+    "CompileReport",
     "ContractError",
     "DecodedCall",
     "Diagnostic",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import enum
 import warnings
 from typing import Any, Iterable, Sequence
@@ -20,12 +21,36 @@ from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter
 
 from . import _ir
-from .conversion import PASS_ARGUMENT, PassOptions, convert_module, make_pass
+from .weights import export as _weights
+from .conversion import (
+    PASS_ARGUMENT, ConversionFailed, ConversionResult, PassOptions, Skipped, convert_module, make_pass,
+    tensorize_scalar_boundary,
+)
 from .diagnostics import CompileError, Diagnostic, DiagnosticLog
 from .passes import split_pipeline
-from .schema import OpSelection, op_identifier, overload_name
+from .schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
 
-__all__ = ["OutputType", "compile", "install_torch_mlir_compile", "run_pipeline"]
+__all__ = ["CompileReport", "OutputType", "compile", "install_torch_mlir_compile", "run_pipeline"]
+
+
+@dataclasses.dataclass
+class CompileReport:
+    """What `compile(..., report=CompileReport())` did with each op, for audits.
+
+    Filled as compile() goes, so after a CompileError it still holds what was
+    learnt before the failure. Identifiers are dialect spellings
+    (`torch.aten.add.Tensor`; a user op is its `torch.operator` name).
+    """
+
+    export_mode: str = ""  # "strict" or "non-strict"
+    export_strict_error: str = ""  # why strict export failed, when it was retried non-strict
+    ops_seen: dict[str, int] = dataclasses.field(default_factory=dict)
+    converted: dict[str, int] = dataclasses.field(default_factory=dict)
+    skipped: list[Skipped] = dataclasses.field(default_factory=list)
+
+    def _add_converted(self, result: ConversionResult) -> None:
+        for identifier, count in result.converted.items():
+            self.converted[identifier] = self.converted.get(identifier, 0) + count
 
 
 class OutputType(enum.Enum):
@@ -146,6 +171,8 @@ def _decomposition_table(selection: OpSelection, program=None) -> dict:
     it whose own (CompositeImplicitAutograd) decomposition yields a listed op
     decompose that way, instead of by a table entry that would skip the op
     (e.g. upsample_bilinear2d.vec straight to primitives past .default)."""
+    if selection.everything:  # dummy mode: every op reaches the pass as PyTorch wrote it
+        return {}
     keep = set(selection.overloads())
     table = {k: v for k, v in get_decomposition_table().items() if k not in keep}
     if program is None:
@@ -253,6 +280,159 @@ def _show(verbose: bool, stage: str, module: ir.Module) -> None:
         print(f"==== {stage}\n" + module.operation.get_asm(large_elements_limit=16))
 
 
+def _export(model, args, dynamic, export_strict, report: CompileReport):
+    """torch.export, with "auto" retrying non-strict when strict capture fails."""
+    modes = [True, False] if export_strict == "auto" else [bool(export_strict)]
+    for strict_mode in modes:
+        try:
+            with _quiet_torch():
+                program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=strict_mode)
+        except Exception as e:
+            first = str(e).splitlines()[0] if str(e) else ""
+            if strict_mode and len(modes) > 1:
+                report.export_strict_error = f"{type(e).__name__}: {first}"
+                continue
+            raise CompileError(
+                f"torch.export ({'strict' if strict_mode else 'non-strict'}) could not capture the model "
+                f"({type(e).__name__}): {first}"
+                + (f"; strict export failed first ({report.export_strict_error})" if report.export_strict_error else "")
+            ) from e
+        report.export_mode = "strict" if strict_mode else "non-strict"
+        return program
+    raise AssertionError("unreachable")
+
+
+def _aten_ops(module: ir.Module) -> collections.Counter:
+    """Counts of the ops an audit is about: aten/prims/quantized_decomposed and user ops."""
+    counts: collections.Counter = collections.Counter()
+
+    def visit(op):
+        dialect, _, rest = op.name.partition(".")
+        if dialect == "torch" and (op.name == "torch.operator" or rest.split(".")[0] in EVERYTHING_NAMESPACES):
+            counts[op_identifier(op)] += 1
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return counts
+
+
+def _report_rewritten(report: CompileReport, selection: OpSelection, present: collections.Counter) -> None:
+    """Selected ops seen at import that neither became a tosa.custom nor
+    reached our pass: torch-mlir's lowering rewrote them on the way."""
+    accounted = set(report.converted) | {s.identifier for s in report.skipped}
+    for identifier in report.ops_seen:
+        if identifier not in accounted and not present[identifier] and selection.matches(identifier):
+            report.skipped.append(Skipped(
+                identifier, "rewritten-by-torch-mlir",
+                "torch-mlir's lowering to the backend contract rewrote it into other ops before the pass ran",
+                "",
+            ))
+
+
+_VERIFY_PASS = "torch-verify-tosa-backend-contract"
+# Builtin ops the pass itself makes outside tosa.custom (CONTRACT.md 4.5, 3.4):
+# a run-time scalar operand's 0-d tensor, and a zero-size value.
+_TOSA_EXTRAS = ("tensor.from_elements", "tensor.empty")
+
+
+def _tosa_pipeline_without_verify() -> list[str]:
+    """torch-mlir's TOSA backend pipeline, minus its contract check, which
+    refuses the two builtin ops above; `_verify_tosa` checks the rest."""
+    expanded = str(passmanager.PassManager.parse("builtin.module(torch-backend-to-tosa-backend-pipeline)"))
+    inner = expanded[len("builtin.module("):-1]
+    return [e for e in split_pipeline(inner) if e.split("{")[0] != _VERIFY_PASS]
+
+
+def _verify_tosa(module: ir.Module, log: DiagnosticLog) -> None:
+    def foreign(op):
+        name = op.name
+        if name.split(".")[0] not in ("tosa", "func", "builtin") and name not in _TOSA_EXTRAS:
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    if module.operation.walk(foreign) == ir.WalkResult.INTERRUPT:
+        run_pipeline(module, f"builtin.module({_VERIFY_PASS})", "Lowering to TOSA", log)  # its diagnostics
+        raise CompileError("Lowering to TOSA failed: ops outside TOSA remain", log.diagnostics)
+
+
+# Ops whose result bits do not depend on reading uint8 as signed or unsigned:
+# wrapping arithmetic, bitwise logic, equality, selection and data movement.
+_SIGN_BLIND = {
+    "add.Tensor", "add.Scalar", "sub.Tensor", "sub.Scalar", "mul.Tensor", "mul.Scalar", "neg",
+    "bitwise_and.Tensor", "bitwise_or.Tensor", "bitwise_xor.Tensor", "bitwise_not", "logical_not",
+    "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "where.self", "clone", "copy", "contiguous",
+    "detach", "alias", "lift_fresh_copy", "view", "reshape", "_reshape_alias", "_unsafe_view", "permute",
+    "transpose.int", "t", "expand", "broadcast_to", "squeeze", "squeeze.dim", "squeeze.dims", "unsqueeze",
+    "flatten.using_ints", "unflatten.int", "cat", "stack", "slice.Tensor", "select.int", "index_select",
+    "gather", "index.Tensor", "repeat", "tile", "flip", "roll", "zeros_like", "ones_like", "empty_like",
+    "full_like", "fill.Scalar", "masked_fill.Scalar", "constant_pad_nd", "embedding",
+}
+
+
+def _refuse_signed_uint8(module: ir.Module) -> None:
+    """torch-mlir's TOSA lowering types uint8 as int8 and computes signed:
+    200 > 50 is false, 200.0 becomes -56.0. Ops whose answer depends on the
+    sign would be silently wrong, so they are refused, naming the fix."""
+    bad = []
+
+    def visit(op):
+        name = op.name
+        if name.startswith("torch.aten.") and "tosa_custom.carrier" not in op.attributes \
+                and name[len("torch.aten."):] not in _SIGN_BLIND \
+                and any(str(v.type).endswith(",ui8>") for v in list(op.operands) + list(op.results)):
+            if name == "torch.aten.to.dtype" and all(str(v.type).endswith((",ui8>", ",si8>")) for v in
+                                                      [op.operands[0], op.results[0]]):
+                return ir.WalkResult.ADVANCE  # uint8 <-> int8 wraps: the same bits
+            bad.append(f"{op.location}: {name}")
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    if bad:
+        raise CompileError(
+            "uint8 values reach ops whose result depends on their sign, which torch-mlir's TOSA lowering "
+            "computes as signed int8 (a silently wrong answer for values above 127): "
+            + "; ".join(bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
+            + ". Keep these ops as tosa.custom (backend_legal_ops), or convert to a wider dtype in the model."
+        )
+
+
+def _public_funcs(module: ir.Module):
+    return [op.operation for op in module.body.operations
+            if op.operation.name == "func.func" and "sym_visibility" not in op.operation.attributes]
+
+
+def _signature_dtypes(module: ir.Module) -> dict:
+    """uint8 arguments and results at the backend contract, by function."""
+    found = {}
+    for func in _public_funcs(module):
+        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        found[ir.StringAttr(func.attributes["sym_name"]).value] = (
+            [i for i, t in enumerate(ftype.inputs) if str(t).endswith(",ui8>")],
+            [i for i, t in enumerate(ftype.results) if str(t).endswith(",ui8>")],
+        )
+    return found
+
+
+def _record_signature_dtypes(module: ir.Module, found: dict) -> None:
+    """torch-mlir types uint8 as i8 in TOSA; `tosa_custom.dtype = "uint8"` on
+    the argument or result tells the runtime (and a backend) what it holds."""
+    with module.context:
+        for func in _public_funcs(module):
+            args, results = found.get(ir.StringAttr(func.attributes["sym_name"]).value, ([], []))
+            ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+            for key, indices, count in (("arg_attrs", args, len(ftype.inputs)), ("res_attrs", results, len(ftype.results))):
+                if not indices:
+                    continue
+                old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else [ir.DictAttr.get({})] * count
+                new = []
+                for i, attrs in enumerate(old):
+                    entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
+                    if i in indices:
+                        entries["tosa_custom.dtype"] = ir.StringAttr.get("uint8")
+                    new.append(ir.DictAttr.get(entries))
+                func.attributes[key] = ir.ArrayAttr.get(new)
+
+
 # --------------------------------------------------------------------------
 # compile().
 # --------------------------------------------------------------------------
@@ -270,8 +450,10 @@ def compile(
     *,
     encoding: str = "json",
     strict: bool = False,
-    export_strict: bool = False,
+    export_strict: "bool | str" = False,
     func_name: str = "forward",
+    report: CompileReport | None = None,
+    weights: str = "inline",
 ) -> ir.Module:
     """Compile `model` to TOSA with the ops in `backend_legal_ops` as `tosa.custom`.
 
@@ -282,7 +464,18 @@ def compile(
     files of shape/dtype functions for torch-mlir (FX import gets shapes from
     PyTorch itself, so Python functions are not needed and are refused).
     `strict` makes an op that cannot be tunneled an error instead of a warning.
+    `export_strict`: False exports non-strict, True strict, "auto" tries strict
+    and retries non-strict (the report says which was used). `backend_legal_ops=["*"]`
+    is the dummy mode: nothing is decomposed on either side and every op is tried.
+    `report` (a `CompileReport`) is filled with what happened to each op.
+    `weights="arguments"` makes every parameter and persistent buffer a named
+    argument of the entry function instead of a constant (CONTRACT.md §10).
     """
+    if weights not in _weights.WEIGHT_MODES:
+        raise ValueError(f"weights must be one of {', '.join(map(repr, _weights.WEIGHT_MODES))}, not {weights!r}")
+    if export_strict not in (True, False, "auto"):
+        raise ValueError(f"export_strict must be True, False or 'auto', not {export_strict!r}")
+    report = report if report is not None else CompileReport()
     output = OutputType.get(output_type)
     selection = OpSelection(backend_legal_ops or [])
     options = PassOptions(selection, encoding=encoding, strict=strict)
@@ -309,14 +502,7 @@ def compile(
     args, dynamic = _example_args(example_args)
     if ignore_traced_shapes:
         dynamic = _all_dims_dynamic(args)
-    try:
-        with _quiet_torch():
-            program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=export_strict)
-    except Exception as e:
-        raise CompileError(
-            f"torch.export could not capture the model ({type(e).__name__}): {str(e).splitlines()[0] if str(e) else ''}"
-        ) from e
-    exported = program
+    exported = _export(model, args, dynamic, export_strict, report)
     before = _graph_ops(exported.graph_module)
     try:
         with _quiet_torch():
@@ -327,15 +513,21 @@ def compile(
             f"{str(e).splitlines()[0] if str(e) else ''}"
         ) from e
     _expose_non_persistent_buffers(program)
+    weight_names = _weights.weight_placeholders(program, model) if weights == "arguments" else None
     after = _graph_ops(program.graph_module)
     kept = _check_survived_pytorch(selection, before, after, exported)
     if verbose:
         print("==== FX graph after decompositions\n", program.graph_module.code)
 
-    def import_module(tunnel: bool) -> ir.Module:
+    def import_module(tunnel: bool, record: bool = False) -> ir.Module:
         importer = FxImporter(context=_ir.make_context())
-        importer.import_frozen_program(program, func_name=func_name)
+        if weight_names is None:
+            importer.import_frozen_program(program, func_name=func_name)
+        else:
+            _weights.import_with_weight_arguments(importer, program, weight_names, func_name)
         module = importer.module
+        if record:
+            report.ops_seen = dict(_aten_ops(module))
         if tunnel:
             # Tunnel listed ops before torch-mlir's pipeline sees them: its
             # canonicalizations and decompositions rewrite some ops even when
@@ -344,18 +536,28 @@ def compile(
             # has value tensors with static types. Ops skipped here are
             # retried, and reported, at the backend contract below.
             with module.context:
-                convert_module(module.operation, PassOptions(selection, encoding=encoding), DiagnosticLog())
+                try:
+                    with DiagnosticLog().attach(module.context) as early_log:
+                        tensorize_scalar_boundary(module.operation)
+                        early = convert_module(module.operation, PassOptions(selection, encoding=encoding), early_log)
+                        tensorize_scalar_boundary(module.operation)
+                except ConversionFailed:
+                    raise CompileError("Tunneling the listed ops after import failed:", early_log.diagnostics) from None
+            if record:
+                report._add_converted(early)
         return module
 
     if output is OutputType.RAW:
-        module = import_module(tunnel=False)
+        module = import_module(tunnel=False, record=True)
         _show(verbose, "torch IR (raw import)", module)
         return module
     tunnel = bool(selection) and output is OutputType.TOSA
-    module = import_module(tunnel)
+    module = import_module(tunnel, record=True)
     ctx = module.context
     _show(verbose, "torch IR (import" + (", listed ops tunneled)" if tunnel else ")"), module)
     legal = selection.torch_mlir_names()
+    if selection.everything:  # what the early tunnel left: torch-mlir must not decompose it either
+        legal = sorted(set(legal) | {name[len("torch."):] for name in _aten_ops(module) if name.startswith("torch.")})
     opts = []
     if legal:
         opts.append("backend-legal-ops=" + ",".join(legal))
@@ -394,11 +596,26 @@ def compile(
         return module
 
     log = DiagnosticLog()
+    late: list[ConversionResult] = []
     with ctx:
+        tunnel_pm = passmanager.PassManager()
+        tunnel_pm.add(make_pass(options, log, late.append), name="ConvertTorchBackendLegalToTosaCustom",
+                      argument=PASS_ARGUMENT)
         pm = passmanager.PassManager()
-        pm.add(make_pass(options, log), name="ConvertTorchBackendLegalToTosaCustom", argument=PASS_ARGUMENT)
-        pm.add("torch-backend-to-tosa-backend-pipeline")
-    run_pipeline(module, pm, "Lowering to TOSA", log)
+        for element in _tosa_pipeline_without_verify():
+            pm.add(element)
+    torch_dtypes = _signature_dtypes(module)
+    try:
+        run_pipeline(module, tunnel_pm, "Lowering to TOSA", log)
+        _refuse_signed_uint8(module)
+        run_pipeline(module, pm, "Lowering to TOSA", log)
+        _verify_tosa(module, log)
+        _record_signature_dtypes(module, torch_dtypes)
+    finally:
+        for result in late:
+            report._add_converted(result)
+            report.skipped.extend(result.skipped)
+        _report_rewritten(report, selection, present)
     for d in log.of("warning"):
         warnings.warn(str(d), stacklevel=2)
     _show(verbose, "TOSA", module)

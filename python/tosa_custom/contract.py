@@ -34,7 +34,12 @@ __all__ = [
     "decode_attrs",
 ]
 
-CONTRACT_VERSION = 1
+CONTRACT_VERSION = 2
+# Tensors whose TOSA type does not tell their torch dtype (CONTRACT.md 3.5), and how they travel.
+_DTYPE_NAMES = {str(d).split(".")[-1]: d for d in (
+    torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
+    torch.int8, torch.uint8, torch.bool, torch.complex64, torch.complex128)}
+CARRIED_DTYPES = {"uint8": torch.uint8, "complex64": torch.complex64, "complex128": torch.complex128}
 DOMAIN = "torch_mlir"
 ENCODINGS = ("json", "const")
 
@@ -183,7 +188,7 @@ def _named(tag: str, table: dict[int, Any], py_type: type) -> ArgKind:
         return {tag: str(v).split(".")[-1]}
 
     def from_json(j):
-        _expect(isinstance(j, dict) and set(j) == {tag} and j[tag] in by_name,
+        _expect(isinstance(j, dict) and set(j) == {tag} and isinstance(j[tag], str) and j[tag] in by_name,
                 f'{{"{tag}": one of {sorted(by_name)}}}', j)
         return by_name[j[tag]]
 
@@ -271,6 +276,17 @@ def arg_type(real_type) -> ArgType | None:
 # --------------------------------------------------------------------------
 
 
+def carried_view(value: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The torch tensor a carried TOSA tensor stands for (CONTRACT.md 3.5), as a view."""
+    if value.dtype == dtype:
+        return value
+    if dtype == torch.uint8:
+        return value.view(torch.uint8)
+    if value.stride(-1) != 1 or any(s % 2 for s in value.stride()[:-1]):
+        value = value.contiguous()
+    return torch.view_as_complex(value)
+
+
 @dataclasses.dataclass
 class DecodedCall:
     """An ATen call rebuilt from a `tosa.custom`: `overload(*args, **kwargs)`.
@@ -284,6 +300,9 @@ class DecodedCall:
     kwargs: dict
     # Results of the ATen op that the custom op does not have (CONTRACT.md 3.4).
     dropped_results: tuple[int, ...] = ()
+    # Custom op operand / result index -> torch dtype it carries (CONTRACT.md 3.5).
+    operand_dtypes: dict[int, torch.dtype] = dataclasses.field(default_factory=dict)
+    result_dtypes: dict[int, torch.dtype] = dataclasses.field(default_factory=dict)
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -295,6 +314,9 @@ class DecodedCall:
         def sub(v):
             if isinstance(v, Operand):
                 value = operands[v.index]
+                carried = self.operand_dtypes.get(v.index)
+                if carried is not None and isinstance(value, torch.Tensor):
+                    value = carried_view(value, carried)
                 if v.kind != "tensor":
                     value = value.item() if hasattr(value, "item") else value
                     if v.kind == "int":
@@ -350,9 +372,19 @@ def parse_attrs(text: str) -> dict:
     if not isinstance(attrs, dict):
         raise ContractError("implementation_attrs must be a JSON object")
     _check_version(attrs)
-    unknown = set(attrs) - {"version", "args", "dropped_results"}
+    unknown = set(attrs) - {"version", "args", "dropped_results", "operand_dtypes", "result_dtypes"}
     if unknown:
         raise ContractError(f"implementation_attrs has unknown keys {sorted(unknown)}")
+    for key in ("operand_dtypes", "result_dtypes"):
+        if key in attrs:
+            table = attrs[key]
+            if attrs["version"] < 2:
+                raise ContractError(f"'{key}' needs contract version 2, but the op says version {attrs['version']}")
+            if not (isinstance(table, dict) and table
+                    and all(k.isdigit() and v in CARRIED_DTYPES for k, v in table.items())):
+                raise ContractError(
+                    f"'{key}' must map indices (\"0\", \"1\", ...) to one of {sorted(CARRIED_DTYPES)}, got {table!r}"
+                )
     if "dropped_results" in attrs:
         dropped = attrs["dropped_results"]
         if not (isinstance(dropped, list) and dropped and all(_is_int(i) and i >= 0 for i in dropped)
@@ -376,12 +408,14 @@ def decode_attrs(
     domain_name: str = DOMAIN,
 ) -> DecodedCall:
     """Rebuild the ATen call from the three strings of a `tosa.custom`."""
+    # The version first: a newer contract may name ops or domains differently,
+    # and "upgrade" is then the only useful answer.
+    attrs = parse_attrs(implementation_attrs)
     if domain_name != DOMAIN:
         raise ContractError(f"domain_name is '{domain_name}', expected '{DOMAIN}'")
     overload = _schema.overload_for(operator_name)
     if overload is None or not operator_name.startswith("torch."):
         raise ContractError(f"operator_name '{operator_name}' names no PyTorch op overload")
-    attrs = parse_attrs(implementation_attrs)
     encoded = attrs["args"]
     schema = overload._schema
     names = [a.name for a in schema.arguments]
@@ -411,6 +445,16 @@ def decode_attrs(
             return Operand(index, kind.name)
         return read_operand(index, kind)
 
+    def empty(j) -> torch.Tensor:
+        """A zero-size tensor operand, which TOSA cannot carry (CONTRACT.md 3.4)."""
+        _expect(set(j) == {"empty", "dtype"} and isinstance(j["empty"], list)
+                and all(_is_int(d) and d >= 0 for d in j["empty"]) and 0 in j["empty"]
+                and len(j["empty"]) <= 64 and j["dtype"] in _DTYPE_NAMES,
+                '{"empty": [dims with a 0], "dtype": name}', j)
+        if attrs["version"] < 2:
+            raise ContractError(f"an empty-tensor operand needs contract version 2, but the op says version {attrs['version']}")
+        return torch.empty(j["empty"], dtype=_DTYPE_NAMES[j["dtype"]])
+
     def is_ref(j) -> bool:
         return isinstance(j, dict) and "operand" in j
 
@@ -419,6 +463,8 @@ def decode_attrs(
             if not optional:
                 raise ContractError(f"null given for a non-optional {kind.name}")
             return None
+        if kind.name == "Tensor" and isinstance(j, dict) and "empty" in j:
+            return empty(j)
         if kind.name == "Tensor" or is_ref(j):
             value = operand(j, kind)
             if isinstance(value, list):
@@ -452,6 +498,12 @@ def decode_attrs(
         unused = sorted(set(range(num_operands)) - used)
         raise ContractError(f"operands {unused} of {operator_name} are not referenced by any argument")
     dropped = tuple(attrs.get("dropped_results", ()))
-    if dropped and dropped[-1] >= len(schema.returns):
+    lists = any(isinstance(r.type, torch.ListType) for r in schema.returns)  # flattened: any length
+    if dropped and not lists and dropped[-1] >= len(schema.returns):
         raise ContractError(f"dropped result {dropped[-1]} does not exist: {operator_name} has {len(schema.returns)} results")
-    return DecodedCall(overload, tuple(args), kwargs, dropped)
+    carried = {key: {int(i): CARRIED_DTYPES[d] for i, d in attrs.get(key, {}).items()}
+               for key in ("operand_dtypes", "result_dtypes")}
+    bad = [i for i in carried["operand_dtypes"] if i >= num_operands]
+    if bad:
+        raise ContractError(f"operand_dtypes names operands {bad}, but the op has {num_operands} operands")
+    return DecodedCall(overload, tuple(args), kwargs, dropped, carried["operand_dtypes"], carried["result_dtypes"])

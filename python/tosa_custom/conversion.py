@@ -13,7 +13,7 @@ import functools
 import re
 import shlex
 import warnings
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -128,50 +128,61 @@ _TORCH_TO_BUILTIN_ELEMENT = {
     "si64": "i64", "si32": "i32", "si16": "i16", "si8": "i8", "ui8": "ui8",
     "i1": "i1", "f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64",
 }
+# Tensors TOSA cannot type travel as another tensor (CONTRACT.md 3.5): uint8 as
+# its int8 bits (torch-mlir's TOSA lowering types ui8 as i8 and has no cast
+# between them), complex as view_as_real's float tensor with a trailing 2.
+_CARRIED = {"ui8": ("uint8", "i8"), "complex<f32>": ("complex64", "f32"), "complex<f64>": ("complex128", "f64")}
+_TORCH_DTYPE_NAMES = {"si64": "int64", "si32": "int32", "si16": "int16", "si8": "int8", "ui8": "uint8",
+                      "i1": "bool", "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
+                      "complex<f32>": "complex64", "complex<f64>": "complex128"}
 
 
-def _builtin_tensor_type(torch_type: ir.Type, what: str) -> ir.Type:
+@dataclasses.dataclass(frozen=True)
+class _TensorType:
+    """How one torch tensor type reaches the custom op."""
+
+    builtin: ir.Type | None  # None: zero-size, not carried (CONTRACT.md 3.4)
+    carried: str | None  # the torch dtype when the builtin type does not tell it
+    dims: tuple[int, ...] = ()
+    dtype: str = ""  # torch dtype name
+
+
+def _tensor_type(torch_type: ir.Type, what: str) -> _TensorType:
     text = str(torch_type)
     m = _VTENSOR.match(text)
     if not m:
         raise _Unrepresentable("unsupported-tensor-type", f"{what} has type {text}, not a ranked !torch.vtensor")
-    element = _TORCH_TO_BUILTIN_ELEMENT.get(m["dtype"])
-    if element is None:
-        raise _Unrepresentable(
-            "unsupported-tensor-type",
-            f"{what} has element type {m['dtype']}, which TOSA cannot carry",
-        )
+    dtype = m["dtype"]
     dims = [d.strip() for d in m["shape"].split(",") if d.strip()]
+    if dtype not in _TORCH_DTYPE_NAMES:
+        raise _Unrepresentable(
+            "unsupported-tensor-type", f"{what} has element type {dtype}, which the contract cannot carry"
+        )
     if any(d == "0" for d in dims):
-        raise _Unrepresentable("zero-size-tensor", f"{what} has zero-size type {text}")
-    return ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + element + ">")
+        if any(not d.lstrip("-").isdigit() or int(d) < 0 for d in dims):
+            raise _Unrepresentable("zero-size-tensor", f"{what} has zero-size type {text} with dynamic dims")
+        return _TensorType(None, None, tuple(int(d) for d in dims), _TORCH_DTYPE_NAMES[dtype])
+    carried, element = _CARRIED.get(dtype, (None, _TORCH_TO_BUILTIN_ELEMENT.get(dtype)))
+    if carried is not None and carried.startswith("complex"):
+        dims = dims + ["2"]
+    builtin = ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + element + ">")
+    return _TensorType(builtin, carried, dtype=_TORCH_DTYPE_NAMES[dtype])
 
 
 class _TypeMemo:
-    """Per-run memo of torch type -> builtin tensor type. Types are uniqued
-    per context, so a module has few distinct ones, while `str()` of a type
-    and `Type.parse` cost microseconds per call. Unrepresentable types are
-    not memoized, so their error names the right operand."""
+    """Per-run memo of torch type -> `_TensorType`. Types are uniqued per
+    context, so a module has few distinct ones, while `str()` of a type and
+    `Type.parse` cost microseconds per call. Unrepresentable types are not
+    memoized, so their error names the right operand."""
 
     def __init__(self) -> None:
-        self._memo: dict[ir.Type, ir.Type] = {}
+        self._memo: dict[ir.Type, _TensorType] = {}
 
-    def tensor(self, torch_type: ir.Type, what: str) -> ir.Type:
-        builtin = self._memo.get(torch_type)
-        if builtin is None:
-            builtin = self._memo[torch_type] = _builtin_tensor_type(torch_type, what)
-        return builtin
-
-    def result(self, torch_type: ir.Type, i: int, identifier: str) -> ir.Type:
-        builtin = self._memo.get(torch_type)
-        if builtin is not None:
-            return builtin
-        text = str(torch_type)
-        if text.startswith(("!torch.list<vtensor", "!torch.list<optional<vtensor")):
-            raise _Unrepresentable("list-result", f"result #{i} of {identifier} has type {text}")
-        if not text.startswith(("!torch.vtensor", "!torch.tensor")):
-            raise _Unrepresentable("non-tensor-result", f"result #{i} of {identifier} has type {text}")
-        return self.tensor(torch_type, f"result #{i}")
+    def tensor(self, torch_type: ir.Type, what: str) -> _TensorType:
+        found = self._memo.get(torch_type)
+        if found is None:
+            found = self._memo[torch_type] = _tensor_type(torch_type, what)
+        return found
 
 
 _SCALAR_TYPES = {"!torch.int": "int", "!torch.float": "float", "!torch.bool": "bool"}
@@ -243,6 +254,8 @@ class _Lowering:
         self.inputs: list[ir.Value] = []
         self.created: list[ir.Operation] = []
         self.dropped_results: list[int] = []
+        self.operand_dtypes: dict[int, str] = {}
+        self.result_dtypes: dict[int, str] = {}
 
     def _create(self, name: str, result: ir.Type, operands=(), attributes=None) -> ir.Value:
         op = ir.Operation.create(
@@ -250,6 +263,17 @@ class _Lowering:
         )
         self.created.append(op)
         return op.result
+
+    def _carry_in(self, value: ir.Value, carried: str) -> ir.Value:
+        """The torch value whose builtin tensor carries `value` (uint8 -> int8, complex -> real)."""
+        text = str(value.type)
+        if carried == "uint8":
+            return _to_dtype(self._create, value, 1, text.replace(",ui8>", ",si8>"), "operand")
+        m = _VTENSOR.match(text)
+        real = "f32" if carried == "complex64" else "f64"
+        shape = ",".join(d for d in [m["shape"], "2"] if d.strip())
+        return self._create("torch.aten.view_as_real", ir.Type.parse(f"!torch.vtensor<[{shape}],{real}>"),
+                            [value], {_CARRIER: ir.StringAttr.get("operand")})
 
     def abandon(self) -> None:
         """Erase what was built for an op that turned out unconvertible."""
@@ -262,8 +286,24 @@ class _Lowering:
         return {"operand": len(self.inputs) - 1}
 
     def tensor(self, value: ir.Value, what: str) -> dict:
-        ty = self.types.tensor(value.type, what)
+        tt = self.types.tensor(value.type, what)
+        if tt.builtin is None:  # zero-size: nothing to carry but its type (CONTRACT.md 3.4)
+            return {"empty": list(tt.dims), "dtype": tt.dtype}
+        ty = tt.builtin
         producer = _defining_op(value)
+        if tt.carried == "uint8" and producer is not None and producer.name == "torch.vtensor.literal":
+            values = producer.attributes["value"]
+            if isinstance(values, ir.DenseElementsAttr):  # the same bits as int8 (CONTRACT.md 3.5)
+                self.operand_dtypes[len(self.inputs)] = tt.carried
+                bits = np.ascontiguousarray(np.broadcast_to(np.array(values), ty.shape)).view(np.int8)
+                attr = ir.DenseElementsAttr.get(bits, type=ty.element_type, shape=ty.shape)
+                return self._add(self._create("tosa.const", ty, attributes={"values": attr}))
+        if tt.carried is not None:
+            source = _carrier_source(value)
+            if source is None:
+                source = self._carry_in(value, tt.carried)
+            self.operand_dtypes[len(self.inputs)] = tt.carried
+            return self._add(self._create("torch_c.to_builtin_tensor", ty, [source]))
         if producer is not None and producer.name == "torch.vtensor.literal":
             values = producer.attributes["value"]
             # Weights and other literals arrive as tosa.const, as TorchToTosa
@@ -282,6 +322,10 @@ class _Lowering:
             raise _Unrepresentable(
                 "non-constant-argument", f"{what} ({kind.name}) is not a constant: {value.type}"
             )
+        source = _carrier_source(value)
+        if source is not None:  # the scalar result of a converted op: its 0-d tensor
+            return self._add(self._create("torch_c.to_builtin_tensor", self.types.tensor(source.type, what).builtin,
+                                          [source]))
         # TorchToTosa cannot lower a run-time prim.NumToTensor; the builtin
         # scalar-to-tensor form lowers through linalg (see CONTRACT.md).
         cast, element = {"int": ("torch_c.to_i64", "i64"), "float": ("torch_c.to_f64", "f64"),
@@ -296,9 +340,15 @@ class _Lowering:
         return self._add(self._create("tosa.const", attr.type, attributes={"values": attr}))
 
     def finish(self, encoded_args: dict, result_types: list[ir.Type]) -> ir.Operation:
-        attrs = {"args": encoded_args, "version": _c.CONTRACT_VERSION}
+        attrs = {"args": encoded_args, "version": 1}
         if self.dropped_results:
             attrs["dropped_results"] = self.dropped_results
+        if self.operand_dtypes:
+            attrs["operand_dtypes"] = {str(i): d for i, d in self.operand_dtypes.items()}
+        if self.result_dtypes:
+            attrs["result_dtypes"] = {str(i): d for i, d in self.result_dtypes.items()}
+        if self.operand_dtypes or self.result_dtypes or _has_empty(encoded_args):
+            attrs["version"] = 2  # only ops that need version 2 say so: v1 decoders read the rest
         attrs = _c.canonical_json(attrs)
         return ir.Operation.create(
             "tosa.custom",
@@ -389,8 +439,43 @@ def _signature(identifier: str):
     return overload, tuple((arg, _c.arg_type(arg.real_type)) for arg in schema.arguments)
 
 
-def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo) -> tuple[ir.Operation, list[int]]:
-    """The custom op for `op` (inserted before it), and the dropped result indices."""
+@dataclasses.dataclass
+class _ResultPlan:
+    """How one ATen result comes back from the custom op."""
+
+    kind: str  # "tensor", "scalar" or "list"
+    types: list  # per flat element: _TensorType (tensor/list) or the scalar's builtin element type
+    unpacks: list = dataclasses.field(default_factory=list)  # list results: their torch.prim.ListUnpack ops
+
+
+_SCALAR_RESULTS = {"!torch.int": ("si64", "i64", "torch.aten.Int.Tensor"),
+                   "!torch.float": ("f64", "f64", "torch.aten.Float.Tensor"),
+                   "!torch.bool": ("i1", "i1", "torch.aten.Bool.Tensor")}
+
+
+def _plan_result(r: ir.Value, i: int, identifier: str, types: _TypeMemo) -> _ResultPlan:
+    text = str(r.type)
+    what = f"result #{i} of {identifier}"
+    if text in _SCALAR_RESULTS:
+        return _ResultPlan("scalar", [text])
+    if text.startswith(("!torch.list<vtensor", "!torch.list<optional<vtensor")):
+        users = [u.owner for u in r.uses]
+        if not users or any(u.name != "torch.prim.ListUnpack" for u in users):
+            raise _Unrepresentable(
+                "list-result", f"{what} has type {text} and is used other than by torch.prim.ListUnpack, "
+                "so its length is not known statically")
+        arity = {len(u.results) for u in users}
+        if len(arity) != 1:
+            raise _Unrepresentable("list-result", f"{what} is unpacked to different lengths {sorted(arity)}")
+        elements = [types.tensor(t.type, f"{what}[{j}]") for j, t in enumerate(users[0].results)]
+        return _ResultPlan("list", elements, users)
+    if not text.startswith(("!torch.vtensor", "!torch.tensor")):
+        raise _Unrepresentable("non-tensor-result", f"{what} has type {text}")
+    return _ResultPlan("tensor", [types.tensor(r.type, what)])
+
+
+def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo):
+    """The custom op for `op` (inserted before it) and how its results come back."""
     _, arguments = _signature(identifier)
     operands = op.operands
     if len(operands) != len(arguments):
@@ -398,16 +483,20 @@ def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo) -
             "unknown-op",
             f"{identifier} has {len(operands)} operands but its schema has {len(arguments)} arguments",
         )
-    result_types, dropped = [], []
-    for i, r in enumerate(op.results):
-        try:
-            result_types.append(types.result(r.type, i, identifier))
-        except _Unrepresentable as e:
-            # e.g. batch norm's empty save_mean in inference: TOSA refuses
-            # zero-size tensors, and nothing reads it (CONTRACT.md 3.4).
-            if e.category != "zero-size-tensor" or _has_uses(r):
-                raise
-            dropped.append(i)
+    plans = [_plan_result(r, i, identifier, types) for i, r in enumerate(op.results)]
+    result_types, dropped, result_dtypes = [], [], {}
+    flat = 0
+    for plan in plans:
+        for t in plan.types:
+            if plan.kind == "scalar":
+                result_types.append(ir.Type.parse(f"tensor<{_SCALAR_RESULTS[t][1]}>"))
+            elif t.builtin is None:  # zero-size: its value is known, nothing to compute
+                dropped.append(flat)
+            else:
+                if t.carried is not None:
+                    result_dtypes[len(result_types)] = t.carried
+                result_types.append(t.builtin)
+            flat += 1
     for arg, t in arguments:
         if t is None:
             raise _Unrepresentable(
@@ -415,29 +504,190 @@ def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo) -
             )
     low = _Lowering(op, identifier, encoding, types)
     low.dropped_results = dropped
+    low.result_dtypes = result_dtypes
     try:
         encoded = {arg.name: _encode_argument(low, value, arg, t) for (arg, t), value in zip(arguments, operands)}
     except Exception:
         low.abandon()  # leave the module as it was
         raise
-    return low.finish(encoded, result_types), dropped
+    return low.finish(encoded, result_types), plans
 
 
 def _has_uses(value: ir.Value) -> bool:
     return any(True for _ in value.uses)
 
 
-def _replace(op: ir.Operation, custom: ir.Operation, dropped: list[int]) -> None:
-    kept = [r for i, r in enumerate(op.results) if i not in dropped]
-    for old, new in zip(kept, custom.results):
-        back = ir.Operation.create(
-            "torch_c.from_builtin_tensor", results=[old.type], operands=[new], loc=op.location
-        ).result
-        old.replace_all_uses_with(back)
+def _has_empty(encoded) -> bool:
+    if isinstance(encoded, dict):
+        return "empty" in encoded or any(_has_empty(v) for v in encoded.values())
+    if isinstance(encoded, list):
+        return any(_has_empty(v) for v in encoded)
+    return False
+
+
+# --------------------------------------------------------------------------
+# Carriers: the torch ops that turn a value TOSA cannot type into one it can
+# and back (CONTRACT.md 3.5). Marked, so that a later run of the pass neither
+# converts them nor carries a carried value twice, and dead ones are erased.
+# --------------------------------------------------------------------------
+
+_CARRIER = "tosa_custom.carrier"
+
+
+def _create_op(name: str, result: ir.Type, operands=(), attributes=None) -> ir.Value:
+    return ir.Operation.create(name, results=[result], operands=list(operands), attributes=attributes or {}).result
+
+
+def _to_dtype(create, value: ir.Value, dtype: int, result: str, direction: str) -> ir.Value:
+    """torch.aten.to.dtype: uint8 <-> int8 is a bit-preserving wrap in PyTorch."""
+    i64 = ir.IntegerType.get_signless(64)
+    const = lambda name, t, attrs: create(name, ir.Type.parse(t), (), attrs)  # noqa: E731
+    operands = [
+        value,
+        const("torch.constant.int", "!torch.int", {"value": ir.IntegerAttr.get(i64, dtype)}),
+        const("torch.constant.bool", "!torch.bool", {"value": ir.BoolAttr.get(False)}),
+        const("torch.constant.bool", "!torch.bool", {"value": ir.BoolAttr.get(False)}),
+        const("torch.constant.none", "!torch.none", {}),
+    ]
+    return create("torch.aten.to.dtype", ir.Type.parse(result), operands, {_CARRIER: ir.StringAttr.get(direction)})
+
+
+def _carrier_source(value: ir.Value) -> ir.Value | None:
+    """The builtin-typeable value behind a result carrier, else None."""
+    op = _defining_op(value)
+    if op is None or _CARRIER not in op.attributes or ir.StringAttr(op.attributes[_CARRIER]).value != "result":
+        return None
+    return op.operands[0]
+
+
+def _carry_out(custom_result: ir.Value, original: ir.Type, t) -> ir.Value:
+    """The torch value of type `original` for one custom op result."""
+    mark = {_CARRIER: ir.StringAttr.get("result")}
+    if isinstance(t, str):  # a scalar result travels as a 0-d tensor
+        torch_element, _, extract = _SCALAR_RESULTS[t]
+        tensor = _create_op("torch_c.from_builtin_tensor", ir.Type.parse(f"!torch.vtensor<[],{torch_element}>"),
+                            [custom_result])
+        return _create_op(extract, original, [tensor], mark)
+    text = str(original)
+    if t.carried == "uint8":
+        signed = _create_op("torch_c.from_builtin_tensor", ir.Type.parse(text.replace(",ui8>", ",si8>")),
+                            [custom_result])
+        return _to_dtype(_create_op, signed, 0, text, "result")
+    if t.carried is not None:  # complex
+        m = _VTENSOR.match(text)
+        real = "f32" if t.carried == "complex64" else "f64"
+        shape = ",".join(d for d in [m["shape"], "2"] if d.strip())
+        pairs = _create_op("torch_c.from_builtin_tensor", ir.Type.parse(f"!torch.vtensor<[{shape}],{real}>"),
+                           [custom_result])
+        return _create_op("torch.aten.view_as_complex", original, [pairs], mark)
+    return _create_op("torch_c.from_builtin_tensor", original, [custom_result])
+
+
+def _empty(original: ir.Type) -> ir.Value:
+    """A zero-size value needs no computing: an empty tensor of its type."""
+    m = _VTENSOR.match(str(original))
+    element = _TORCH_TO_BUILTIN_ELEMENT.get(m["dtype"], m["dtype"])
+    dims = "".join(f"{d.strip()}x" for d in m["shape"].split(","))
+    empty = _create_op("tensor.empty", ir.Type.parse(f"tensor<{dims}{element}>"))
+    return _create_op("torch_c.from_builtin_tensor", original, [empty])
+
+
+def _replace(op: ir.Operation, custom: ir.Operation, plans: list[_ResultPlan]) -> None:
+    results = list(custom.results)
+    dead: list[ir.Operation] = []
+
+    def back(original: ir.Value, t, index: int) -> int:
+        """Replace `original` by custom result `index` (or an empty tensor); the next index."""
+        if not isinstance(t, str) and t.builtin is None:
+            if _has_uses(original):
+                original.replace_all_uses_with(_empty(original.type))
+            return index
+        original.replace_all_uses_with(_carry_out(results[index], original.type, t))
+        return index + 1
+
+    index = 0
+    for r, plan in zip(op.results, plans):
+        if plan.kind == "list":
+            end = index
+            for unpack in plan.unpacks:  # each unpack reads the same custom results
+                end = index
+                for element, t in zip(unpack.results, plan.types):
+                    end = back(element, t, end)
+                dead.append(unpack)
+            index = end
+        else:
+            index = back(r, plan.types[0], index)
+    for unpack in dead:
+        unpack.erase()
     # Constants and lists that only fed `op` are left for canonicalization:
     # Python cannot tell two handles of one op apart, so erasing them here
     # risks a double erase.
     op.erase()
+
+
+_BOUNDARY_SCALARS = {"!torch.int": "si64", "!torch.float": "f64", "!torch.bool": "i1"}
+
+
+def tensorize_scalar_boundary(module: ir.Operation) -> None:
+    """Python-scalar arguments and results of public functions become 0-d
+    tensors (CONTRACT.md 4.6): TOSA functions take and return tensors only.
+    An argument reaches its users through a carrier (`aten.Float.Tensor` ...),
+    which converted ops read through; a result that a carrier made is returned
+    as the carrier's 0-d tensor, marked `tosa_custom.scalar`."""
+    for func in module.regions[0].blocks[0].operations:
+        if func.operation.name != "func.func" or not func.regions[0].blocks:
+            continue
+        func = func.operation
+        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        block = func.regions[0].blocks[0]
+        inputs = list(ftype.inputs)
+        changed = False
+        first = block.operations[0] if len(block.operations) else None
+        for i, arg in enumerate(block.arguments):
+            element = _BOUNDARY_SCALARS.get(str(arg.type))
+            if element is None:
+                continue
+            scalar_type = arg.type
+            tensor_type = ir.Type.parse(f"!torch.vtensor<[],{element}>")
+            arg.set_type(tensor_type)
+            inputs[i] = tensor_type
+            with ir.InsertionPoint(first), func.location:
+                carrier = _create_op(_SCALAR_RESULTS[str(scalar_type)][2], scalar_type, [arg],
+                                     {_CARRIER: ir.StringAttr.get("result")})
+            for use in list(arg.uses):
+                if use.owner != carrier.owner:
+                    use.owner.operands[use.operand_number] = carrier
+            changed = True
+        results = list(ftype.results)
+        ret = block.operations[len(block.operations) - 1]
+        marks = {}
+        for i, value in enumerate(ret.operands):
+            source = _carrier_source(value) if str(value.type) in _BOUNDARY_SCALARS else None
+            if source is not None:
+                marks[i] = str(value.type)[len("!torch."):]
+                ret.operands[i] = source
+                results[i] = source.type
+                changed = True
+        if changed:
+            func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+            if marks:
+                res_attrs = [ir.DictAttr.get({"tosa_custom.scalar": ir.StringAttr.get(marks[i])} if i in marks else {})
+                             for i in range(len(results))]
+                func.attributes["res_attrs"] = ir.ArrayAttr.get(res_attrs)
+
+
+def _erase_dead_carriers(module: ir.Operation) -> None:
+    carriers: list[ir.Operation] = []
+
+    def visit(op):
+        if _CARRIER in op.attributes:
+            carriers.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    for op in reversed(carriers):
+        if not any(_has_uses(r) for r in op.results):
+            op.erase()
 
 
 def convert_module(
@@ -457,7 +707,7 @@ def convert_module(
 
     def collect(op: ir.Operation):
         identifier = _schema.op_identifier(op)
-        if options.ops.matches(identifier, user_op=op.name == "torch.operator"):
+        if _CARRIER not in op.attributes and options.ops.matches(identifier, user_op=op.name == "torch.operator"):
             candidates.append((op, identifier))
         return ir.WalkResult.ADVANCE
 
@@ -466,9 +716,9 @@ def convert_module(
     failed = False
     for op, identifier in candidates:
         try:
-            with ir.InsertionPoint(op):
-                custom, dropped = _lower(op, identifier, options.encoding, types)
-                _replace(op, custom, dropped)
+            with ir.InsertionPoint(op), op.location:
+                custom, plans = _lower(op, identifier, options.encoding, types)
+                _replace(op, custom, plans)
         except _Unrepresentable as e:
             skipped = Skipped(identifier, e.category, str(e), str(op.location))
             result.skipped.append(skipped)
@@ -489,6 +739,7 @@ def convert_module(
             failed = True
             continue
         result.converted[identifier] = result.converted.get(identifier, 0) + 1
+    _erase_dead_carriers(module)
     if failed:
         raise ConversionFailed(f"{PASS_ARGUMENT} failed; the errors are on the ops' locations")
     return result
@@ -498,12 +749,16 @@ class ConversionFailed(Exception):
     """`convert_module` emitted errors (strict mode, or an internal error)."""
 
 
-def make_pass(options: PassOptions, log: DiagnosticLog | None = None):
-    """A callable for `PassManager.add(fn, name=..., argument=PASS_ARGUMENT)`."""
+def make_pass(options: PassOptions, log: DiagnosticLog | None = None,
+              on_result: Callable[[ConversionResult], None] | None = None):
+    """A callable for `PassManager.add(fn, name=..., argument=PASS_ARGUMENT)`;
+    `on_result` receives what each run converted and skipped."""
 
     def run(op, pass_) -> None:
         try:
-            convert_module(op, options, log)
+            result = convert_module(op, options, log)
+            if on_result is not None:
+                on_result(result)
         except ConversionFailed:
             pass_.signal_pass_failure()
             return

@@ -23,13 +23,19 @@ def custom_op_strings(op) -> tuple[str, str, str]:
     op = op.operation
     if op.name != "tosa.custom":
         raise ContractError(f"expected a tosa.custom op, got {op.name}")
-    try:
-        return tuple(  # type: ignore[return-value]
-            ir.StringAttr(op.attributes[k]).value
-            for k in ("operator_name", "domain_name", "implementation_attrs")
-        )
-    except (KeyError, ValueError) as e:
-        raise ContractError(f"tosa.custom lacks a string attribute: {e}") from None
+    strings = []
+    for k in ("operator_name", "domain_name", "implementation_attrs"):
+        try:
+            # value_bytes, not value: the bindings raise a bare RuntimeError
+            # for a string attribute that is not UTF-8.
+            raw = ir.StringAttr(op.attributes[k]).value_bytes
+        except (KeyError, ValueError):
+            raise ContractError(f"tosa.custom lacks the string attribute '{k}'") from None
+        try:
+            strings.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as e:
+            raise ContractError(f"the '{k}' attribute of tosa.custom is not UTF-8 text: {e}") from None
+    return tuple(strings)  # type: ignore[return-value]
 
 
 def _dense_values(attr: ir.Attribute):

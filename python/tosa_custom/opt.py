@@ -81,7 +81,10 @@ def _parse_args(argv: list[str]) -> _Args | None:
         elif a in ("--allow-unregistered-dialect", "-allow-unregistered-dialect"):
             args.allow_unregistered = True
         elif a.startswith(("--pass-pipeline=", "-pass-pipeline=")):
-            args.pipeline.extend(split_pipeline(a.split("=", 1)[1]))
+            try:
+                args.pipeline.extend(split_pipeline(a.split("=", 1)[1]))
+            except ValueError as e:
+                raise _UsageError(f"{a}: {e}") from None
         elif a.startswith("-") and a != "-":
             name, sep, options = a.lstrip("-").partition("=")
             options = options.strip()
@@ -202,13 +205,20 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
         if args is None:
             return 0
         if args.input == "-":
-            text, filename = stdin.read(), "<stdin>"
+            try:
+                text, filename = stdin.read(), "<stdin>"
+            except UnicodeDecodeError as e:
+                raise _UsageError(f"standard input is not UTF-8 text: {e}") from None
         else:
             try:
                 with open(args.input, encoding="utf-8") as f:
                     text, filename = f.read(), args.input
             except (OSError, UnicodeDecodeError) as e:
                 raise _UsageError(f"cannot read '{args.input}': {e}") from None
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as e:  # lone surrogates (stdin decoded with surrogateescape)
+            raise _UsageError(f"{filename} is not UTF-8 text: {e}") from None
         ctx = _ir.make_context()
         ctx.allow_unregistered_dialects = args.allow_unregistered
         outputs, failed, problems = [], False, []
@@ -231,8 +241,11 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
         if args.output == "-":
             stdout.write(result)
         else:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(result)
+            try:
+                with open(args.output, "w", encoding="utf-8") as f:
+                    f.write(result)
+            except OSError as e:
+                raise _UsageError(f"cannot write '{args.output}': {e.strerror or e}") from None
         return 1 if failed else 0
     except _UsageError as e:
         print(f"tosa-custom-opt: error: {e}", file=stderr)

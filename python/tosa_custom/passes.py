@@ -46,6 +46,7 @@ def lookup_pass(argument: str) -> PythonPass | None:
 
 def _load_builtin_passes() -> None:
     from . import conversion  # noqa: F401  (registers itself)
+    from .weights import passes as _weight_passes  # noqa: F401  (registers itself)
 
 
 def split_pipeline(text: str) -> list[str]:

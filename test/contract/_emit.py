@@ -49,7 +49,8 @@ class T:
 
     @property
     def builtin_type(self) -> str:
-        element = {"si64": "i64", "si32": "i32", "si16": "i16", "si8": "i8"}.get(self.dtype, self.dtype)
+        # ui8 travels as its int8 bits (CONTRACT.md 3.5).
+        element = {"si64": "i64", "si32": "i32", "si16": "i16", "si8": "i8", "ui8": "i8"}.get(self.dtype, self.dtype)
         return "tensor<" + "".join(("?" if d is None else str(d)) + "x" for d in self.shape) + element + ">"
 
 

@@ -120,6 +120,11 @@ def same_float(a: float, b: float) -> bool:
     return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
 
 
+def decoded_dtype(custom, index: int):
+    attrs = json.loads(ir.StringAttr(custom.attributes["implementation_attrs"]).value)
+    return attrs.get("operand_dtypes", {}).get(str(index))
+
+
 def assert_same(expected, got, custom, *, slot_kind: str, read: bool, where: str):
     """`got` (decoded) is `expected` (from the emitter); Operands trace back to
     the function argument that `expected` names, through the ops §3.2/§4.5 say;
@@ -132,6 +137,11 @@ def assert_same(expected, got, custom, *, slot_kind: str, read: bool, where: str
         assert producer is not None and producer.name == "tosa.const", where
         values, want = producer.attributes["values"], ir.Attribute.parse(expected.dense)
         assert str(ir.DenseElementsAttr(values).type) == expected.builtin_type, where
+        if expected.dtype == "ui8":  # the same bits, as int8 (CONTRACT.md 3.5)
+            assert decoded_dtype(custom, got.index) == "uint8", where
+            bits = np.broadcast_to(np.array(ir.DenseElementsAttr(values)), expected.shape).view(np.uint8)
+            assert bits.reshape(-1).tolist() == list(expected.values), where
+            return
         assert str(values).rsplit(" : ", 1)[0] == str(want).rsplit(" : ", 1)[0], where  # same elements
         return
     if isinstance(expected, FuncArg):
@@ -144,6 +154,11 @@ def assert_same(expected, got, custom, *, slot_kind: str, read: bool, where: str
             producer = _owner(value)
             assert producer is not None and producer.name == "torch_c.to_builtin_tensor", where
             source = producer.operands[0]
+            if marker.dtype == "ui8":  # through the uint8 -> int8 carrier (CONTRACT.md 3.5)
+                carrier = _owner(source)
+                assert carrier.name == "torch.aten.to.dtype" and "tosa_custom.carrier" in carrier.attributes, where
+                assert decoded_dtype(custom, got.index) == "uint8", where
+                source = carrier.operands[0]
         else:
             # decode() reads the element type of a Scalar's operand; decode_attrs
             # without a reader can only say "number".
@@ -645,8 +660,10 @@ def assert_canonical(text: str, overload):
     obj = json.loads(text, parse_constant=_no_nan_tokens)
     assert text == json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert text == canonical_json(obj)
-    assert set(obj) == {"args", "version"}
-    assert obj["version"] == CONTRACT_VERSION and type(obj["version"]) is int
+    # Version 2 only for ops that need it (a uint8 operand, CONTRACT.md 3.5, 9.3).
+    needs_v2 = "operand_dtypes" in obj
+    assert set(obj) == {"args", "version"} | ({"operand_dtypes"} if needs_v2 else set())
+    assert obj["version"] == (2 if needs_v2 else 1) and type(obj["version"]) is int
     assert list(obj["args"]) == sorted(a.name for a in overload._schema.arguments)
 
 
@@ -680,7 +697,7 @@ def test_canonical_attrs_for_a_known_call(ctx):
     module, custom = convert(ctx, em.text, em.identifier, "json")
     assert attrs_of(custom) == (
         '{"args":{"bias":null,"cudnn_enable":false,"eps":1e-05,"input":{"operand":0},'
-        '"normalized_shape":[8],"weight":{"operand":1}},"version":%d}' % CONTRACT_VERSION
+        '"normalized_shape":[8],"weight":{"operand":1}},"version":1}'
     )
     em = emit(aten.gelu.default, [T(), "é😀\"\n"])
     module, custom = convert(ctx, em.text, em.identifier, "json")

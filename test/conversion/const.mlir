@@ -553,11 +553,10 @@ func.func @runtime_float_bool(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.fl
 
 // -----
 
-// An int[] element computed by aten.size.int (itself left unconverted: its
-// result is an int).
+// An int[] element known only at run time (a function argument).
 // CHECK-LABEL: func.func @runtime_list_element(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
-// CHECK:         %[[N:.*]] = torch.aten.size.int %[[ARG0]], %int0 : !torch.vtensor<[2,8],f32>, !torch.int -> !torch.int
+// CHECK-SAME:      %[[N:[a-z0-9]+]]: !torch.int
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[S0:.*]] = torch_c.to_i64 %[[N]]
 // CHECK:         %[[E0:.*]] = tensor.from_elements %[[S0]] : tensor<i64>
@@ -565,10 +564,7 @@ func.func @runtime_float_bool(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.fl
 // CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[E0]], %[[CONST0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22self\22:{\22operand\22:0},\22size\22:[{\22operand\22:1},{\22operand\22:2}]},\22version\22:1}", operator_name = "torch.aten.view"} : (tensor<2x8xf32>, tensor<i64>, tensor<i64>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
-func.func @runtime_list_element(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
-  %int0 = torch.constant.int 0
-  // expected-warning@+1 {{torch.aten.size.int left unconverted [non-tensor-result]: result #0 of torch.aten.size.int has type !torch.int}}
-  %n = torch.aten.size.int %arg0, %int0 : !torch.vtensor<[2,8],f32>, !torch.int -> !torch.int
+func.func @runtime_list_element(%arg0: !torch.vtensor<[2,8],f32>, %n: !torch.int) -> !torch.vtensor<[2,8],f32> {
   %int8 = torch.constant.int 8
   %size = torch.prim.ListConstruct %n, %int8 : (!torch.int, !torch.int) -> !torch.list<int>
   %0 = torch.aten.view %arg0, %size : !torch.vtensor<[2,8],f32>, !torch.list<int> -> !torch.vtensor<[2,8],f32>
@@ -785,14 +781,14 @@ func.func @generator(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.Generator) 
 // CHECK-LABEL: func.func @non_tensor_result(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK-NOT:     tosa.custom
-// CHECK:         %[[OP:.*]] = torch.aten.size.int %[[ARG0]], %int1
+// CHECK:         %[[OP:.*]] = torch.aten.size %[[ARG0]]
 // CHECK-NOT:     tosa.custom
 // CHECK:         return %[[OP]]
-func.func @non_tensor_result(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.int {
+func.func @non_tensor_result(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.list<int> {
   %int1 = torch.constant.int 1
-  // expected-warning@+1 {{torch.aten.size.int left unconverted [non-tensor-result]: result #0 of torch.aten.size.int has type !torch.int}}
-  %0 = torch.aten.size.int %arg0, %int1 : !torch.vtensor<[2,8],f32>, !torch.int -> !torch.int
-  return %0 : !torch.int
+  // expected-warning@+1 {{torch.aten.size left unconverted [non-tensor-result]: result #0 of torch.aten.size has type !torch.list<int>}}
+  %0 = torch.aten.size %arg0 : !torch.vtensor<[2,8],f32> -> !torch.list<int>
+  return %0 : !torch.list<int>
 }
 
 // -----
@@ -855,68 +851,71 @@ func.func @dropped_results(%arg0: !torch.vtensor<[2,3,4],f32>, %arg1: !torch.vte
 
 // -----
 
-// The same op with save_mean used: a zero-size result that is used cannot be dropped.
+// The same op with save_mean used: a used zero-size result is an empty tensor
+// made in place (CONTRACT.md 3.4), not a result of the custom op.
 // CHECK-LABEL: func.func @zero_size_result_used(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,3,4],f32>
 // CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[3],f32>
 // CHECK-SAME:      %[[ARG2:[a-z0-9]+]]: !torch.vtensor<[3],f32>
 // CHECK-SAME:      %[[ARG3:[a-z0-9]+]]: !torch.vtensor<[3],f32>
 // CHECK-SAME:      %[[ARG4:[a-z0-9]+]]: !torch.vtensor<[3],f32>
-// CHECK-NOT:     tosa.custom
-// CHECK:         %[[OP:.*]]:3 = torch.operator "torch.aten._native_batch_norm_legit_no_training"(%[[ARG0]], %[[ARG1]], %[[ARG2]], %[[ARG3]], %[[ARG4]], %float1.000000e-01, %float1.000000e-05)
-// CHECK-NOT:     tosa.custom
-// CHECK:         return %[[OP]]#0, %[[OP]]#1
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom {{.*}}\22dropped_results\22:[1,2]{{.*}} -> tensor<2x3x4xf32>
+// CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]
+// CHECK:         %[[EMPTY:.*]] = tensor.empty() : tensor<0xf32>
+// CHECK:         %[[R1:.*]] = torch_c.from_builtin_tensor %[[EMPTY]] : tensor<0xf32> -> !torch.vtensor<[0],f32>
+// CHECK:         return %[[R0]], %[[R1]]
 func.func @zero_size_result_used(%arg0: !torch.vtensor<[2,3,4],f32>, %arg1: !torch.vtensor<[3],f32>, %arg2: !torch.vtensor<[3],f32>, %arg3: !torch.vtensor<[3],f32>, %arg4: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[0],f32>) {
   %momentum = torch.constant.float 1.000000e-01
   %eps = torch.constant.float 1.000000e-05
-  // expected-warning@+1 {{torch.aten._native_batch_norm_legit_no_training left unconverted [zero-size-tensor]: result #1 has zero-size type !torch.vtensor<[0],f32>}}
   %0:3 = torch.operator "torch.aten._native_batch_norm_legit_no_training"(%arg0, %arg1, %arg2, %arg3, %arg4, %momentum, %eps) : (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.float, !torch.float) -> (!torch.vtensor<[2,3,4],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[0],f32>)
   return %0#0, %0#1 : !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[0],f32>
 }
 
 // -----
 
-// A zero-size operand.
+// A zero-size operand is written as its shape and dtype (CONTRACT.md 3.4);
+// the op says contract version 2.
 // CHECK-LABEL: func.func @zero_size_operand(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[0,8],f32>
-// CHECK-NOT:     tosa.custom
-// CHECK:         %[[OP:.*]] = torch.aten.sum.dim_IntList %[[ARG0]], %{{[0-9]+}}, %false, %none
-// CHECK-NOT:     tosa.custom
-// CHECK:         return %[[OP]]
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom {{.*}}\22self\22:{\22dtype\22:\22float32\22,\22empty\22:[0,8]}{{.*}}\22version\22:2{{.*}} -> tensor<8xf32>
+// CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]
+// CHECK:         return %[[R0]]
 func.func @zero_size_operand(%arg0: !torch.vtensor<[0,8],f32>) -> !torch.vtensor<[8],f32> {
   %int0 = torch.constant.int 0
   %dims = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
   %false = torch.constant.bool false
   %none = torch.constant.none
-  // expected-warning@+1 {{torch.aten.sum.dim_IntList left unconverted [zero-size-tensor]: argument 'self' has zero-size type !torch.vtensor<[0,8],f32>}}
   %0 = torch.aten.sum.dim_IntList %arg0, %dims, %false, %none : !torch.vtensor<[0,8],f32>, !torch.list<int>, !torch.bool, !torch.none -> !torch.vtensor<[8],f32>
   return %0 : !torch.vtensor<[8],f32>
 }
 
 // -----
 
+// A zero-size tensor whose other dims are dynamic cannot be described.
 // CHECK-LABEL: func.func @zero_size(
-// CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[0,8],f32>
+// CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[?,0],f32>
 // CHECK-NOT:     tosa.custom
 // CHECK:         %[[OP:.*]] = torch.aten.tanh %[[ARG0]]
 // CHECK-NOT:     tosa.custom
 // CHECK:         return %[[OP]]
-func.func @zero_size(%arg0: !torch.vtensor<[0,8],f32>) -> !torch.vtensor<[0,8],f32> {
-  // expected-warning@+1 {{torch.aten.tanh left unconverted [zero-size-tensor]: result #0 has zero-size type !torch.vtensor<[0,8],f32>}}
-  %0 = torch.aten.tanh %arg0 : !torch.vtensor<[0,8],f32> -> !torch.vtensor<[0,8],f32>
-  return %0 : !torch.vtensor<[0,8],f32>
+func.func @zero_size(%arg0: !torch.vtensor<[?,0],f32>) -> !torch.vtensor<[?,0],f32> {
+  // expected-warning@+1 {{torch.aten.tanh left unconverted [zero-size-tensor]: result #0 of torch.aten.tanh has zero-size type !torch.vtensor<[?,0],f32> with dynamic dims}}
+  %0 = torch.aten.tanh %arg0 : !torch.vtensor<[?,0],f32> -> !torch.vtensor<[?,0],f32>
+  return %0 : !torch.vtensor<[?,0],f32>
 }
 
 // -----
 
+// Complex tensors travel as view_as_real's float tensor (CONTRACT.md 3.5).
 // CHECK-LABEL: func.func @complex(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],complex<f32>>
-// CHECK-NOT:     tosa.custom
-// CHECK:         %[[OP:.*]] = torch.aten.tanh %[[ARG0]]
-// CHECK-NOT:     tosa.custom
-// CHECK:         return %[[OP]]
+// CHECK:         %[[REAL:.*]] = torch.aten.view_as_real %[[ARG0]] {tosa_custom.carrier = "operand"} : !torch.vtensor<[2,8],complex<f32>> -> !torch.vtensor<[2,8,2],f32>
+// CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[REAL]] : !torch.vtensor<[2,8,2],f32> -> tensor<2x8x2xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {{.*}}\22operand_dtypes\22:{\220\22:\22complex64\22},\22result_dtypes\22:{\220\22:\22complex64\22},\22version\22:2{{.*}} : (tensor<2x8x2xf32>) -> tensor<2x8x2xf32>
+// CHECK:         %[[PAIRS:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8x2xf32> -> !torch.vtensor<[2,8,2],f32>
+// CHECK:         %[[R0:.*]] = torch.aten.view_as_complex %[[PAIRS]] {tosa_custom.carrier = "result"}
+// CHECK:         return %[[R0]]
 func.func @complex(%arg0: !torch.vtensor<[2,8],complex<f32>>) -> !torch.vtensor<[2,8],complex<f32>> {
-  // expected-warning@+1 {{torch.aten.tanh left unconverted [unsupported-tensor-type]: result #0 has element type complex<f32>, which TOSA cannot carry}}
   %0 = torch.aten.tanh %arg0 : !torch.vtensor<[2,8],complex<f32>> -> !torch.vtensor<[2,8],complex<f32>>
   return %0 : !torch.vtensor<[2,8],complex<f32>>
 }

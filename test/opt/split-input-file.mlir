@@ -6,7 +6,7 @@
 // RUN: not tosa-custom-opt %s --convert-torch-backend-legal-to-tosa-custom="ops=aten.tanh,aten.size" 2>&1 | FileCheck %s --check-prefix=NOSPLIT
 
 // Diagnostics are printed as they happen, before the output.
-// CHECK:       {{^}}{{.*}}split-input-file.mlir:[[# @LINE + 34]]:8: warning: torch.aten.size.int left unconverted [non-tensor-result]: result #0 of torch.aten.size.int has type !torch.int
+// CHECK:       {{^}}{{.*}}split-input-file.mlir:[[# @LINE + 34]]:8: warning: torch.aten.size left unconverted [non-tensor-result]: result #0 of torch.aten.size has type !torch.list<int>
 // CHECK-NEXT:  {{^}}module {
 // CHECK-NEXT:    func.func @same(
 // CHECK:           tosa.custom {{.*}} operator_name = "torch.aten.tanh"
@@ -19,7 +19,7 @@
 // CHECK-NEXT:  {{^}}// -----
 // CHECK-NEXT:  {{^}}module {
 // CHECK-NEXT:    func.func @size(
-// CHECK:           torch.aten.size.int
+// CHECK:           torch.aten.size 
 
 // Without the flag the file is one module, and @same is defined twice.
 // NOSPLIT: split-input-file.mlir:[[# @LINE + 9]]:1: error: redefinition of symbol named 'same'
@@ -38,8 +38,8 @@ func.func @same(%arg0: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
 
 // -----
 
-func.func @size(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.int {
+func.func @size(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.list<int> {
   %int1 = torch.constant.int 1
-  %0 = torch.aten.size.int %arg0, %int1 : !torch.vtensor<[2,8],f32>, !torch.int -> !torch.int
-  return %0 : !torch.int
+  %0 = torch.aten.size %arg0 : !torch.vtensor<[2,8],f32> -> !torch.list<int>
+  return %0 : !torch.list<int>
 }

@@ -1,6 +1,9 @@
 """The reference runtime: TOSA through linalg to CPU code, tosa.custom to kernels."""
 
 from .kernels import KernelCall, register_kernel, registered_kernels, torch_kernel
+from .native import KernelLibrary, KernelLibraryError, load_kernel_library
 from .program import KernelError, Program, load
+from .weights import WeightError
 
-__all__ = ["KernelCall", "KernelError", "Program", "load", "register_kernel", "registered_kernels", "torch_kernel"]
+__all__ = ["KernelCall", "KernelError", "Program", "load", "register_kernel", "registered_kernels", "torch_kernel",
+           "WeightError", "KernelLibrary", "KernelLibraryError", "load_kernel_library"]

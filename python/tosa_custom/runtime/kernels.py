@@ -8,7 +8,9 @@ results, which the runtime checks (shape and dtype, strictly: no silent casts)
 and copies into the outputs.
 
 Lookup order: a kernel registered for the exact (domain, operator), then the
-generic torch kernel for any op PyTorch has (`torch.ops.<ns>.<name>`).
+generic torch kernel for any op PyTorch has (`torch.ops.<ns>.<name>`). The
+program prefers a native kernel (native.py) to a built-in one of these
+(`is_builtin`); a kernel a user registered still wins over native ones.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import torch
 from .._registry import Registry
 from ..contract import DOMAIN, DecodedCall
 
-__all__ = ["KernelCall", "Kernel", "register_kernel", "registered_kernels", "find_kernel", "torch_kernel"]
+__all__ = ["KernelCall", "Kernel", "register_kernel", "registered_kernels", "find_kernel", "torch_kernel",
+           "is_builtin"]
 
 
 @dataclasses.dataclass
@@ -89,5 +92,17 @@ def find_kernel(operator_name: str, domain_name: str, decoded: DecodedCall | Non
     return None
 
 
+_BUILTIN: dict[int, Kernel] = {}  # by id: kernels need not be hashable
+
+
+def is_builtin(kernel: Kernel | None) -> bool:
+    """No kernel, or one of this package's (numpy or generic torch): a native kernel replaces it."""
+    return kernel is None or kernel is torch_kernel or _BUILTIN.get(id(kernel)) is kernel
+
+
 def _load_builtin_kernels() -> None:
-    from . import numpy_kernels  # noqa: F401  (registers itself)
+    if not _BUILTIN:
+        from . import numpy_kernels  # noqa: F401  (registers itself)
+
+        _BUILTIN.update((id(v), v) for v in _KERNELS.as_dict().values()
+                        if getattr(v, "__module__", None) == numpy_kernels.__name__)

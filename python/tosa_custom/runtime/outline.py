@@ -4,6 +4,10 @@ should never own memory. Inputs become read-only `bufferization.to_buffer`
 views (zero-copy, maybe strided), the compiled code allocates the outputs, the
 kernel writes them, and `bufferization.to_tensor ... restrict writable` hands
 them back.
+
+A site bound to a native kernel (`bind` returns the address of its C structs)
+gets that address as a leading `i64` constant argument: the extern then
+resolves to a C trampoline that calls the kernel with it (native.py).
 """
 
 from __future__ import annotations
@@ -44,11 +48,14 @@ def _identity(shape: list[int], element: ir.Type) -> ir.Type:
     return ir.Type.parse("memref<" + "".join(f"{d}x" for d in shape) + f"{element}>")
 
 
-def outline_custom_ops(module: ir.Module, read_constant) -> list[CustomCallSite]:
+def outline_custom_ops(module: ir.Module, read_constant, bind=None) -> list[CustomCallSite]:
     """Rewrite every tosa.custom into a destination-passing extern call.
 
     `read_constant(value)` returns the Python value of a `tosa.const` operand
-    (scalars and lists the const encoding made), else None.
+    (scalars and lists the const encoding made), else None. `bind(site)`, if
+    given, is called for each site before its call is made; an integer it
+    returns (a native kernel's context address) becomes the call's first
+    argument, an `i64` constant.
     """
     sites: list[CustomCallSite] = []
     with module.context, ir.Location.unknown():
@@ -65,8 +72,22 @@ def outline_custom_ops(module: ir.Module, read_constant) -> list[CustomCallSite]
                     )
             in_memrefs = [_strided(t.shape, t.element_type) for t in in_types]
             out_memrefs = [_identity(t.shape, t.element_type) for t in out_types]
+            loc = op.location
+            site = CustomCallSite(
+                index=index, symbol=symbol, operator_name=operator_name, domain_name=domain_name,
+                implementation_attrs=attrs,
+                input_types=tuple(str(t.element_type) for t in in_types),
+                input_shapes=tuple(tuple(t.shape) for t in in_types),
+                output_types=tuple(str(t.element_type) for t in out_types),
+                output_shapes=tuple(tuple(t.shape) for t in out_types),
+                location=str(loc),
+                const_inputs=tuple(read_constant(v) for v in op.operands),
+            )
+            context = bind(site) if bind is not None else None
+            i64 = ir.IntegerType.get_signless(64)
+            leading = [i64] if context is not None else []
             with ir.InsertionPoint.at_block_begin(body):
-                fn_type = ir.FunctionType.get(in_memrefs + out_memrefs, [])
+                fn_type = ir.FunctionType.get(leading + in_memrefs + out_memrefs, [])
                 decl = ir.Operation.create(
                     "func.func",
                     attributes={
@@ -78,8 +99,12 @@ def outline_custom_ops(module: ir.Module, read_constant) -> list[CustomCallSite]
                     regions=1,
                 )
                 del decl
-            loc = op.location
             with ir.InsertionPoint(op), loc:
+                args = []
+                if context is not None:
+                    args.append(ir.Operation.create(
+                        "arith.constant", results=[i64], attributes={"value": ir.IntegerAttr.get(i64, context)},
+                    ).result)
                 views = [
                     ir.Operation.create(
                         "bufferization.to_buffer", results=[m], operands=[v],
@@ -91,7 +116,7 @@ def outline_custom_ops(module: ir.Module, read_constant) -> list[CustomCallSite]
                                             attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])}).result
                         for m in out_memrefs]
                 ir.Operation.create(
-                    "func.call", operands=views + outs,
+                    "func.call", operands=args + views + outs,
                     attributes={"callee": ir.FlatSymbolRefAttr.get(symbol)},
                 )
                 for r, m in zip(op.results, outs):
@@ -100,15 +125,6 @@ def outline_custom_ops(module: ir.Module, read_constant) -> list[CustomCallSite]
                         attributes={"restrict": ir.UnitAttr.get(), "writable": ir.UnitAttr.get()},
                     ).result
                     r.replace_all_uses_with(back)
-            sites.append(CustomCallSite(
-                index=index, symbol=symbol, operator_name=operator_name, domain_name=domain_name,
-                implementation_attrs=attrs,
-                input_types=tuple(str(t.element_type) for t in in_types),
-                input_shapes=tuple(tuple(t.shape) for t in in_types),
-                output_types=tuple(str(t.element_type) for t in out_types),
-                output_shapes=tuple(tuple(t.shape) for t in out_types),
-                location=str(loc),
-                const_inputs=tuple(read_constant(v) for v in op.operands),
-            ))
+            sites.append(site)
             op.erase()
     return sites

@@ -15,6 +15,10 @@ inputs or results is passed as that tensor.
 A Python exception cannot cross the compiled code, so a kernel's failure is
 stashed, its outputs are zeroed (the code after it must not read garbage, e.g.
 as gather indices), and the exception is raised once the call returns.
+
+An op with a native kernel (native.py, CONTRACT.md §11) is bound while it is
+outlined: the compiled code calls the C kernel directly, with the address of
+its prepared C structs, and a failure is a status word read after the call.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import ctypes
 import dataclasses
 import os
 import threading
+import weakref
 from typing import Any, Sequence
 
 import numpy as np
@@ -30,12 +35,14 @@ import torch
 from torch_mlir import execution_engine, ir
 
 from .. import _ir
-from ..contract import DOMAIN, ContractError, DecodedCall, Operand, decode_attrs
+from ..contract import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
 from ..decode import _dense_values
 from ..diagnostics import CompileError, Diagnostic
-from .kernels import KernelCall, find_kernel, registered_kernels
+from . import native as _native
+from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import CustomCallSite, lower, outline_custom_ops
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
+from .weights import WeightSlots, is_saved_program, read_saved
 
 __all__ = ["Program", "KernelError", "load"]
 
@@ -60,6 +67,22 @@ def _spec(t: ir.Type, what: str) -> _TensorSpec:
     if element not in MLIR_TO_TORCH:
         raise ValueError(f"{what} has element type {element}, which the runtime does not support")
     return _TensorSpec(tuple(t.shape), MLIR_TO_TORCH[element])
+
+
+def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
+    """uint8 arguments and results are typed i8 in TOSA (torch-mlir's typing);
+    compile() records the torch dtype as `tosa_custom.dtype`, and the program
+    takes and returns that dtype, not the int8 the signature shows."""
+    for key, specs in (("arg_attrs", inputs), ("res_attrs", outputs)):
+        if key not in func.attributes:
+            continue
+        for i, attrs in enumerate(ir.ArrayAttr(func.attributes[key])):
+            attrs = ir.DictAttr(attrs)
+            if i < len(specs) and "tosa_custom.dtype" in attrs:
+                name = ir.StringAttr(attrs["tosa_custom.dtype"]).value
+                if name != "uint8" or specs[i].dtype != torch.int8:
+                    raise ValueError(f"{key[:3]} #{i}: tosa_custom.dtype = {name!r} does not fit {specs[i].describe()}")
+                specs[i] = _TensorSpec(specs[i].shape, torch.uint8)
 
 
 def _read_constant(value: ir.Value):
@@ -96,7 +119,9 @@ class _Site:
             except ContractError as e:
                 raise CompileError(f"{site.location}: cannot decode {site.operator_name}: {e}") from None
         self.kernel = find_kernel(site.operator_name, site.domain_name, self.decoded)
-        if self.kernel is None:
+        # A native kernel replaces a built-in Python one (not one a user registered).
+        self.native = program._bind_native(self) if is_builtin(self.kernel) else None
+        if self.kernel is None and self.native is None:
             raise CompileError(
                 f"{site.location}: no kernel for {site.domain_name}::{site.operator_name}; "
                 f"registered: {', '.join(registered_kernels())}"
@@ -106,6 +131,10 @@ class _Site:
         self._in_views = [ViewCache(s.shape, s.dtype, known=known) for s in self.in_specs]
         self._out_views = [ViewCache(s.shape, s.dtype, known=known) for s in self.out_specs]
         self._views = self._in_views + self._out_views
+        self._carried = []
+        if self.decoded is not None:
+            self._carried = list(self.decoded.operand_dtypes.items()) + [
+                (self._nin + i, d) for i, d in self.decoded.result_dtypes.items()]
         n = len(self.in_specs) + len(self.out_specs)
         self.callback = ctypes.CFUNCTYPE(None, *([ctypes.c_void_p] * n))(self._run)
 
@@ -113,6 +142,8 @@ class _Site:
         outputs: list[torch.Tensor] = []
         try:
             views = [view(a) for view, a in zip(self._views, addresses)]
+            for i, dtype in self._carried:  # uint8 and complex travel as other tensors
+                views[i] = carried_view(views[i], dtype)
             nin = self._nin
             inputs, outputs = views[:nin], views[nin:]
             result = self.kernel(KernelCall(self.decoded, inputs, outputs, self.site.implementation_attrs))
@@ -133,6 +164,13 @@ class _Site:
         for i, (r, out) in enumerate(zip(results, outputs)):
             if isinstance(r, np.ndarray):
                 r = torch.from_numpy(r)
+            if isinstance(r, (bool, int, float)) and out.dim() == 0:  # a scalar result (aten.item)
+                expected = {torch.bool: bool, torch.int64: int, torch.float64: float}.get(out.dtype)
+                if type(r) is not expected:
+                    raise KernelError(f"result #{i} is a {type(r).__name__}, expected a "
+                                      f"{expected.__name__ if expected else out.dtype}")
+                out.fill_(r)
+                continue
             if not isinstance(r, torch.Tensor):
                 raise KernelError(f"result #{i} is a {type(r).__name__}, not a tensor")
             if tuple(r.shape) != tuple(out.shape) or r.dtype != out.dtype:
@@ -145,20 +183,37 @@ class _Site:
     def describe(self) -> str:
         return f"{self.site.operator_name} at {self.site.location}"
 
+    def kernel_description(self) -> str:
+        if self.native is not None:
+            return self.native.description
+        return f"python ({getattr(self.kernel, '__module__', '?')}.{getattr(self.kernel, '__qualname__', self.kernel)})"
+
 
 class Program:
     """A compiled module: call it with tensors, get tensors back."""
 
-    def __init__(self, module: ir.Module, entry: str | None = None, *, vectorize: bool = True):
+    def __init__(self, module: ir.Module, entry: str | None = None, *, vectorize: bool = True, native: bool = True):
         with module.context:
             func = self._entry_func(module, entry)
             self.entry = ir.StringAttr(func.attributes["sym_name"]).value
             ftype = ir.TypeAttr(func.attributes["function_type"]).value
-            self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs)]
+            # Weight arguments (CONTRACT.md §10) trail the inputs; the program passes them itself.
+            self._weights = WeightSlots.prepare(module, func)
+            n_inputs = len(ftype.inputs) - self._weights.count
+            self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs[:n_inputs])]
+            self._weight_shapes = [_spec(t, f"weight #{i}").shape for i, t in enumerate(ftype.inputs[n_inputs:])]
             self.output_specs = [_spec(t, f"result #{i}") for i, t in enumerate(ftype.results)]
+            _apply_torch_dtypes(func, self.input_specs, self.output_specs)
             self._current: dict[int, torch.Tensor] = {}
-            sites = outline_custom_ops(module, _read_constant)
-            self._sites = [_Site(s, self) for s in sites]
+            # Native kernels (native.py): bound while outlining, since their
+            # call takes the address of their C structs; released with the program.
+            self._native_enabled = native
+            self._native_status = _native.ProgramStatus()
+            self._native_words = memoryview(self._native_status).cast("B").cast("i")
+            self._native_bindings: list[_native.NativeBinding] = []
+            weakref.finalize(self, _release_native, self._native_bindings)
+            self._sites: list[_Site] = []
+            outline_custom_ops(module, _read_constant, self._bind_site)
             try:
                 lower(module, vectorize=vectorize)
             except ir.MLIRError as e:
@@ -172,7 +227,10 @@ class Program:
                     f"creating the ExecutionEngine failed ({e}); an op reached LLVM without a lowering"
                 ) from None
             for s in self._sites:
-                self._engine.register_runtime(s.site.symbol, s.callback)
+                if s.native is not None:  # the compiled code calls the C trampoline directly
+                    self._engine.register_runtime(s.site.symbol, ctypes.c_void_p(s.native.trampoline))
+                else:
+                    self._engine.register_runtime(s.site.symbol, s.callback)
             self._engine.initialize()
         self._fn = self._engine.lookup(self.entry)
         self._failure: tuple[_Site, BaseException] | None = None
@@ -180,7 +238,9 @@ class Program:
         # keeps two threads from writing them at once (ctypes drops the GIL
         # while the compiled code runs); a kernel may still call the program
         # again on its own thread.
-        self._descriptors = DescriptorBlock([s.shape for s in self.input_specs + self.output_specs])
+        self._descriptors = DescriptorBlock(
+            [s.shape for s in self.input_specs] + self._weight_shapes + [s.shape for s in self.output_specs])
+        self._weights.attach(self._descriptors, len(self.input_specs))
         self._lock = threading.RLock()
         self._fast = [(s.shape, s.dtype) for s in self.input_specs]
         # empty_like of a zero-size expanded template allocates a contiguous
@@ -207,6 +267,57 @@ class Program:
     def custom_ops(self) -> list[str]:
         return [s.site.operator_name for s in self._sites]
 
+    @property
+    def kernels(self) -> list[str]:
+        """Which kernel runs each custom op: "native (library: kernel)" or "python (function)"."""
+        return [s.kernel_description() for s in self._sites]
+
+    def _bind_site(self, site: CustomCallSite) -> int | None:
+        s = _Site(site, self)
+        self._sites.append(s)
+        return s.native.address if s.native is not None else None
+
+    def _bind_native(self, s: _Site) -> _native.NativeBinding | None:
+        if not self._native_enabled:
+            return None
+
+        def error(message: str) -> CompileError:
+            return CompileError(f"{s.site.location}: {s.site.domain_name}::{s.site.operator_name}: {message}")
+
+        try:
+            binding = _native.bind(s.site, s.decoded, self._native_status, error)
+        except _native.KernelLibraryError as e:
+            raise error(str(e)) from None
+        if binding is not None:
+            self._native_bindings.append(binding)
+        return binding
+
+    # --- Weights as arguments (CONTRACT.md §10; the logic is in weights.py) ---
+
+    def load_weights(self, weights) -> None:
+        """Replace the weights, without recompiling: a state_dict, an nn.Module,
+        a `.safetensors` or `torch.save` file, or a saved program's directory.
+        Every name, shape and dtype is checked first; a WeightError lists every
+        missing, unexpected or mismatched weight, and the old weights stay.
+        The tensors are used in place, not copied."""
+        tensors = self._weights.check(weights)
+        with self._lock:
+            self._weights.bind(tensors)
+
+    def save(self, directory) -> None:
+        """Write module.mlirbc, weights.safetensors and manifest.json into
+        `directory`; `load(directory)` gives the program back."""
+        self._weights.save(directory)
+
+    @property
+    def weights_manifest(self):
+        """The entry function's inputs and weights (a `tosa_custom.weights.Manifest`)."""
+        return self._weights.manifest
+
+    def state_dict(self) -> dict:
+        """The weights the program runs with, by name."""
+        return self._weights.state_dict()
+
     def _check_inputs(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
         if len(inputs) != len(self.input_specs):
             raise TypeError(
@@ -217,6 +328,9 @@ class Program:
         for i, (x, spec) in enumerate(zip(inputs, self.input_specs)):
             if isinstance(x, np.ndarray):
                 x = torch.from_numpy(x)
+            elif isinstance(x, (bool, int, float)) and spec.shape == () and \
+                    type(x) is {torch.bool: bool, torch.int64: int, torch.float64: float}.get(spec.dtype):
+                x = torch.tensor(x, dtype=spec.dtype)  # a Python scalar argument (CONTRACT.md 4.6)
             if not isinstance(x, torch.Tensor):
                 raise TypeError(f"input #{i} is a {type(x).__name__}; expected a tensor {spec.describe()}")
             if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
@@ -251,28 +365,57 @@ class Program:
                 if not t.requires_grad:
                     current[ptr] = t
                 i += 1
+            if self._weights.count:  # their descriptors were written by load_weights
+                self._weights.require()
+                i += self._weights.count
             for t in outputs:
                 current[block.set(i, t)] = t
                 i += 1
             # Saved and restored: a kernel may call this program again.
             outer = self._current, self._failure
             self._current, self._failure = current, None
+            status = self._native_words if self._native_bindings else None
+            if status is not None:  # native kernels report failures here
+                outer_status = status[0], status[1]
+                status[0] = 0
             try:
                 self._fn(block.packed)
             finally:
                 failure = self._failure
                 self._current, self._failure = outer
+                if status is not None:
+                    code, index = status[0], status[1]
+                    status[0], status[1] = outer_status
         if failure is not None:
             site, error = failure
             raise KernelError(f"kernel for {site.describe()} failed: {type(error).__name__}: {error}") from error
+        if status is not None and code:
+            site = self._sites[index]
+            raise KernelError(f"kernel for {site.describe()} failed: {site.native.description}: "
+                              f"{_native.status_name(code)}: {site.native.error_message}")
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
-def load(module, entry: str | None = None, *, vectorize: bool = True) -> Program:
+def _release_native(bindings: list) -> None:
+    """Give native kernels their `release` call once the program is gone."""
+    for b in bindings:
+        b.release()
+
+
+def load(module, entry: str | None = None, *, vectorize: bool = True, weights=None, native: bool = True) -> Program:
     """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a path).
 
     The module is consumed (lowered in place); pass a copy to keep it.
+    A directory written by `Program.save` loads with its weights.safetensors
+    unless `weights=` names others. `weights=` (state_dict, nn.Module or
+    path) binds the weights of a module whose weights are arguments.
+    `native=False` runs every custom op by its Python kernel (no native ones).
     """
+    if is_saved_program(module):
+        data, manifest = read_saved(module)
+        weights = module if weights is None else weights
+        module = ir.Module.parse(data, _ir.make_context())
+        entry = entry or manifest.entry
     if isinstance(module, ir.Module):
         pass
     elif isinstance(module, (str, os.PathLike)):
@@ -287,4 +430,7 @@ def load(module, entry: str | None = None, *, vectorize: bool = True) -> Program
             raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]) from None
     else:
         raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
-    return Program(module, entry, vectorize=vectorize)
+    program = Program(module, entry, vectorize=vectorize, native=native)
+    if weights is not None:
+        program.load_weights(weights)
+    return program

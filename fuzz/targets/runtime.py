@@ -1,0 +1,451 @@
+"""Target `runtime`: `runtime.load` and `Program.__call__` with bad inputs and misbehaving kernels.
+
+Case kinds:
+- `inputs`: a loaded program called with inputs of every layout (contiguous,
+  transposed, strided, expanded, Fortran-order numpy, 0-d, requiring grad)
+  and of the wrong count, shape, dtype or type (zero-size, lists, None).
+  Oracle: eager PyTorch for the program's function.
+- `kernel`: a program whose `tosa.custom` runs a kernel told, per case, to be
+  correct, slow, re-entrant, to raise (any exception type), or to return the
+  wrong shape, dtype, count or type. A following good call must be correct
+  (a failure leaves no state behind). Oracle: eager PyTorch.
+- `attrs`: a module whose `implementation_attrs` was mutated (the `decode`
+  target's mutations), loaded and called. Oracle: the mutated call, decoded
+  and run by eager PyTorch: the program gives its result, or the same kind of
+  failure, as a clean error.
+- `module`: truncated or garbled module text through `runtime.load`.
+
+`native=` of `load` is drawn when the runtime has native kernels (issue 6), so
+the same cases run through them; an AddressSanitizer build is a separate run
+of this target against an instrumented kernel library.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import time
+
+import numpy as np
+from hypothesis import strategies as st
+
+from ..outcome import CLEAN, CORRECT, Defect, Outcome, clean_or_defect, describe
+from . import decode as _decode_target
+
+__all__ = ["strategy", "check", "PROGRAMS"]
+
+
+def _attrs(obj) -> str:
+    from _emit import mlir_string
+
+    return mlir_string(json.dumps(obj, separators=(",", ":"), sort_keys=True))
+
+
+def _custom(operands, types, result, name, attrs_text, domain="torch_mlir"):
+    return (f"%0 = tosa.custom {', '.join(operands)} {{domain_name = \"{domain}\", implementation_attrs = {attrs_text}, "
+            f"operator_name = \"{name}\"}} : ({', '.join(types)}) -> {result}")
+
+
+GELU_ATTRS = {"args": {"approximate": "none", "self": {"operand": 0}}, "version": 1}
+LN_ATTRS = {"args": {"bias": None, "cudnn_enable": False, "eps": 1e-05, "input": {"operand": 0},
+                     "normalized_shape": [8], "weight": {"operand": 1}}, "version": 1}
+SOFTMAX_ATTRS = {"args": {"dim": -1, "dtype": None, "self": {"operand": 0}}, "version": 1}
+NEG_ATTRS = {"args": {"self": {"operand": 0}}, "version": 1}
+
+
+def _module(name: str, attrs: dict | None = None, attrs_text: str | None = None) -> str:
+    """MLIR text of base program `name` (attrs replaced when given)."""
+    p = PROGRAMS[name]
+    text = attrs_text if attrs_text is not None else _attrs(attrs if attrs is not None else p["attrs"])
+    return p["template"].replace("ATTRS", text)
+
+
+PROGRAMS = {
+    "gelu": dict(
+        inputs=[((3, 4), "float32")], attrs=GELU_ATTRS, op="torch.aten.gelu",
+        template="""func.func @f(%a: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = tosa.custom %a {domain_name = "torch_mlir", implementation_attrs = ATTRS, operator_name = "torch.aten.gelu"} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}""",
+        eager=lambda a: __import__("torch").nn.functional.gelu(a)),
+    "layer_norm": dict(
+        inputs=[((2, 8), "float32"), ((8,), "float32")], attrs=LN_ATTRS, op="torch.aten.layer_norm",
+        template="""func.func @f(%x: tensor<2x8xf32>, %w: tensor<8xf32>) -> tensor<2x8xf32> {
+  %0 = tosa.custom %x, %w {domain_name = "torch_mlir", implementation_attrs = ATTRS, operator_name = "torch.aten.layer_norm"} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
+}""",
+        eager=lambda x, w: __import__("torch").nn.functional.layer_norm(x, [8], w, None, 1e-05)),
+    "softmax_add": dict(
+        inputs=[((4, 5), "float32"), ((4, 5), "float32")], attrs=SOFTMAX_ATTRS, op="torch.aten.softmax.int",
+        operands=1,
+        template="""func.func @f(%a: tensor<4x5xf32>, %b: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %0 = tosa.custom %a {domain_name = "torch_mlir", implementation_attrs = ATTRS, operator_name = "torch.aten.softmax.int"} : (tensor<4x5xf32>) -> tensor<4x5xf32>
+  %1 = tosa.add %0, %b : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %1 : tensor<4x5xf32>
+}""",
+        eager=lambda a, b: __import__("torch").softmax(a, -1) + b),
+    "neg_0d": dict(
+        inputs=[((), "float64")], attrs=NEG_ATTRS, op="torch.aten.neg",
+        template="""func.func @f(%a: tensor<f64>) -> tensor<f64> {
+  %0 = tosa.custom %a {domain_name = "torch_mlir", implementation_attrs = ATTRS, operator_name = "torch.aten.neg"} : (tensor<f64>) -> tensor<f64>
+  return %0 : tensor<f64>
+}""",
+        eager=lambda a: -a),
+    "fuzz_kernel": dict(
+        inputs=[((3, 4), "float32"), ((3, 4), "float32")], attrs=None, op="fuzz.mul",
+        template="""func.func @f(%a: tensor<3x4xf32>, %b: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %0 = tosa.custom %a, %b {domain_name = "fuzz", implementation_attrs = "", operator_name = "fuzz.mul"} : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %1 = tosa.add %0, %a : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %1 : tensor<3x4xf32>
+}""",
+        eager=lambda a, b: a * b + a),
+}
+
+GOOD_LAYOUTS = ["contiguous", "contiguous", "transposed", "strided", "expanded", "numpy", "numpy-fortran",
+                "requires-grad", "nan-inf"]
+BAD_LAYOUTS = ["wrong-shape", "wrong-dtype", "zero-size", "zero-d", "list", "none", "scalar", "int-tensor",
+               "extra-dim", "bool"]
+BEHAVIOURS = ["correct", "correct-in-place", "numpy", "non-contiguous-result", "slow", "reentrant",
+              "raise-ValueError", "raise-RuntimeError", "raise-ZeroDivisionError", "raise-KeyError",
+              "raise-SystemExit", "raise-RecursionError", "raise-empty", "wrong-shape", "wrong-dtype",
+              "wrong-count", "not-a-tensor", "zero-d-result", "list-result", "huge-result"]
+
+
+@st.composite
+def strategy_(draw):
+    kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module"]))
+    case = {"kind": kind, "seed": draw(st.integers(0, 2**31)), "native": draw(st.booleans())}
+    if kind == "inputs":
+        case["program"] = draw(st.sampled_from(sorted(PROGRAMS)))
+        n = len(PROGRAMS[case["program"]]["inputs"])
+        bad = draw(st.integers(0, 3)) == 0
+        case["layouts"] = [draw(st.sampled_from(GOOD_LAYOUTS)) for _ in range(n)]
+        if bad:
+            case["layouts"][draw(st.integers(0, n - 1))] = draw(st.sampled_from(BAD_LAYOUTS))
+        case["count"] = draw(st.sampled_from([0] * 8 + [-1, 1]))  # inputs missing or extra
+    elif kind == "kernel":
+        case["program"] = "fuzz_kernel"
+        case["behaviour"] = draw(st.sampled_from(BEHAVIOURS))
+        case["sleep"] = draw(st.sampled_from([0.0, 0.01, 0.2]))
+    elif kind == "attrs":
+        case["program"] = draw(st.sampled_from(["gelu", "layer_norm", "softmax_add", "neg_0d"]))
+        case["mutations"] = draw(st.lists(st.one_of(_decode_target._json_mutation(),
+                                                    _decode_target._text_mutation()), min_size=1, max_size=2))
+        case["mutations"] = [list(m) for m in case["mutations"]]
+    else:
+        case["program"] = draw(st.sampled_from(sorted(PROGRAMS)))
+        case["cut"] = draw(st.integers(0, 10**6))
+        case["insert"] = draw(st.sampled_from(["", "}", "{", "%", "tensor<", "tosa.custom", "\x00", "é", "?x"]))
+    return case
+
+
+def strategy():
+    return strategy_()
+
+
+# --------------------------------------------------------------------------
+# The misbehaving kernel (domain "fuzz"), told what to do by the case.
+# --------------------------------------------------------------------------
+
+_STATE = {"behaviour": "correct", "sleep": 0.0, "program": None, "depth": 0}
+
+
+def _fuzz_kernel(call):
+    import torch
+
+    a, b = call.inputs
+    out = call.outputs[0]
+    behaviour = _STATE["behaviour"]
+    if _STATE["sleep"]:
+        time.sleep(_STATE["sleep"])
+    good = a * b
+    if behaviour == "correct":
+        return good
+    if behaviour == "correct-in-place":
+        torch.mul(a, b, out=out)
+        return None
+    if behaviour == "numpy":
+        return good.numpy()
+    if behaviour == "non-contiguous-result":
+        return good.t().contiguous().t()
+    if behaviour == "slow":
+        time.sleep(0.05)
+        return good
+    if behaviour == "reentrant":
+        if _STATE["depth"] == 0:
+            _STATE["depth"] += 1
+            try:
+                inner = _STATE["program"](a.clone(), b.clone())  # = a*b + a
+            finally:
+                _STATE["depth"] -= 1
+            return inner - a
+        return good
+    if behaviour.startswith("raise-"):
+        name = behaviour[len("raise-"):]
+        if name == "empty":
+            raise ValueError()
+        raise {"ValueError": ValueError, "RuntimeError": RuntimeError, "ZeroDivisionError": ZeroDivisionError,
+               "KeyError": KeyError, "SystemExit": SystemExit, "RecursionError": RecursionError}[name]("fuzz")
+    if behaviour == "wrong-shape":
+        return good.t()
+    if behaviour == "wrong-dtype":
+        return good.double()
+    if behaviour == "wrong-count":
+        return good, good
+    if behaviour == "not-a-tensor":
+        return 3.0
+    if behaviour == "zero-d-result":
+        return good.sum()
+    if behaviour == "list-result":
+        return [good]
+    if behaviour == "huge-result":
+        return torch.zeros(3000, 4000)
+    raise AssertionError(behaviour)
+
+
+_ERROR_BEHAVIOURS = {b for b in BEHAVIOURS if b.startswith(("raise-", "wrong-", "not-", "zero-d", "huge"))}
+
+
+def setup():
+    from tosa_custom import runtime
+
+    runtime.register_kernel("fuzz.mul", domain_name="fuzz")(_fuzz_kernel)
+
+
+_LOADED: dict = {}
+
+
+def _load(text: str, native: bool):
+    from tosa_custom import runtime
+
+    if "native" in inspect.signature(runtime.load).parameters:
+        return runtime.load(text, native=native)
+    return runtime.load(text)
+
+
+def _program(name: str, native: bool):
+    key = (name, native)
+    if key not in _LOADED:
+        _LOADED[key] = _load(_module(name), native)
+    return _LOADED[key]
+
+
+# --------------------------------------------------------------------------
+# Inputs.
+# --------------------------------------------------------------------------
+
+
+def _make(shape, dtype_name: str, layout: str, g):
+    import torch
+
+    dtype = getattr(torch, dtype_name)
+    base = torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
+    if layout in ("contiguous",):
+        return base
+    if layout == "nan-inf":
+        flat = base.reshape(-1).clone()
+        if flat.numel():
+            flat[0] = math.nan
+            # eager gelu(inf) is nan, the numpy kernel's is inf (the limit): not compared
+            flat[-1] = -math.inf if _STATE.get("no_inf") else math.inf
+        return flat.reshape(shape)
+    if layout == "transposed":
+        return base.t().contiguous().t() if len(shape) == 2 else base
+    if layout == "strided":
+        big = torch.randn([2 * d for d in shape], generator=g, dtype=torch.float64).to(dtype)
+        return big[tuple(slice(None, None, 2) for _ in shape)]
+    if layout == "expanded":
+        return base.reshape(-1)[:1].reshape([1] * len(shape)).expand(shape) if shape else base
+    if layout == "numpy":
+        return base.numpy()
+    if layout == "numpy-fortran":  # (numpy makes a 0-d array 1-d here)
+        return np.asfortranarray(base.numpy()) if shape else base.numpy()
+    if layout == "requires-grad":
+        return base.clone().requires_grad_(True) if dtype.is_floating_point else base
+    if layout == "wrong-shape":
+        return torch.randn(tuple(d + 1 for d in shape) or (2,), generator=g).to(dtype)
+    if layout == "wrong-dtype":
+        return base.to(torch.float16 if dtype != torch.float16 else torch.float32)
+    if layout == "zero-size":
+        return torch.zeros((0,) + tuple(shape[1:]), dtype=dtype)
+    if layout == "zero-d":
+        return torch.tensor(1.5, dtype=dtype) if shape else torch.zeros(1, dtype=dtype)
+    if layout == "list":
+        return base.tolist()
+    if layout == "none":
+        return None
+    if layout == "scalar":
+        return 1.5
+    if layout == "int-tensor":
+        return base.to(torch.int64)
+    if layout == "extra-dim":
+        return base.unsqueeze(0)
+    if layout == "bool":
+        return base > 0
+    raise AssertionError(layout)
+
+
+def _as_tensor(x):
+    import torch
+
+    if isinstance(x, np.ndarray):
+        return torch.from_numpy(x.copy())  # (np.ascontiguousarray makes 0-d arrays 1-d)
+    if isinstance(x, (bool, int, float)):
+        return torch.tensor(x, dtype=torch.float64 if isinstance(x, float) else None)
+    return x
+
+
+def _same(got, want) -> bool:
+    import torch
+
+    if not isinstance(got, torch.Tensor) or got.shape != want.shape or got.dtype != want.dtype:
+        return False
+    return bool(torch.allclose(got.detach(), want.detach(), rtol=1e-4, atol=1e-5, equal_nan=True))
+
+
+def _call(program, inputs):
+    from tosa_custom import CompileError, ContractError
+    from tosa_custom.runtime import KernelError
+
+    try:
+        return program(*inputs), None
+    except (KernelError, ContractError, CompileError, ValueError, TypeError) as e:
+        return None, e
+
+
+def _check_inputs(case) -> Outcome:
+    import torch
+
+    p = PROGRAMS[case["program"]]
+    program = _program(case["program"], case["native"])
+    g = torch.Generator().manual_seed(case["seed"])
+    _STATE["no_inf"] = case["program"] == "gelu"
+    inputs = [_make(s, d, layout, g) for (s, d), layout in zip(p["inputs"], case["layouts"])]
+    if case["count"] == -1:
+        inputs = inputs[:-1]
+    elif case["count"] == 1:
+        inputs = inputs + [inputs[0]]
+    snapshot = [x.clone() if isinstance(x, torch.Tensor) else x for x in inputs]
+    # A Python float is a valid 0-d f64 input (CONTRACT.md 4.6); `list` of a 0-d tensor is one.
+    scalar_ok = [s == () and d == "float64" for s, d in p["inputs"]]
+    valid = case["count"] == 0 and all(layout in GOOD_LAYOUTS or (ok and layout in ("scalar", "list"))
+                                       for layout, ok in zip(case["layouts"], scalar_ok))
+    try:
+        got = program(*inputs)
+    except Exception as e:
+        if valid:
+            raise Defect("exception", f"valid inputs {case['layouts']} refused: {describe(e)}") from None
+        return clean_or_defect(e, (ValueError, TypeError))
+    if not valid:
+        raise Defect("wrong", f"invalid inputs {case['layouts']} (count {case['count']:+d}) accepted: {got}")
+    with torch.no_grad():
+        want = p["eager"](*[_as_tensor(x).detach() for x in inputs])
+    if not _same(got, want):
+        raise Defect("wrong", f"{case['program']}({case['layouts']}) = {got}, eager PyTorch gives {want}")
+    for before, after in zip(snapshot, inputs):
+        if isinstance(before, torch.Tensor) and not torch.equal(before.nan_to_num(), after.nan_to_num()):
+            raise Defect("wrong", f"{case['program']} changed its input {case['layouts']}")
+    return Outcome(CORRECT, f"{case['program']} {case['layouts']}")
+
+
+def _check_kernel(case) -> Outcome:
+    import torch
+
+    from tosa_custom.runtime import KernelError
+
+    program = _program("fuzz_kernel", case["native"])
+    g = torch.Generator().manual_seed(case["seed"])
+    a, b = torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g)
+    want = a * b + a
+    _STATE.update(behaviour=case["behaviour"], sleep=case["sleep"], program=program)
+    try:
+        got, error = _call(program, (a, b))
+    finally:
+        _STATE.update(behaviour="correct", sleep=0.0)
+    if case["behaviour"] in _ERROR_BEHAVIOURS:
+        if error is None:
+            raise Defect("wrong", f"a kernel that does '{case['behaviour']}' gave a result: {got}")
+        outcome = clean_or_defect(error, (KernelError,))
+        if "fuzz.mul" not in str(error):
+            raise Defect("wrong", f"the kernel error does not name the op: {error}")
+    else:
+        if error is not None:
+            raise Defect("exception", f"a kernel that does '{case['behaviour']}' failed: {describe(error)}")
+        if not _same(got, want):
+            raise Defect("wrong", f"kernel '{case['behaviour']}': {got}, expected {want}")
+        outcome = Outcome(CORRECT, case["behaviour"])
+    # No state survives a call: the next one is right.
+    got, error = _call(program, (b, a))
+    if error is not None or not _same(got, b * a + b):
+        raise Defect("wrong", f"after a '{case['behaviour']}' call, a good call gave {got} / {error!r}")
+    return outcome
+
+
+def _check_attrs(case) -> Outcome:
+    import torch
+
+    from tosa_custom import CompileError, ContractError
+    from tosa_custom.contract import decode_attrs
+    from tosa_custom.runtime import KernelError
+
+    p = PROGRAMS[case["program"]]
+    name, _, text, n = _decode_target.mutations(
+        {"operator_name": p["op"], "attrs": json.dumps(p["attrs"]), "num_operands": len(p["inputs"]),
+         "mutations": case["mutations"]})
+    from _emit import mlir_string
+
+    try:
+        attrs_text = mlir_string(text)
+    except UnicodeEncodeError:
+        attrs_text = mlir_string(text.encode("utf-8", "surrogatepass").decode("latin-1"))
+    try:
+        program = _load(_module(case["program"], attrs_text=attrs_text), case["native"])
+    except Exception as e:
+        return clean_or_defect(e, (CompileError, ContractError, ValueError, TypeError))
+    # It loaded, so the attributes decode: the oracle is that decoded call, run eagerly.
+    call = decode_attrs(p["op"], text, p.get("operands", len(p["inputs"])))
+    g = torch.Generator().manual_seed(case["seed"])
+    inputs = [torch.randn(s, generator=g, dtype=torch.float64).to(getattr(torch, d)) for s, d in p["inputs"]]
+    try:
+        with torch.no_grad():
+            want = call(*inputs[:p.get("operands", len(inputs))])
+            if case["program"] == "softmax_add" and isinstance(want, torch.Tensor):
+                want = want + inputs[1]  # the tosa.add after the custom op
+    except Exception as e:
+        want = e
+    got, error = _call(program, inputs)
+    if isinstance(want, Exception) or not isinstance(want, torch.Tensor) or want.shape != got_shape(p) \
+            or want.dtype != getattr(torch, p["inputs"][0][1]):
+        if error is None:
+            raise Defect("wrong", f"{text}: eager PyTorch gives {want!r}, the program returned {got}")
+        return clean_or_defect(error, (KernelError,))
+    if error is not None:
+        return clean_or_defect(error, (KernelError,))  # a kernel may refuse arguments eager torch takes
+    if not _same(got, want):
+        raise Defect("wrong", f"{text}: program gives {got}, eager PyTorch {want}")
+    return Outcome(CORRECT, text[:150])
+
+
+def got_shape(p):
+    import torch
+
+    return torch.Size(p["inputs"][0][0])
+
+
+def _check_module(case) -> Outcome:
+    from tosa_custom import CompileError, ContractError
+
+    text = _module(case["program"])
+    cut = case["cut"] % (len(text) + 1)
+    text = text[:cut] + case["insert"] + text[cut:] if case["insert"] else text[:cut]
+    try:
+        _load(text, case["native"])
+    except Exception as e:
+        return clean_or_defect(e, (CompileError, ContractError, ValueError, TypeError))
+    return Outcome(CORRECT, "loaded")
+
+
+def check(case: dict) -> Outcome:
+    return {"inputs": _check_inputs, "kernel": _check_kernel, "attrs": _check_attrs,
+            "module": _check_module}[case["kind"]](case)

@@ -1,0 +1,223 @@
+/*
+ * tosa_custom_kernel.h - the C ABI for native tosa.custom kernels.
+ *
+ * A kernel library is a shared object exporting three C functions:
+ *
+ *   uint32_t tosa_custom_kernel_abi_version(void);
+ *       returns TCK_ABI_VERSION as this header defines it; the runtime refuses
+ *       a library built against another version.
+ *   const tck_kernel *tosa_custom_kernel_lookup(const char *domain_name,
+ *                                               const char *operator_name,
+ *                                               int32_t element_type);
+ *       the kernel for one op and element type (TCK_F32, ...), or NULL.
+ *   const tck_kernel *tosa_custom_kernel_at(size_t index);
+ *       the library's kernels one by one, NULL past the last (for listings).
+ *
+ * TCK_DEFINE_LIBRARY(table) defines all three from a static array of
+ * tck_kernel entries. The runtime calls `prepare` once per op when a program
+ * is loaded (validate the attributes and types, allocate scratch state),
+ * `run` once per execution of the op (from compiled code, no Python in
+ * between), and `release` when the program is freed. See CONTRACT.md,
+ * "Native kernels (C ABI)", for the full contract.
+ *
+ * The header is C99 and C++ compatible.
+ */
+#ifndef TOSA_CUSTOM_KERNEL_H
+#define TOSA_CUSTOM_KERNEL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any change of a struct layout or of a function's meaning. */
+#define TCK_ABI_VERSION 1u
+
+#if defined(_WIN32)
+#define TCK_EXPORT __declspec(dllexport)
+#else
+#define TCK_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---- Status codes: what `prepare` and `run` return. ---------------------- */
+#define TCK_OK 0
+#define TCK_ERROR 1            /* any failure; the message says what */
+#define TCK_INVALID_ARGUMENT 2 /* an attribute, shape or value the op forbids */
+#define TCK_UNSUPPORTED 3      /* valid, but this kernel cannot compute it */
+#define TCK_DECLINE 4          /* prepare only: not an error; use the next kernel
+                                  (another library, or the Python kernels) */
+
+/* ---- Element types (lookup key, and tck_tensor_type.element_type). ------- */
+#define TCK_F32 1
+#define TCK_F64 2
+#define TCK_F16 3
+#define TCK_BF16 4
+#define TCK_I64 5
+#define TCK_I32 6
+#define TCK_I16 7
+#define TCK_I8 8
+#define TCK_U8 9
+#define TCK_BOOL 10 /* i1, one byte per element */
+
+/* ---- A memref descriptor, MLIR's C-interface layout, any rank. ----------- */
+/* `sizes_and_strides` holds rank sizes, then rank strides (in elements).
+ * Element i0..in-1 is at aligned[offset + sum(ik * strides[k])]. Inputs may
+ * be strided views of any stride (transposes, slices); outputs are always
+ * dense row-major (strides are those of a contiguous array). */
+typedef struct tck_memref {
+    void *allocated;
+    void *aligned;
+    int64_t offset;
+    int64_t sizes_and_strides[];
+} tck_memref;
+
+static inline const int64_t *tck_sizes(const tck_memref *m) { return m->sizes_and_strides; }
+static inline const int64_t *tck_strides(const tck_memref *m, int32_t rank) {
+    return m->sizes_and_strides + rank;
+}
+/* The first element, for a memref of `float`. */
+static inline float *tck_data_f32(const tck_memref *m) { return (float *)m->aligned + m->offset; }
+
+/* ---- Static type of one operand or result (known at load). --------------- */
+typedef struct tck_tensor_type {
+    int32_t element_type; /* TCK_F32, ... */
+    int32_t rank;
+    const int64_t *shape; /* rank sizes; the memref's sizes are the same */
+} tck_tensor_type;
+
+/* ---- Decoded attributes. ------------------------------------------------- */
+/* For domain "torch_mlir" (the contract of CONTRACT.md) one attribute per ATen
+ * schema argument, by schema name, in schema order; a tensor argument is
+ * TCK_ATTR_OPERAND (its input index), a number the const encoding carried in a
+ * tosa.const is given as a number (its operand is still an input). For any
+ * other domain, if implementation_attrs is a JSON object, one attribute per
+ * top-level key (sorted); else none. The raw text is always in
+ * tck_call.implementation_attrs. */
+#define TCK_ATTR_NONE 0          /* None / null */
+#define TCK_ATTR_BOOL 1          /* i: 0 or 1 */
+#define TCK_ATTR_INT 2           /* i */
+#define TCK_ATTR_FLOAT 3         /* f (inf and nan included) */
+#define TCK_ATTR_STRING 4        /* s, count = its length in bytes */
+#define TCK_ATTR_INT_LIST 5      /* ints[count] */
+#define TCK_ATTR_FLOAT_LIST 6    /* floats[count] */
+#define TCK_ATTR_BOOL_LIST 7     /* ints[count], each 0 or 1 */
+#define TCK_ATTR_OPERAND 8       /* i: input index (a tensor, or a scalar known only at run time, 0-d) */
+#define TCK_ATTR_OPERAND_LIST 9  /* ints[count]: input indices, -1 for None */
+#define TCK_ATTR_COMPLEX 10      /* floats[2]: real, imaginary */
+#define TCK_ATTR_DTYPE 11        /* s: "float32", "int64", ... */
+#define TCK_ATTR_LAYOUT 12       /* s: "strided", ... */
+#define TCK_ATTR_DEVICE 13       /* s: "cpu", ... */
+#define TCK_ATTR_MEMORY_FORMAT 14 /* s: "contiguous_format", ... */
+#define TCK_ATTR_OTHER 15        /* s: JSON text of a value none of the above fits */
+
+typedef struct tck_attr {
+    const char *name;
+    int32_t kind;           /* TCK_ATTR_* */
+    int32_t count;          /* list length; string length; 2 for complex; 1 for a scalar; 0 for none */
+    int64_t i;              /* BOOL, INT, OPERAND */
+    double f;               /* FLOAT */
+    const char *s;          /* STRING, DTYPE, LAYOUT, DEVICE, MEMORY_FORMAT, OTHER (NUL-terminated UTF-8) */
+    const int64_t *ints;    /* INT_LIST, BOOL_LIST, OPERAND_LIST */
+    const double *floats;   /* FLOAT_LIST, COMPLEX */
+} tck_attr;
+
+/* ---- One op: everything decided at load time. ---------------------------- */
+/* All pointers stay valid until `release`; the runtime owns them. */
+typedef struct tck_call {
+    uint32_t abi_version;   /* the runtime's TCK_ABI_VERSION */
+    uint32_t struct_size;   /* sizeof(tck_call) in the runtime */
+    const char *domain_name;
+    const char *operator_name;
+    const char *implementation_attrs; /* the raw string of the tosa.custom */
+    const char *location;             /* the op's source location, for messages */
+    int32_t num_inputs;
+    int32_t num_outputs;
+    const tck_tensor_type *inputs;    /* num_inputs static types */
+    const tck_tensor_type *outputs;   /* num_outputs static types */
+    int32_t num_attrs;
+    const tck_attr *attrs;
+    void *state;            /* the kernel's own: set in prepare, read in run, freed in release */
+    char *error;            /* message buffer for a failure (tck_fail writes it) */
+    size_t error_capacity;
+} tck_call;
+
+/* prepare: check and plan once (may set call->state). Returns TCK_OK,
+ * TCK_DECLINE (let another kernel take the op), or an error status with a
+ * message: the program then fails to load, naming the op.
+ * run: compute outputs from inputs. Never abort or exit; return an error
+ * status with a message instead: the runtime zeroes the outputs, skips the
+ * remaining native kernels of that program call, and raises KernelError
+ * naming the op and the message once the compiled code returns. Must not
+ * keep the memref pointers after returning (buffers are reused).
+ * release: free call->state. May be NULL when prepare allocates nothing. */
+typedef int32_t (*tck_prepare_fn)(tck_call *call);
+typedef int32_t (*tck_run_fn)(const tck_call *call, tck_memref *const *inputs, tck_memref *const *outputs);
+typedef void (*tck_release_fn)(tck_call *call);
+
+typedef struct tck_kernel {
+    const char *domain_name;   /* "torch_mlir" for ops under CONTRACT.md */
+    const char *operator_name; /* "torch.aten.layer_norm", or your own */
+    int32_t element_type;      /* the element type of input 0 (of result 0 if no input) */
+    tck_prepare_fn prepare;    /* may be NULL */
+    tck_run_fn run;            /* required */
+    tck_release_fn release;    /* may be NULL */
+    const char *description;   /* free text for listings, may be NULL */
+} tck_kernel;
+
+/* ---- Helpers. ------------------------------------------------------------ */
+
+/* Write a printf-style message into the call's error buffer; returns status. */
+static inline int32_t tck_fail(const tck_call *call, int32_t status, const char *format, ...) {
+    if (call->error && call->error_capacity) {
+        va_list ap;
+        va_start(ap, format);
+        vsnprintf(call->error, call->error_capacity, format, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+/* The attribute called `name`, or NULL. */
+static inline const tck_attr *tck_attr_get(const tck_call *call, const char *name) {
+    for (int32_t i = 0; i < call->num_attrs; ++i)
+        if (strcmp(call->attrs[i].name, name) == 0) return &call->attrs[i];
+    return NULL;
+}
+
+/* Elements of a static type. */
+static inline int64_t tck_numel(const tck_tensor_type *t) {
+    int64_t n = 1;
+    for (int32_t i = 0; i < t->rank; ++i) n *= t->shape[i];
+    return n;
+}
+
+/* Define the three exported functions from a static array of kernels:
+ *   static const tck_kernel my_kernels[] = {{"myteam", "fused_gelu", TCK_F32, NULL, run, NULL, "..."}};
+ *   TCK_DEFINE_LIBRARY(my_kernels)
+ */
+#define TCK_DEFINE_LIBRARY(table)                                                                  \
+    TCK_EXPORT uint32_t tosa_custom_kernel_abi_version(void) { return TCK_ABI_VERSION; }           \
+    TCK_EXPORT const tck_kernel *tosa_custom_kernel_at(size_t index) {                             \
+        return index < sizeof(table) / sizeof((table)[0]) ? &(table)[index] : NULL;                \
+    }                                                                                              \
+    TCK_EXPORT const tck_kernel *tosa_custom_kernel_lookup(const char *domain_name,                \
+                                                           const char *operator_name,              \
+                                                           int32_t element_type) {                 \
+        for (size_t i = 0; i < sizeof(table) / sizeof((table)[0]); ++i)                           \
+            if ((table)[i].element_type == element_type &&                                        \
+                strcmp((table)[i].domain_name, domain_name) == 0 &&                               \
+                strcmp((table)[i].operator_name, operator_name) == 0)                             \
+                return &(table)[i];                                                                \
+        return NULL;                                                                               \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TOSA_CUSTOM_KERNEL_H */

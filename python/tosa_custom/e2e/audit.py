@@ -1,0 +1,452 @@
+"""`tosa-custom-audit`: run the e2e suite in one mode and report coverage.
+
+The supervisor (this process) loads the case files to know the cases, then
+hands them one at a time to N worker processes, each of which imports the
+case files once and runs cases with `runner.run_case`. A worker that dies
+(a segfault in compiled code, os.abort) or outlives the per-case timeout is
+recorded as a crash or timeout for the case it held, and replaced: every case
+gets a row, whatever happens. Workers are spawned, not forked, because MLIR
+contexts and torch's thread pools do not survive a fork.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import dataclasses
+import importlib.util
+import multiprocessing
+import multiprocessing.connection
+import os
+import re
+import signal
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .registry import MODES, Case, cases as registered_cases, get_case
+from .runner import CaseResult, final_status
+
+__all__ = ["AuditError", "AuditRun", "default_suite", "load_case_files", "main", "run_audit", "suite_files"]
+
+DEFAULT_TIMEOUT = 120.0
+# A fresh worker imports torch, torch-mlir and the case files before its first case.
+_STARTUP_TIMEOUT = 300.0
+_CRASH_LOG_CHARS = 1500
+
+
+class AuditError(Exception):
+    """The audit itself cannot go on (bad arguments, unloadable case files)."""
+
+
+# --------------------------------------------------------------------------
+# Finding and loading case files.
+# --------------------------------------------------------------------------
+
+
+def default_suite() -> Path:
+    """The repository's e2e/ folder, next to python/ in a source checkout."""
+    import tosa_custom
+
+    return Path(tosa_custom.__file__).resolve().parents[2] / "e2e"
+
+
+def suite_files(suite: Path) -> list[Path]:
+    """The case files of a suite folder: its *.py files, not _private ones."""
+    if not suite.is_dir():
+        raise AuditError(
+            f"e2e suite folder {suite} not found (the suite ships with the source checkout, not the "
+            f"installed package): pass --suite DIR, or --cases FILE for your own case files"
+        )
+    return sorted(p for p in suite.glob("*.py") if not p.name.startswith("_"))
+
+
+def _module_name(path: Path) -> str:
+    safe = re.sub(r"\W", "_", str(path.resolve().with_suffix("")))
+    return f"tosa_custom_e2e_cases.{safe}"
+
+
+def load_case_files(files: Iterable[Path]) -> list[Case]:
+    """Import each file by path (each registers its cases); return their cases
+    in file order. A case declared twice is an error naming both files."""
+    loaded: list[str] = []
+    for path in files:
+        path = Path(path).resolve()
+        if not path.is_file():
+            raise AuditError(f"case file {path} does not exist")
+        name = _module_name(path)
+        if name in sys.modules:
+            continue
+        before = {c.name for c in registered_cases()}
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except ValueError as e:
+            m = re.search(r"e2e case '([^']+)' is registered twice", str(e))
+            if m:
+                other = get_case(m[1]).source or "an earlier file"
+                raise AuditError(f"e2e case {m[1]} is declared in {other} and again in {path}; rename one") from None
+            raise AuditError(f"loading case file {path} failed: {type(e).__name__}: {e}") from e
+        except Exception as e:
+            raise AuditError(f"loading case file {path} failed: {type(e).__name__}: {e}") from e
+        loaded += [c.name for c in registered_cases() if c.name not in before]
+    return [get_case(n) for n in loaded]
+
+
+# --------------------------------------------------------------------------
+# Workers.
+# --------------------------------------------------------------------------
+
+
+def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, threads: int, log_path: str) -> None:
+    """A worker: load the cases once, then run what the supervisor sends."""
+    # Everything the case, torch or MLIR prints goes to the worker's log: the
+    # progress bar stays readable, and a crash's last words are kept.
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
+    sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
+    import faulthandler
+
+    faulthandler.enable()  # a segfault prints the Python stack to the log
+    import torch
+
+    torch.set_num_threads(threads)
+    from .runner import run_case
+
+    load_case_files(Path(f) for f in files)
+    conn.send(("ready", None))
+    while True:
+        try:
+            name = conn.recv()
+        except EOFError:
+            return
+        if name is None:
+            return
+        print(f"\n=== case {name}", flush=True)
+        try:
+            result = run_case(get_case(name), mode, ops)
+        except Exception as e:  # the harness itself is broken: stop the audit
+            conn.send(("error", f"{type(e).__name__}: {e}"))
+            return
+        conn.send(("done", result.to_json()))
+
+
+@dataclasses.dataclass
+class _Worker:
+    index: int
+    process: multiprocessing.Process
+    conn: multiprocessing.connection.Connection
+    log: Path
+    ready: bool = False
+    case: str | None = None
+    deadline: float = 0.0
+
+    @property
+    def timed(self) -> bool:
+        """Starting up or running a case: its deadline applies."""
+        return self.case is not None or not self.ready
+
+
+def _signal_name(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "an unknown status"
+    if exitcode < 0:
+        try:
+            return signal.Signals(-exitcode).name
+        except ValueError:
+            return f"signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+def _log_tail(log: Path, case: str) -> str:
+    try:
+        text = log.read_text(errors="replace")
+    except OSError:
+        return ""
+    marker = f"=== case {case}\n"
+    text = text[text.rfind(marker) + len(marker):] if marker in text else ""
+    text = text.strip()
+    return text[-_CRASH_LOG_CHARS:]
+
+
+@dataclasses.dataclass
+class AuditRun:
+    mode: str
+    ops: list[str] | None
+    results: list[CaseResult]
+    seconds: float
+    jobs: int
+    timeout: float
+    files: list[str]
+    filter: str | None = None
+
+    @property
+    def unexpected(self) -> list[CaseResult]:
+        return [r for r in self.results if r.failed]
+
+
+class _Supervisor:
+    def __init__(self, cases: Sequence[Case], files: list[str], mode: str, ops: list[str] | None,
+                 jobs: int, timeout: float, on_result, log_dir: Path):
+        self.cases = {c.name: c for c in cases}
+        self.files, self.mode, self.ops = files, mode, ops
+        self.jobs = max(1, min(jobs, len(cases)))
+        self.timeout, self.on_result, self.log_dir = timeout, on_result, log_dir
+        self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
+        self.ctx = multiprocessing.get_context("spawn")
+        self.results: dict[str, CaseResult] = {}
+        self.failed_starts = 0
+
+    def _start(self, index: int) -> _Worker:
+        parent, child = self.ctx.Pipe()
+        log = self.log_dir / f"worker-{index}.log"
+        process = self.ctx.Process(
+            target=_worker_main, args=(child, self.files, self.mode, self.ops, self.threads, str(log)), daemon=True
+        )
+        process.start()
+        child.close()
+        return _Worker(index, process, parent, log, deadline=time.monotonic() + max(_STARTUP_TIMEOUT, self.timeout))
+
+    def _stop(self, w: _Worker, grace: float = 0.0) -> None:
+        w.process.join(grace)  # a worker told to stop exits by itself, releasing what it holds
+        if w.process.is_alive():
+            w.process.kill()
+        w.process.join(10)
+        w.conn.close()
+
+    def _record(self, result: CaseResult) -> None:
+        self.results[result.name] = result
+        self.on_result(result)
+
+    def _lost(self, w: _Worker, measured: str, message: str) -> None:
+        case = self.cases[w.case]
+        result = CaseResult(case.name, self.mode, case.family, case.source, xfail_reason=case.expected_failure(self.mode))
+        result.status = final_status(case, self.mode, measured)
+        result.category = measured
+        result.message = message
+        result.timings["total"] = round(self.timeout if measured == "timeout" else 0.0, 4)
+        self._record(result)
+
+    def _replace(self, w: _Worker, why: str) -> _Worker:
+        self._stop(w)
+        if w.case is None and not w.ready:
+            self.failed_starts += 1
+            if self.failed_starts >= 3:
+                raise AuditError(f"audit workers keep dying before their first case ({why}); see {w.log}")
+        return self._start(w.index)
+
+    def run(self, order: Sequence[str]) -> list[CaseResult]:
+        pending = collections.deque(order)
+        workers = [self._start(i) for i in range(self.jobs)]
+        try:
+            while pending or any(w.case for w in workers):
+                for w in workers:
+                    if w.ready and w.case is None and pending:
+                        w.case = pending.popleft()
+                        w.conn.send(w.case)
+                        w.deadline = time.monotonic() + self.timeout
+                if not pending and not any(w.case for w in workers):
+                    break
+                wait = max(0.0, min(w.deadline if w.timed else float("inf") for w in workers) - time.monotonic())
+                wait = None if wait == float("inf") else wait
+                ready = multiprocessing.connection.wait(
+                    [w.conn for w in workers] + [w.process.sentinel for w in workers], timeout=wait
+                )
+                for i, w in enumerate(workers):
+                    workers[i] = self._service(w, ready)
+        finally:
+            for w in workers:
+                try:
+                    w.conn.send(None)
+                except (OSError, ValueError):
+                    pass
+            for w in workers:
+                self._stop(w, grace=10.0 if w.case is None else 0.0)
+        return [self.results[n] for n in order]
+
+    def _service(self, w: _Worker, ready) -> _Worker:
+        if w.conn in ready:
+            try:
+                kind, payload = w.conn.recv()
+            except (EOFError, OSError):
+                kind, payload = "eof", None
+            if kind == "ready":
+                w.ready, self.failed_starts = True, 0
+                return w
+            if kind == "done":
+                self._record(CaseResult.from_json(payload))
+                w.case = None
+                return w
+            if kind == "error":
+                raise AuditError(f"the audit's runner failed on {w.case}: {payload}")
+        if w.conn in ready or w.process.sentinel in ready:
+            w.process.join(5)
+            why = f"worker died with {_signal_name(w.process.exitcode)}"
+            if w.case is not None:
+                tail = _log_tail(w.log, w.case)
+                self._lost(w, "crash", why + (f"; last output:\n{tail}" if tail else ""))
+            return self._replace(w, why)
+        if w.timed and time.monotonic() >= w.deadline:
+            if w.case is not None:
+                self._lost(w, "timeout", f"no result after {self.timeout:g} s; the worker was killed")
+                return self._replace(w, "timeout")
+            return self._replace(w, f"no worker ready after {max(_STARTUP_TIMEOUT, self.timeout):g} s")
+        return w
+
+
+def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = None, jobs: int | None = None,
+              timeout: float = DEFAULT_TIMEOUT, name_filter: str | None = None, on_result=None,
+              on_start=None) -> AuditRun:
+    """Run every case of `files` (matching `name_filter`) in `mode`."""
+    if mode not in MODES:
+        raise AuditError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+    files = [str(Path(f).resolve()) for f in files]
+    cases = load_case_files(Path(f) for f in files)
+    if name_filter:
+        try:
+            pattern = re.compile(name_filter)
+        except re.error as e:
+            raise AuditError(f"--filter {name_filter!r} is not a regular expression: {e}") from None
+        cases = [c for c in cases if pattern.search(c.name)]
+    if not cases:
+        raise AuditError("no case to run" + (f": none matches --filter {name_filter!r}" if name_filter else ""))
+    if on_start:
+        on_start(cases)
+    start = time.monotonic()
+    jobs = jobs or os.cpu_count() or 1
+    with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-") as tmp:
+        supervisor = _Supervisor(cases, files, mode, list(ops) if ops else None, jobs, timeout,
+                                 on_result or (lambda r: None), Path(tmp))
+        results = supervisor.run([c.name for c in cases])
+    return AuditRun(mode, list(ops) if ops else None, results, round(time.monotonic() - start, 2),
+                    supervisor.jobs, timeout, files, name_filter)
+
+
+# --------------------------------------------------------------------------
+# The command line.
+# --------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="tosa-custom-audit",
+        description="Run the e2e suite (or your own case files) in one mode, compare every case with eager "
+                    "PyTorch, and report which ATen ops were converted to tosa.custom and why not.",
+    )
+    p.add_argument("--mode", required=True, choices=MODES,
+                   help="stock: torch-mlir's own lowering; selective: keep --ops (or each case's "
+                        "selective_ops); dummy: keep every op")
+    p.add_argument("--ops", action="append", default=[], metavar="OPS",
+                   help="selective mode's ops, comma-separated or repeated (e.g. aten.layer_norm,aten.gelu)")
+    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
+    p.add_argument("--filter", metavar="REGEX", help="run only cases whose name matches (re.search)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"per-case time limit (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument("--report", type=Path, metavar="DIR", help="write audit.json, audit.md and audit.html there")
+    p.add_argument("--suite", type=Path, metavar="DIR",
+                   help="suite folder (default: the repository's e2e/; not loaded when only --cases is given)")
+    p.add_argument("--cases", type=Path, action="append", default=[], metavar="FILE",
+                   help="your own case file (registers cases with @tosa_custom.e2e.case); repeatable")
+    p.add_argument("--list", action="store_true", help="list the selected cases and exit")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _select_files(args) -> list[Path]:
+    files: list[Path] = []
+    if args.suite is not None or not args.cases:
+        files += suite_files(args.suite if args.suite is not None else default_suite())
+    return files + list(args.cases)
+
+
+class _Progress:
+    """Cases done, passing and failing, on stderr; unexpected results printed as they come."""
+
+    def __init__(self, enabled: bool):
+        self.enabled, self.bar = enabled, None
+        self.counts = collections.Counter()
+
+    def start(self, cases: Sequence[Case]) -> None:
+        if self.enabled:
+            from tqdm import tqdm
+
+            tty = sys.stderr.isatty()  # in a CI log, a line every 30 s instead of a redraw per case
+            self.bar = tqdm(total=len(cases), unit="case", file=sys.stderr, dynamic_ncols=True,
+                            mininterval=0.1 if tty else 30.0, maxinterval=30.0 if tty else 60.0)
+
+    def __call__(self, r: CaseResult) -> None:
+        self.counts["ok" if not r.failed else "bad"] += 1
+        self.counts[r.status] += 1
+        line = f"{r.status.upper()}: {r.name} [{r.category}] {' '.join(r.message.split())}"
+        if self.bar is not None:
+            self.bar.update(1)
+            self.bar.set_postfix_str(
+                f"pass {self.counts['ok']} (xfail {self.counts['xfail']}), fail {self.counts['bad']}", refresh=True
+            )
+            if r.failed:
+                self.bar.write(line[:300], file=sys.stderr)
+        elif r.failed:
+            print(line[:300], file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    ops = [o.strip() for spec in args.ops for o in spec.split(",") if o.strip()] or None
+    if ops and args.mode != "selective":
+        print(f"tosa-custom-audit: --ops applies to --mode selective only, not {args.mode}", file=sys.stderr)
+        return 2
+    if args.jobs < 1 or args.timeout <= 0:
+        print("tosa-custom-audit: -j must be >= 1 and --timeout > 0", file=sys.stderr)
+        return 2
+    try:
+        re.compile(args.filter or "")
+        if ops:
+            from ..schema import OpSelection
+
+            OpSelection(ops)  # an unknown name fails here once, with suggestions, not in every case
+    except (re.error, ValueError) as e:
+        print(f"tosa-custom-audit: error: {'--filter' if isinstance(e, re.error) else '--ops'}: {e}", file=sys.stderr)
+        return 2
+    progress = _Progress(not args.no_progress and not args.list)
+    try:
+        files = _select_files(args)
+        if args.list:
+            cases = load_case_files(files)
+            pattern = re.compile(args.filter) if args.filter else None
+            for c in cases:
+                if pattern is None or pattern.search(c.name):
+                    print(f"{c.name}\t{c.family}\t{c.source}")
+            return 0
+        run = run_audit(args.mode, files=files, ops=ops, jobs=args.jobs, timeout=args.timeout,
+                        name_filter=args.filter, on_result=progress, on_start=progress.start)
+    except AuditError as e:
+        progress.close()
+        print(f"tosa-custom-audit: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        progress.close()
+        print("tosa-custom-audit: interrupted", file=sys.stderr)
+        return 130
+    progress.close()
+    from . import report
+
+    summary = report.build(run)
+    print(report.text_summary(summary))
+    if args.report:
+        for path in report.write_all(summary, args.report):
+            print(f"wrote {path}")
+    return 1 if run.unexpected else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""The e2e case registry: one `@case` next to each module factory.
+
+A case is what torch-mlir's e2e suite calls a test: a module factory, the
+example inputs, and the expected failures kept beside it (per mode, each with
+its reason), so the audit can tell an expected failure from a regression and
+an unexpected pass from luck. Cases are registered by importing the file that
+declares them; the audit imports the suite's files and users' own files alike.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Callable, Iterator, Mapping, Sequence
+
+import torch
+
+from .._registry import Registry
+
+__all__ = ["Case", "MODES", "COMPARISONS", "case", "cases", "get_case", "NAME_PATTERN"]
+
+MODES = ("stock", "selective", "dummy")
+
+# "values": allclose against eager; "statistics": outputs of random ops are
+# compared by shape, dtype and mean/std (see runner), never by value.
+COMPARISONS = ("values", "statistics")
+
+NAME_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9]*Module_[a-z0-9_]+$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    name: str
+    factory: Callable[[], torch.nn.Module]
+    inputs: Callable[[], tuple]
+    family: str
+    xfail: Mapping[str, str]  # mode -> reason
+    compare: str = "values"
+    rtol: float = 1e-5
+    atol: float = 1e-5
+    selective_ops: Sequence[str] = ()  # the ops `selective` mode keeps for this case, if not given on the command line
+    source: str = ""  # file that declared it
+
+    def expected_failure(self, mode: str) -> str | None:
+        return self.xfail.get(mode)
+
+
+_CASES: Registry[Case] = Registry("e2e case")
+
+
+def case(
+    *,
+    inputs: Callable[[], tuple],
+    family: str,
+    xfail: Mapping[str, str] | None = None,
+    compare: str = "values",
+    rtol: float = 1e-5,
+    atol: float = 1e-5,
+    selective_ops: Sequence[str] = (),
+    name: str | None = None,
+):
+    """Register the decorated module factory as an e2e case.
+
+    The case is named after the factory (`<Op><Variant>Module_basic`).
+    `inputs` builds the example arguments; the runner seeds torch before
+    calling it, so inputs are reproducible. `xfail` maps a mode to the reason
+    it is expected to fail there.
+    """
+
+    def register(factory: Callable[[], torch.nn.Module]):
+        case_name = name or factory.__name__
+        if not NAME_PATTERN.match(case_name):
+            raise ValueError(
+                f"e2e case '{case_name}' must be named <Op><Variant>Module_<variant>, e.g. AddTensorModule_basic"
+            )
+        unknown = set(xfail or {}) - set(MODES)
+        if unknown:
+            raise ValueError(f"e2e case '{case_name}': xfail modes {sorted(unknown)} are not among {MODES}")
+        if compare not in COMPARISONS:
+            raise ValueError(f"e2e case '{case_name}': compare must be one of {COMPARISONS}, not {compare!r}")
+        code = getattr(factory, "__code__", None)
+        _CASES.add(
+            case_name,
+            Case(
+                case_name,
+                factory,
+                inputs,
+                family,
+                dict(xfail or {}),
+                compare,
+                rtol,
+                atol,
+                tuple(selective_ops),
+                code.co_filename if code else "",
+            ),
+        )
+        return factory
+
+    return register
+
+
+def cases() -> Iterator[Case]:
+    for key in _CASES:
+        yield _CASES[key]
+
+
+def get_case(name: str) -> Case:
+    return _CASES[name]

@@ -1,0 +1,363 @@
+"""The audit's report: one summary, written as JSON, Markdown and HTML.
+
+`build()` turns the case results into the summary (counts, the per-op table,
+coverage by family and by failure reason); the writers only format it, so the
+three files always agree. The HTML page is self-contained (inline CSS and SVG,
+no script, no external file) so it can be attached to a review or a CI run.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from .categories import categories, describe
+from .runner import STATUSES, CaseResult
+
+__all__ = ["build", "text_summary", "to_json", "to_markdown", "to_html", "write_all", "OP_STATUSES"]
+
+# An op is "converted" when every case that has it converted it and none failed
+# on it, "failing" when every case converted it but one failed on it at run
+# time, "partial" when only some cases converted it, "not-converted" when none did.
+OP_STATUSES = ("converted", "failing", "partial", "not-converted")
+_WEAK = ("not-selected", "not-reached", "unaccounted")  # reasons a real one outranks
+_RUNTIME_BLAME = ("numeric-mismatch", "result-mismatch")
+_CONVERSION = tuple(c.name for c in categories() if c.stage in ("export", "conversion"))
+
+_COLORS = {
+    "pass": "#2e9d4f", "xfail": "#8fc79d", "fail": "#d9453b", "crash": "#7b2d8e", "timeout": "#e08a1e",
+    "xpass": "#3b6fd9", "converted": "#2e9d4f", "failing": "#e08a1e", "partial": "#e0c21e", "not-converted": "#d9453b",
+}
+
+
+def _versions() -> dict[str, str]:
+    from importlib import metadata
+
+    found = {}
+    for dist in ("torch", "torch-mlir", "tosa-custom"):
+        try:
+            found[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            pass
+    return found
+
+
+def _selection(legal_ops):
+    if not legal_ops:
+        return None
+    from ..schema import OpSelection
+
+    try:
+        return OpSelection(legal_ops, allow_unknown=True)
+    except ValueError:
+        return None
+
+
+def _asked(selection, identifier: str) -> bool:
+    if selection is None:
+        return False
+    user = identifier.startswith("torch.operator:")
+    return selection.matches(identifier.split(":", 1)[1] if user else identifier, user_op=user)
+
+
+def _op_table(results: list[CaseResult]) -> list[dict]:
+    """One row per op identifier seen in any case, with why it was not converted."""
+    ops: dict[str, dict] = {}
+    problems: dict[str, list[tuple[str, str, str]]] = collections.defaultdict(list)
+
+    def row(op: str, family: str) -> dict:
+        return ops.setdefault(op, {"identifier": op, "family": family, "first_case": case_name, "cases": 0,
+                                   "count": 0, "converted_in": 0, "failed_in": 0})
+
+    # Ops converted in a passing case are known good: a numeric mismatch is
+    # blamed only on converted ops that never passed anywhere else.
+    good = {op for r in results if r.status in ("pass", "xpass") for op in r.converted}
+    case_name = None
+    for r in results:
+        case_name = r.name
+        selection = _selection(r.legal_ops)
+        for op, n in r.ops_seen.items():
+            entry = row(op, r.family)
+            entry["cases"] += 1
+            entry["count"] += n
+        for op in r.converted:
+            row(op, r.family)["converted_in"] += 1
+        explained = set()
+        for s in r.skipped:
+            row(s.identifier, r.family)
+            problems[s.identifier].append((s.category, s.message, r.name))
+            explained.add(s.identifier)
+        blamed = list(r.failing_ops)
+        if r.category in _RUNTIME_BLAME and not blamed:
+            blamed = sorted(op for op in r.converted if op not in good)
+        if r.category is not None:
+            for op in blamed:
+                row(op, r.family)["failed_in"] += 1
+                problems[op].append((r.category, r.message, r.name))
+                explained.add(op)
+        for op in r.ops_seen:
+            if op in r.converted or op in explained:
+                continue
+            if not _asked(selection, op):
+                problems[op].append(("not-selected", "", r.name))
+            elif r.category is not None and r.timings.get("load") is None:
+                problems[op].append(("not-reached", f"the case failed first: {r.category}", r.name))
+            else:
+                problems[op].append(("unaccounted", "", r.name))
+    table = []
+    for op, entry in ops.items():
+        found = problems.get(op, [])
+        if entry["converted_in"] == 0:
+            status = "not-converted"
+        elif entry["converted_in"] < entry["cases"] or any(p[0] in _WEAK or p[0] in _CONVERSION for p in found):
+            status = "partial"
+        elif found:
+            status = "failing"  # converted wherever seen, but a case failed on it at run time
+        else:
+            status = "converted"
+        strong = [p for p in found if p[0] not in _WEAK] or found
+        category, message, first = strong[0] if strong else (None, "", None)
+        if category == "not-selected":
+            first = None  # not a failure: the mode never asked for the op
+        entry.update(status=status, category=category, message=message, first_failing_case=first,
+                     categories=dict(collections.Counter(p[0] for p in found)))
+        table.append(entry)
+    order = {s: i for i, s in enumerate(OP_STATUSES)}
+    table.sort(key=lambda e: (order[e["status"]], e["family"], e["identifier"]))
+    return table
+
+
+def build(run) -> dict[str, Any]:
+    """The summary of an `audit.AuditRun`, as plain JSON-able data."""
+    results: list[CaseResult] = run.results
+    counts = collections.Counter(r.status for r in results)
+    by_family: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for r in results:
+        by_family[r.family][r.status] += 1
+    ops = _op_table(results)
+    ops_by_family: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for op in ops:
+        ops_by_family[op["family"]][op["status"]] += 1
+    by_category: dict[str, dict[str, int]] = {}
+    for r in results:
+        if r.category:
+            by_category.setdefault(r.category, {"cases": 0, "ops": 0})["cases"] += 1
+    for op in ops:
+        if op["status"] != "converted" and op["category"]:
+            by_category.setdefault(op["category"], {"cases": 0, "ops": 0})["ops"] += 1
+    rank = {c.name: i for i, c in enumerate(categories())}
+    return {
+        "meta": {
+            "mode": run.mode, "ops": run.ops, "jobs": run.jobs, "timeout": run.timeout, "seconds": run.seconds,
+            "filter": run.filter, "files": run.files, "versions": _versions(),
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        },
+        "counts": {s: counts.get(s, 0) for s in STATUSES},
+        "total": len(results),
+        "unexpected": [r.name for r in results if r.failed],
+        "ok": not any(r.failed for r in results),
+        "by_family": {f: dict(c) for f, c in sorted(by_family.items())},
+        "ops_by_family": {f: dict(c) for f, c in sorted(ops_by_family.items())},
+        "by_category": dict(sorted(by_category.items(), key=lambda kv: rank.get(kv[0], len(rank)))),
+        "categories": {c.name: {"stage": c.stage, "description": c.description} for c in categories()},
+        "cases": [r.to_json() for r in results],
+        "ops": ops,
+    }
+
+
+def text_summary(summary: dict) -> str:
+    meta, counts = summary["meta"], summary["counts"]
+    ops = summary["ops"]
+    converted = sum(1 for o in ops if o["status"] == "converted")
+    lines = [
+        f"{meta['mode']} mode: {summary['total']} cases in {meta['seconds']:.1f} s (-j {meta['jobs']}): "
+        + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s]),
+        f"ops: {len(ops)} seen, {converted} converted everywhere, "
+        f"{sum(1 for o in ops if o['status'] == 'failing')} failing at run time, "
+        f"{sum(1 for o in ops if o['status'] == 'partial')} partly, "
+        f"{sum(1 for o in ops if o['status'] == 'not-converted')} never",
+    ]
+    if summary["unexpected"]:
+        lines.append(f"unexpected results ({len(summary['unexpected'])}): " + ", ".join(summary["unexpected"]))
+    return "\n".join(lines)
+
+
+def to_json(summary: dict) -> str:
+    return json.dumps(summary, indent=1, sort_keys=False) + "\n"
+
+
+# --------------------------------------------------------------------------
+# Markdown.
+# --------------------------------------------------------------------------
+
+
+def _md(text: Any) -> str:
+    """One table cell: no newline, no stray pipe, not too long."""
+    text = "" if text is None else str(text)
+    text = " ".join(text.split()).replace("|", "\\|")
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
+def to_markdown(summary: dict) -> str:
+    meta = summary["meta"]
+    out = [f"# tosa-custom audit: {meta['mode']} mode", ""]
+    out.append(text_summary(summary).replace("\n", "  \n"))
+    if meta["ops"]:
+        out.append(f"\nops kept: {', '.join(meta['ops'])}")
+    out += ["", "## Cases by family", "", "| family | " + " | ".join(STATUSES) + " |",
+            "|---|" + "---|" * len(STATUSES)]
+    for family, c in summary["by_family"].items():
+        out.append(f"| {_md(family)} | " + " | ".join(str(c.get(s, 0)) for s in STATUSES) + " |")
+    out += ["", "## Failures by reason", "", "| category | cases | ops | meaning |", "|---|---|---|---|"]
+    for name, c in summary["by_category"].items():
+        out.append(f"| {name} | {c['cases']} | {c['ops']} | {_md(describe(name))} |")
+    out += ["", "## Ops", "", "| op | status | cases | converted in | reason | first failing case | message |",
+            "|---|---|---|---|---|---|---|"]
+    for o in summary["ops"]:
+        out.append(f"| `{_md(o['identifier'])}` | {o['status']} | {o['cases']} | {o['converted_in']} | "
+                   f"{o['category'] or ''} | {_md(o['first_failing_case'])} | {_md(o['message'])} |")
+    out += ["", "## Cases", "", "| case | family | status | reason | message | seconds |", "|---|---|---|---|---|---|"]
+    for r in summary["cases"]:
+        message = r["message"] or (f"expected to fail: {r['xfail_reason']}" if r["xfail_reason"] else "")
+        out.append(f"| {r['name']} | {r['family']} | {r['status']} | {r['category'] or ''} | {_md(message)} | "
+                   f"{r['timings'].get('total', 0):.2f} |")
+    slowest = sorted(summary["cases"], key=lambda r: -r["timings"].get("total", 0))[:10]
+    out += ["", "## Slowest cases", "", "| case | seconds | compile | load | run |", "|---|---|---|---|---|"]
+    for r in slowest:
+        t = r["timings"]
+        out.append(f"| {r['name']} | {t.get('total', 0):.2f} | {t.get('compile', 0):.2f} | {t.get('load', 0):.2f} | "
+                   f"{t.get('run', 0):.2f} |")
+    out += ["", "## Categories", "", "| category | stage | meaning |", "|---|---|---|"]
+    for name, c in summary["categories"].items():
+        out.append(f"| {name} | {c['stage']} | {_md(c['description'])} |")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# HTML with inline SVG charts.
+# --------------------------------------------------------------------------
+
+_CSS = """
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+table{border-collapse:collapse;margin:8px 0 24px}
+th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f2f2f2}
+td.msg{max-width:60em;font-size:12px;white-space:pre-wrap;word-break:break-word}
+.s{display:inline-block;padding:0 6px;border-radius:3px;color:#fff;font-size:12px}
+code{font-size:12px}
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def _badge(status: str) -> str:
+    return f'<span class="s" style="background:{_COLORS.get(status, "#777")}">{_e(status)}</span>'
+
+
+def _stacked_bars(title: str, rows: dict[str, dict[str, int]], keys: tuple[str, ...]) -> str:
+    """A horizontal stacked bar per row, one colour per key, with a legend."""
+    label_w, bar_w, h, gap = 130, 420, 18, 6
+    total_max = max([sum(r.values()) for r in rows.values()] + [1])
+    height = 40 + len(rows) * (h + gap) + 24
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60}" height="{height}" '
+             f'role="img" aria-label="{_e(title)}">',
+             f'<text x="0" y="16" font-weight="bold">{_e(title)}</text>']
+    y = 32
+    for name, counts in rows.items():
+        parts.append(f'<text x="{label_w - 6}" y="{y + h - 5}" text-anchor="end" font-size="12">{_e(name)}</text>')
+        x = label_w
+        for key in keys:
+            n = counts.get(key, 0)
+            if not n:
+                continue
+            w = bar_w * n / total_max
+            parts.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="{h}" fill="{_COLORS.get(key, "#777")}">'
+                         f'<title>{_e(name)}: {n} {_e(key)}</title></rect>')
+            x += w
+        parts.append(f'<text x="{x + 4:.1f}" y="{y + h - 5}" font-size="12">{sum(counts.values())}</text>')
+        y += h + gap
+    x = label_w
+    for key in keys:
+        parts.append(f'<rect x="{x}" y="{y + 4}" width="10" height="10" fill="{_COLORS.get(key, "#777")}"/>'
+                     f'<text x="{x + 14}" y="{y + 13}" font-size="11">{_e(key)}</text>')
+        x += 24 + 7 * len(key)
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _simple_bars(title: str, rows: dict[str, int], color: str) -> str:
+    label_w, bar_w, h, gap = 230, 360, 16, 5
+    top = max(list(rows.values()) + [1])
+    height = 32 + len(rows) * (h + gap) + 8
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 50}" height="{height}" '
+             f'role="img" aria-label="{_e(title)}">',
+             f'<text x="0" y="16" font-weight="bold">{_e(title)}</text>']
+    y = 28
+    for name, n in rows.items():
+        w = bar_w * n / top
+        parts.append(f'<text x="{label_w - 6}" y="{y + h - 4}" text-anchor="end" font-size="12">{_e(name)}</text>'
+                     f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{h}" fill="{color}">'
+                     f'<title>{_e(name)}: {n} — {_e(describe(name))}</title></rect>'
+                     f'<text x="{label_w + w + 4:.1f}" y="{y + h - 4}" font-size="12">{n}</text>')
+        y += h + gap
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def to_html(summary: dict) -> str:
+    meta = summary["meta"]
+    title = f"tosa-custom audit: {meta['mode']} mode"
+    body = [f"<h1>{_e(title)}</h1>", f"<p>{_e(text_summary(summary)).replace(chr(10), '<br>')}</p>"]
+    if meta["ops"]:
+        body.append(f"<p>ops kept: <code>{_e(', '.join(meta['ops']))}</code></p>")
+    body.append(f"<p><small>{_e(', '.join(f'{k} {v}' for k, v in meta['versions'].items()))}; "
+                f"{_e(meta['created'])}</small></p>")
+    body.append("<h2>Coverage</h2>")
+    body.append(_stacked_bars("Cases by family", summary["by_family"], STATUSES))
+    body.append(_stacked_bars("Ops by family (of the first case that has them)", summary["ops_by_family"],
+                              OP_STATUSES))
+    cases_by_reason = {k: v["cases"] for k, v in summary["by_category"].items() if v["cases"]}
+    ops_by_reason = {k: v["ops"] for k, v in summary["by_category"].items() if v["ops"]}
+    if cases_by_reason:
+        body.append(_simple_bars("Failing cases by reason", cases_by_reason, _COLORS["fail"]))
+    if ops_by_reason:
+        body.append(_simple_bars("Unconverted or failing ops by reason", ops_by_reason, _COLORS["timeout"]))
+    body.append("<h2>Ops</h2><table><tr><th>op</th><th>status</th><th>cases</th><th>converted in</th>"
+                "<th>reason</th><th>first failing case</th><th>message</th></tr>")
+    for o in summary["ops"]:
+        body.append(f"<tr><td><code>{_e(o['identifier'])}</code></td><td>{_badge(o['status'])}</td>"
+                    f"<td>{o['cases']}</td><td>{o['converted_in']}</td>"
+                    f"<td title=\"{_e(describe(o['category']) if o['category'] else '')}\">{_e(o['category'])}</td>"
+                    f"<td>{_e(o['first_failing_case'])}</td><td class=\"msg\">{_e(o['message'])}</td></tr>")
+    body.append("</table><h2>Cases</h2><table><tr><th>case</th><th>family</th><th>status</th><th>reason</th>"
+                "<th>message</th><th>seconds</th></tr>")
+    for r in summary["cases"]:
+        message = r["message"] or (f"expected to fail: {r['xfail_reason']}" if r["xfail_reason"] else "")
+        body.append(f"<tr><td>{_e(r['name'])}</td><td>{_e(r['family'])}</td><td>{_badge(r['status'])}</td>"
+                    f"<td>{_e(r['category'])}</td><td class=\"msg\">{_e(message)}</td>"
+                    f"<td>{r['timings'].get('total', 0):.2f}</td></tr>")
+    body.append("</table><h2>Categories</h2><table><tr><th>category</th><th>stage</th><th>meaning</th></tr>")
+    for name, c in summary["categories"].items():
+        body.append(f"<tr><td>{_e(name)}</td><td>{_e(c['stage'])}</td><td>{_e(c['description'])}</td></tr>")
+    body.append("</table>")
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
+            f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def write_all(summary: dict, directory: Path) -> list[Path]:
+    """audit.json, audit.md and audit.html in `directory` (created)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in (("audit.json", to_json(summary)), ("audit.md", to_markdown(summary)),
+                       ("audit.html", to_html(summary))):
+        path = directory / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

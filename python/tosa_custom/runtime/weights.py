@@ -1,0 +1,227 @@
+"""The runtime side of weight arguments: checking, swapping and saving them.
+
+A program compiled with `weights="arguments"` (or lifted by
+`tosa-custom-lift-weights`) takes its weights as trailing arguments of the
+entry function. The `Program` passes them itself, from a `WeightSlots`: the
+user calls `program(*inputs)` with the model's own signature, and
+`program.load_weights(...)` swaps the tensors without recompiling. The data
+pointers of the weights are written into the packed descriptors once per
+load, not per call, and the tensors are not copied (the program holds
+references: copy a tensor you will change in place, or load it again).
+
+Saved program (a directory): `module.mlirbc` (the module as given to `load`,
+MLIR bytecode), `weights.safetensors`, and `manifest.json` (CONTRACT.md §10).
+Replacing `weights.safetensors` by another checkpoint of the same model is a
+supported way to swap weights; it is checked against the manifest at load.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from typing import Any, Mapping
+
+import torch
+from torch_mlir import ir
+
+from ..weights.manifest import INPUT_ATTR, WEIGHT_ATTR, Manifest, argument_attrs, read_manifest, set_argument_attrs
+
+__all__ = [
+    "WeightError",
+    "WeightSlots",
+    "read_checkpoint",
+    "MODULE_FILE",
+    "WEIGHTS_FILE",
+    "MANIFEST_FILE",
+    "is_saved_program",
+]
+
+MODULE_FILE = "module.mlirbc"
+WEIGHTS_FILE = "weights.safetensors"
+MANIFEST_FILE = "manifest.json"
+
+_DTYPES = {
+    "float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16,
+    "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8,
+    "uint8": torch.uint8, "bool": torch.bool,
+}
+
+
+class WeightError(ValueError):
+    """Weights that do not fit the program: every problem is listed in the message."""
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).replace("torch.", "")
+
+
+def is_saved_program(path) -> bool:
+    return isinstance(path, (str, os.PathLike)) and os.path.isfile(os.path.join(path, MODULE_FILE))
+
+
+def read_checkpoint(source: Any) -> dict[str, torch.Tensor]:
+    """Name -> tensor from a state_dict, an nn.Module, a `.safetensors` file,
+    a `torch.save` file (read with weights_only=True) or a saved program's directory."""
+    if isinstance(source, torch.nn.Module):
+        return dict(source.state_dict())
+    if isinstance(source, Mapping):
+        return dict(source)
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(
+            f"weights must be a state_dict, an nn.Module or a path, not {type(source).__name__}"
+        )
+    path = os.fspath(source)
+    if os.path.isdir(path):
+        path = os.path.join(path, WEIGHTS_FILE)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no weights file '{path}'")
+    if path.endswith(".safetensors"):
+        from safetensors.torch import load_file
+
+        return load_file(path)
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise WeightError(
+            f"cannot read '{path}' as a safetensors or torch.save checkpoint ({type(e).__name__}: {e})"
+        ) from None
+    if not isinstance(data, Mapping):
+        raise WeightError(f"'{path}' holds a {type(data).__name__}, not a state_dict")
+    return dict(data)
+
+
+class WeightSlots:
+    """The weight arguments of one program, and the tensors bound to them."""
+
+    def __init__(self, manifest: Manifest, module_bytes: bytes | None):
+        self.manifest = manifest
+        self.count = len(manifest.weights)
+        self.first = manifest.weights[0].argument if manifest.weights else None
+        self.module_bytes = module_bytes
+        self.tensors: list[torch.Tensor] | None = None if self.count else []
+        self._specs = [(tuple(w.shape), _DTYPES.get(w.dtype)) for w in manifest.weights]
+        self._block = None
+        self._offset = 0
+
+    @staticmethod
+    def prepare(module: ir.Module, func) -> "WeightSlots":
+        """Read the manifest of `func`, keep the module's bytecode (for `save`),
+        and make the weight arguments read-only for bufferization."""
+        manifest = read_manifest(func)
+        if not manifest.weights:
+            return WeightSlots(manifest, None)
+        last_input = max((a.argument for a in manifest.inputs), default=-1)
+        if last_input > manifest.weights[0].argument:
+            raise ValueError(
+                f"@{manifest.entry}: weight arguments must follow every user input (CONTRACT.md §10), "
+                f"but input argument #{last_input} comes after weight '{manifest.weights[0].name}'"
+            )
+        for i, a in enumerate(manifest.inputs):
+            if a.position != i:
+                raise ValueError(f"@{manifest.entry}: argument #{a.argument} is marked input {a.position}, expected {i}")
+        buffer = io.BytesIO()
+        module.operation.write_bytecode(buffer)
+        # The compiled code must never write into a weight: it is shared by
+        # every call, and the user's tensor.
+        attrs = argument_attrs(func)
+        for w in manifest.weights:
+            attrs[w.argument]["bufferization.writable"] = ir.BoolAttr.get(False)
+        for a in attrs:
+            a.pop(INPUT_ATTR, None)
+            a.pop(WEIGHT_ATTR, None)
+        set_argument_attrs(func, attrs)
+        return WeightSlots(manifest, buffer.getvalue())
+
+    @property
+    def shapes(self) -> list[tuple[int, ...]]:
+        return [s for s, _ in self._specs]
+
+    def attach(self, block, offset: int) -> None:
+        """The descriptor block of the program; weights are arguments offset.. of it."""
+        self._block, self._offset = block, offset
+
+    def check(self, source: Any) -> list[torch.Tensor]:
+        """The tensors of `source` in argument order; WeightError listing every problem."""
+        given = read_checkpoint(source)
+        problems, tensors = [], []
+        names = set(self.manifest.names)
+        missing = [w for w in self.manifest.weights if w.name not in given]
+        extra = sorted(k for k in given if k not in names)
+        if missing:
+            problems.append("missing: " + ", ".join(f"{w.name} ({w.describe()})" for w in missing))
+        if extra:
+            problems.append("unexpected: " + ", ".join(extra))
+        wrong = []
+        for w, (shape, dtype) in zip(self.manifest.weights, self._specs):
+            t = given.get(w.name)
+            if t is None:
+                continue
+            if not isinstance(t, torch.Tensor):
+                wrong.append(f"{w.name} is a {type(t).__name__}, expected a tensor {w.describe()}")
+                continue
+            if tuple(t.shape) != shape or t.dtype != dtype:
+                wrong.append(f"{w.name} is {list(t.shape)} {_dtype_name(t.dtype)}, expected {w.describe()}")
+                continue
+            tensors.append(t.detach().cpu().contiguous())
+        if wrong:
+            problems.append("wrong shape or dtype: " + "; ".join(wrong))
+        if problems:
+            raise WeightError(
+                f"the weights do not fit @{self.manifest.entry} ({self.count} weights):\n  " + "\n  ".join(problems)
+            )
+        return tensors
+
+    def bind(self, tensors: list[torch.Tensor]) -> None:
+        """Point the weight descriptors at `tensors` (already checked)."""
+        for i, t in enumerate(tensors):
+            self._block.set(self._offset + i, t)
+        self.tensors = tensors
+
+    def require(self) -> None:
+        if self.tensors is None:
+            raise WeightError(
+                f"@{self.manifest.entry} takes {self.count} weights as arguments and none are loaded: "
+                "call program.load_weights(state_dict or path), or load(module, weights=...)"
+            )
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        self.require()
+        return dict(zip(self.manifest.names, self.tensors))
+
+    def save(self, directory) -> None:
+        """Write module.mlirbc, weights.safetensors and manifest.json into `directory`."""
+        from safetensors.torch import save_file
+
+        if self.module_bytes is None:
+            raise ValueError(
+                "only a program whose weights are arguments can be saved: compile with "
+                "weights='arguments' (or lift them with tosa-custom-lift-weights)"
+            )
+        self.require()
+        os.makedirs(directory, exist_ok=True)
+        # safetensors refuses tensors that share memory (tied weights): give
+        # each repeated storage its own copy in the file.
+        storages, out = set(), {}
+        for name, t in zip(self.manifest.names, self.tensors):
+            storage = t.untyped_storage().data_ptr()
+            out[name] = t.clone() if storage in storages else t
+            storages.add(storage)
+        save_file(out, os.path.join(directory, WEIGHTS_FILE))
+        with open(os.path.join(directory, MODULE_FILE), "wb") as f:
+            f.write(self.module_bytes)
+        with open(os.path.join(directory, MANIFEST_FILE), "w", encoding="utf-8") as f:
+            json.dump({**self.manifest.to_json(), "module": MODULE_FILE, "weights_file": WEIGHTS_FILE}, f, indent=1)
+            f.write("\n")
+
+
+def read_saved(directory) -> tuple[bytes, Manifest]:
+    """The module bytecode and the manifest of a saved program."""
+    with open(os.path.join(directory, MODULE_FILE), "rb") as f:
+        data = f.read()
+    try:
+        with open(os.path.join(directory, MANIFEST_FILE), encoding="utf-8") as f:
+            manifest = Manifest.from_json(json.load(f))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"'{directory}' has {MODULE_FILE} but no {MANIFEST_FILE}") from None
+    return data, manifest

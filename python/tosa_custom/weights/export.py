@@ -1,0 +1,87 @@
+"""`compile(..., weights="arguments")`: the model's state as entry arguments.
+
+torch.export already lifted every parameter and buffer to a placeholder and
+named it in the graph signature; the frozen import then replaces each by a
+literal. Here the placeholders of parameters and persistent buffers stay, are
+moved after the user inputs, and become arguments of the entry function
+marked with their fully qualified names (manifest.py).
+
+Order (CONTRACT.md §10): user inputs first, at the positions the model takes
+them; then the weights in `model.state_dict()` order. That is the order a
+checkpoint of the model is written and read in, it depends on nothing but the
+model's structure (not on tracing), and layers stay together.
+
+What stays a constant: non-persistent buffers (not in `state_dict()`, so no
+checkpoint carries them, e.g. BERT's `position_ids`) and tensors the forward
+creates (torch.export's lifted constants).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch_mlir import ir
+
+from .manifest import INPUT_ATTR, WEIGHT_ATTR, set_argument_attrs
+
+__all__ = ["WEIGHT_MODES", "weight_placeholders", "import_with_weight_arguments"]
+
+WEIGHT_MODES = ("inline", "arguments")
+
+
+def weight_placeholders(program: torch.export.ExportedProgram, model: Any) -> list[str]:
+    """Make `program.graph` take its weights as trailing placeholders; return their names.
+
+    Constants that are not weights are substituted into the graph, as the
+    frozen import does. The graph is changed in place, once: importing it
+    again (compile() re-imports to find a culprit pass) sees the same graph.
+    """
+    from torch.export.graph_signature import InputKind
+
+    from ..diagnostics import CompileError
+
+    signature = program.graph_signature
+    if signature.buffers_to_mutate or signature.user_inputs_to_mutate:
+        raise CompileError(
+            "weights='arguments' needs a model that does not write its buffers or inputs "
+            f"(this one writes {', '.join(sorted(set(signature.buffers_to_mutate.values()) | set(signature.user_inputs_to_mutate.values())))}); "
+            "compile it in eval mode, or with weights='inline'"
+        )
+    graph = program.graph
+    placeholders = {n.name: n for n in graph.nodes if n.op == "placeholder"}
+    users, weights = [], {}
+    for spec in signature.input_specs:
+        node = placeholders[spec.arg.name]
+        if spec.kind == InputKind.USER_INPUT:
+            users.append(node)
+        elif spec.kind == InputKind.PARAMETER or (spec.kind == InputKind.BUFFER and spec.persistent):
+            weights[spec.target] = node
+        else:  # lifted constants, non-persistent buffers
+            value = program.constants.get(spec.target)
+            if value is None:
+                value = program.state_dict[spec.target]
+            node.replace_all_uses_with(value)
+            graph.erase_node(node)
+    order = list(model.state_dict().keys()) if isinstance(model, torch.nn.Module) else []
+    rank = {name: i for i, name in enumerate(order)}
+    names = sorted(weights, key=lambda n: (rank.get(n, len(rank)), list(weights).index(n)))
+    first = next(n for n in graph.nodes if n.op != "placeholder")
+    for node in users + [weights[n] for n in names]:
+        first.prepend(node)
+    graph.lint()
+    return names
+
+
+def import_with_weight_arguments(importer, program, names: list[str], func_name: str) -> None:
+    """Import the graph `weight_placeholders` prepared, and mark each argument."""
+    graph = program.graph
+    if getattr(graph, "owning_module", None) is not None:
+        importer._import_all_child_modules(graph.owning_module, func_name)
+    func = importer.import_stateless_graph(graph, func_name=func_name)
+    n_inputs = len(ir.TypeAttr(func.attributes["function_type"]).value.inputs) - len(names)
+    with func.context:
+        i64 = ir.IntegerType.get_signless(64)
+        attrs = [{INPUT_ATTR: ir.IntegerAttr.get(i64, i)} for i in range(n_inputs)]
+        attrs += [{WEIGHT_ATTR: ir.StringAttr.get(n)} for n in names]
+        set_argument_attrs(func, attrs)

@@ -1,0 +1,127 @@
+"""tosa-custom-audit on fixture case files: statuses, categories, exit codes,
+crash and hang isolation, and the three report files."""
+
+import json
+import re
+from pathlib import Path
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+OUTCOMES = str(FIXTURES / "cases_outcomes.py")
+CRASHES = str(FIXTURES / "cases_crash.py")
+CLASH = str(FIXTURES / "cases_clash.py")
+
+
+def test_dummy_mode_outcomes_and_report(audit):
+    run = audit("--mode", "dummy", "--cases", OUTCOMES, "-j", "2", "--timeout", "120")
+    # Unexpected results (a failure, an unexpected pass) fail the run, as in lit.
+    assert run.returncode == 1, run.stderr
+    expected = {
+        "AddTensorModule_basic": ("pass", None),
+        "AddTensorModule_xpass": ("xpass", None),
+        "CountCallsModule_mismatch": ("fail", "numeric-mismatch"),
+        "RaisesModule_xfail": ("xfail", "eager-failed"),
+        "RaisesModule_eager": ("fail", "eager-failed"),
+        "BrokenInputsModule_basic": ("fail", "case-error"),
+        "RandLikeModule_statistics": ("pass", None),
+    }
+    got = {c["name"]: (c["status"], c["category"]) for c in run.summary["cases"]}
+    assert got == expected
+    assert run.summary["counts"] == {"pass": 2, "fail": 3, "crash": 0, "timeout": 0, "xfail": 1, "xpass": 1}
+    assert sorted(run.summary["unexpected"]) == sorted(
+        ["AddTensorModule_xpass", "CountCallsModule_mismatch", "RaisesModule_eager", "BrokenInputsModule_basic"]
+    )
+    assert "Greatest absolute difference" in run.case("CountCallsModule_mismatch")["message"]
+    assert "expected to fail in dummy mode" in run.case("AddTensorModule_xpass")["message"]
+    # Per-op facts come from compile()'s report: every op is kept in dummy mode.
+    assert run.case("AddTensorModule_basic")["converted"] == {"torch.aten.add.Tensor": 1}
+    assert run.case("RandLikeModule_statistics")["converted"] == {"torch.aten.rand_like": 1, "torch.aten.add.Tensor": 1}
+    add, mul = run.op("torch.aten.add.Tensor"), run.op("torch.aten.mul.Scalar")
+    assert (add["status"], add["category"], add["converted_in"]) == ("converted", None, 3)
+    # The mismatch is blamed on the one converted op no passing case vouches for.
+    assert (mul["status"], mul["category"], mul["first_failing_case"]) == (
+        "failing", "numeric-mismatch", "CountCallsModule_mismatch")
+    assert run.summary["by_category"]["numeric-mismatch"] == {"cases": 1, "ops": 1}
+    # The progress stream names every unexpected result as it happens.
+    assert "FAIL: CountCallsModule_mismatch [numeric-mismatch]" in run.stderr
+    assert "XPASS: AddTensorModule_xpass" in run.stderr
+    assert "unexpected results (4)" in run.stdout
+
+    md = (run.report / "audit.md").read_text()
+    assert "| CountCallsModule_mismatch | misc | fail | numeric-mismatch |" in md
+    assert re.search(r"\| `torch\.aten\.mul\.Scalar` \| failing \| 1 \| 1 \| numeric-mismatch \| CountCallsModule_mismatch \|", md)
+    assert "| numeric-mismatch | comparison |" in md  # the categories table documents every name
+
+    page = (run.report / "audit.html").read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert page.count("<svg") >= 3  # cases by family, ops by family, failing cases by reason
+    assert "Cases by family" in page and "Failing cases by reason" in page
+    # Self-contained: no script, no stylesheet link, nothing fetched.
+    assert not re.search(r"<script|<link|<img|<iframe|\bsrc=|@import|url\(", page, re.I)
+    assert "CountCallsModule_mismatch" in page and "torch.aten.rand_like" in page
+
+
+def test_crash_and_hang_are_recorded_and_the_run_goes_on(audit):
+    # One worker: after the abort and after the hang, fresh workers take over.
+    run = audit("--mode", "stock", "--cases", CRASHES, "-j", "1", "--timeout", "8")
+    assert run.returncode == 1, run.stderr
+    got = {c["name"]: (c["status"], c["category"]) for c in run.summary["cases"]}
+    assert got == {
+        "AbortModule_crash": ("crash", "crash"),
+        "SleepModule_hang": ("timeout", "timeout"),
+        "AbortModule_xfail": ("xfail", "crash"),
+        "BrokenFactoryModule_after": ("fail", "case-error"),
+    }
+    crash = run.case("AbortModule_crash")["message"]
+    assert crash.startswith("worker died with SIGABRT")
+    assert "about to abort" in crash and "cases_crash.py" in crash  # its output and faulthandler's stack
+    assert "no result after 8 s" in run.case("SleepModule_hang")["message"]
+    assert "KeyError: 'factory failed'" in run.case("BrokenFactoryModule_after")["message"]
+
+
+def test_all_expected_exits_zero_and_selective_mode(audit):
+    run = audit("--mode", "selective", "--ops", "aten.add", "--cases", OUTCOMES,
+                "--filter", "AddTensorModule_basic|RandLike|RaisesModule_xfail", "-j", "1")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert {c["name"]: c["status"] for c in run.summary["cases"]} == {
+        "AddTensorModule_basic": "pass", "RaisesModule_xfail": "xfail", "RandLikeModule_statistics": "pass"}
+    assert run.summary["meta"]["ops"] == ["aten.add"]
+    assert run.op("torch.aten.add.Tensor")["status"] == "converted"
+    rand = run.op("torch.aten.rand_like")
+    assert (rand["status"], rand["category"], rand["first_failing_case"], rand["first_case"]) == (
+        "not-converted", "not-selected", None, "RandLikeModule_statistics")
+    assert json.loads((run.report / "audit.json").read_text())["ok"] is True
+
+
+def test_stock_mode_keeps_nothing(audit):
+    run = audit("--mode", "stock", "--cases", OUTCOMES, "--filter", "^AddTensorModule_basic$", "-j", "1")
+    assert run.returncode == 0, run.stderr
+    case = run.case("AddTensorModule_basic")
+    assert (case["status"], case["legal_ops"], case["converted"]) == ("pass", None, {})
+    assert case["ops_seen"] == {"torch.aten.add.Tensor": 1}
+    assert run.op("torch.aten.add.Tensor")["category"] == "not-selected"
+
+
+def test_case_name_clash_names_both_files(audit):
+    run = audit("--mode", "stock", "--cases", OUTCOMES, "--cases", CLASH, report=False)
+    assert run.returncode == 2
+    assert "AddTensorModule_basic is declared in" in run.stderr
+    assert "cases_outcomes.py" in run.stderr and "cases_clash.py" in run.stderr
+
+
+def test_usage_errors(audit, tmp_path):
+    missing = audit("--mode", "dummy", "--suite", str(tmp_path / "nowhere"), report=False)
+    assert missing.returncode == 2 and "pass --suite DIR" in missing.stderr
+    ops = audit("--mode", "dummy", "--ops", "aten.add", "--cases", OUTCOMES, report=False)
+    assert ops.returncode == 2 and "--ops applies to --mode selective only" in ops.stderr
+    nothing = audit("--mode", "dummy", "--cases", OUTCOMES, "--filter", "NoSuchCase", report=False)
+    assert nothing.returncode == 2 and "none matches --filter" in nothing.stderr
+    typo = audit("--mode", "selective", "--ops", "aten.layer_nrom", "--cases", OUTCOMES, report=False)
+    assert typo.returncode == 2 and "--ops: unknown op 'aten.layer_nrom'" in typo.stderr
+    assert "did you mean aten.native_layer_norm" in typo.stderr
+
+
+def test_list(audit):
+    run = audit("--mode", "stock", "--cases", CRASHES, "--list", "--filter", "Abort", report=False)
+    assert run.returncode == 0
+    assert [line.split("\t")[0] for line in run.stdout.splitlines()] == ["AbortModule_crash", "AbortModule_xfail"]

@@ -1,0 +1,64 @@
+"""CI's quick slice of the e2e suite: the first case of every family but whole models, in stock
+and dummy mode, through the real audit CLI (two workers).
+
+The whole suite is the audit's job (`tosa-custom-audit --mode dummy`); this
+keeps CI to a few minutes while still crossing every family once.
+"""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SUITE = Path(__file__).resolve().parents[2] / "e2e"
+
+pytestmark = pytest.mark.skipif(
+    not SUITE.is_dir(), reason=f"the e2e suite folder {SUITE} is absent (an installed package without the checkout)"
+)
+
+
+# Whole models (BERT, GPT-2, ...) take tens of seconds each: the full audit runs them.
+_SLOW_FAMILIES = {"model"}
+
+
+def _slice() -> list[str]:
+    listing = subprocess.run(
+        [sys.executable, "-m", "tosa_custom.e2e.audit", "--mode", "stock", "--list", "--suite", str(SUITE)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert listing.returncode == 0, listing.stderr
+    first: dict[str, str] = {}
+    for line in listing.stdout.splitlines():
+        name, family, _ = line.split("\t", 2)
+        if family not in _SLOW_FAMILIES:
+            first.setdefault(family, name)
+    return sorted(first.values())
+
+
+@pytest.fixture(scope="module")
+def names() -> list[str]:
+    return _slice()
+
+
+@pytest.mark.parametrize("mode", ["stock", "dummy"])
+def test_quick_slice(mode, names, audit):
+    assert len(names) >= 5, names
+    run = audit("--mode", mode, "--suite", str(SUITE), "--filter", "^(" + "|".join(map(re.escape, names)) + ")$",
+                "-j", "2", "--timeout", "300")
+    assert sorted(c["name"] for c in run.summary["cases"]) == names
+    unexpected = {c["name"]: f"{c['status']} [{c['category']}] {c['message'][:300]}"
+                  for c in run.summary["cases"] if c["status"] not in ("pass", "xfail")}
+    assert run.returncode == 0 and not unexpected, unexpected
+    for c in run.summary["cases"]:
+        if c["status"] == "pass":
+            assert c["ops_seen"], c["name"]  # compile()'s report reached the audit
+            if mode == "dummy":
+                # Every op is asked for: each one seen at import was converted,
+                # or compile()'s report says why not.
+                assert c["converted"], c["name"]
+                unexplained = set(c["ops_seen"]) - set(c["converted"]) - {s["identifier"] for s in c["skipped"]}
+                assert not unexplained, (c["name"], unexplained)
+            else:
+                assert not c["converted"], c["name"]

@@ -1,0 +1,89 @@
+"""The per-op table and the three report formats, from hand-made results
+(the CLI tests in test_audit.py check the same report end to end)."""
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+from tosa_custom.e2e import report
+from tosa_custom.e2e.audit import AuditRun
+from tosa_custom.e2e.runner import CaseResult, SkippedOp
+
+ADD, MUL, COPY, SIN = "torch.aten.add.Tensor", "torch.aten.mul.Tensor", "torch.aten.copy_", "torch.aten.sin"
+
+
+def _result(name, status, category=None, *, seen=(), converted=(), skipped=(), failing=(), loaded=True,
+            legal=("*",), family="elementwise", message=""):
+    r = CaseResult(name, "dummy", family, "cases.py", status=status, category=category, message=message)
+    r.legal_ops = list(legal) if legal is not None else None
+    r.ops_seen = {op: 1 for op in seen}
+    r.converted = {op: 1 for op in converted}
+    r.skipped = [SkippedOp(op, cat, f"{op} skipped: {cat}") for op, cat in skipped]
+    r.failing_ops = list(failing)
+    r.timings = {"compile": 0.5, "total": 1.0, **({"load": 0.1} if loaded else {})}
+    return r
+
+
+def _summary(results, mode="dummy"):
+    return report.build(AuditRun(mode, None, results, 3.0, 2, 60.0, ["cases.py"]))
+
+
+def test_op_table_reasons():
+    summary = _summary([
+        _result("AddModule_basic", "pass", seen=[ADD], converted=[ADD]),
+        # copy_ skipped by the pass in one case, converted nowhere
+        _result("CopyModule_basic", "pass", seen=[ADD, COPY], converted=[ADD], skipped=[(COPY, "mutating-op")]),
+        # mul converted but the result is wrong; add passed elsewhere, so mul is blamed
+        _result("MulModule_basic", "fail", "numeric-mismatch", seen=[ADD, MUL], converted=[ADD, MUL]),
+        # export failed before anything converted: sin was never reached
+        _result("SinModule_basic", "fail", "lowering-failed", seen=[SIN], loaded=False, message="boom"),
+        _result("SinModule_other", "xfail", "kernel-error", seen=[SIN, ADD], converted=[SIN, ADD], failing=[SIN]),
+    ])
+    ops = {o["identifier"]: o for o in summary["ops"]}
+    assert (ops[ADD]["status"], ops[ADD]["converted_in"], ops[ADD]["cases"]) == ("converted", 4, 4)
+    assert (ops[COPY]["status"], ops[COPY]["category"], ops[COPY]["first_failing_case"]) == (
+        "not-converted", "mutating-op", "CopyModule_basic")
+    assert (ops[MUL]["status"], ops[MUL]["category"], ops[MUL]["failed_in"]) == ("failing", "numeric-mismatch", 1)
+    # sin: not reached in one case, converted but failing in its kernel in another
+    assert ops[SIN]["status"] == "partial"
+    assert (ops[SIN]["category"], ops[SIN]["first_failing_case"]) == ("kernel-error", "SinModule_other")
+    assert ops[SIN]["categories"] == {"not-reached": 1, "kernel-error": 1}
+    assert [o["status"] for o in summary["ops"]] == ["converted", "failing", "partial", "not-converted"]
+    assert summary["by_category"] == {
+        "mutating-op": {"cases": 0, "ops": 1}, "lowering-failed": {"cases": 1, "ops": 0},
+        "kernel-error": {"cases": 1, "ops": 1}, "numeric-mismatch": {"cases": 1, "ops": 1}}
+    assert summary["unexpected"] == ["MulModule_basic", "SinModule_basic"] and summary["ok"] is False
+
+
+def test_stock_and_selective_ops_are_not_selected():
+    summary = _summary([
+        _result("AddModule_basic", "pass", seen=[ADD, MUL], converted=[MUL], legal=["aten.mul"]),
+        _result("SinModule_basic", "fail", "lowering-failed", seen=[SIN], failing=[SIN], legal=None, loaded=False),
+    ], mode="selective")
+    ops = {o["identifier"]: o for o in summary["ops"]}
+    assert (ops[ADD]["category"], ops[ADD]["first_failing_case"], ops[ADD]["first_case"]) == (
+        "not-selected", None, "AddModule_basic")
+    assert ops[MUL]["status"] == "converted"
+    # torch-mlir named the op it could not lower: that outranks "not selected"
+    assert (ops[SIN]["category"], ops[SIN]["first_failing_case"]) == ("lowering-failed", "SinModule_basic")
+
+
+def test_formats_agree_and_escape():
+    summary = _summary([
+        _result("AddModule_basic", "pass", seen=[ADD], converted=[ADD]),
+        _result("MulModule_basic", "fail", "numeric-mismatch", seen=[MUL], converted=[MUL],
+                message="result #0: <b>x</b> | y\nsecond line"),
+    ])
+    data = json.loads(report.to_json(summary))
+    assert data["counts"]["fail"] == 1 and data["cases"][1]["message"].startswith("result #0")
+    md = report.to_markdown(summary)
+    assert "| MulModule_basic | elementwise | fail | numeric-mismatch | result #0: <b>x</b> \\| y second line |" in md
+    page = report.to_html(summary)
+    assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
+    assert not re.search(r"<script|<link|\bsrc=", page)
+    assert page.count("<svg") == 4  # cases and ops by family, failing cases and failing ops by reason
+    for svg in re.findall(r"<svg.*?</svg>", page, re.S):  # each chart is well-formed SVG with labelled bars
+        root = ET.fromstring(svg)
+        bars = root.findall("{http://www.w3.org/2000/svg}rect/{http://www.w3.org/2000/svg}title")
+        assert bars, svg
+    assert "MulModule_basic" in page and "numeric-mismatch" in page

@@ -1,0 +1,117 @@
+"""The runner's comparison and classification, and the category table, in
+process (no worker, no case file loaded into the registry)."""
+
+import pytest
+import torch
+
+import tosa_custom
+from tosa_custom.diagnostics import CompileError
+from tosa_custom.e2e import categories as cat
+from tosa_custom.e2e import runner
+from tosa_custom.e2e.registry import Case
+
+
+def _fails(category, fn, *args, **kwargs):
+    with pytest.raises(runner._Failure) as info:
+        fn(*args, **kwargs)
+    assert info.value.category == category, str(info.value)
+    return str(info.value)
+
+
+def test_values_compare_with_tolerance_and_scalars():
+    x = torch.randn(4, 3)
+    runner.compare_outputs([x + 1e-7, torch.tensor(3), torch.tensor(2.5)], [x, 3, 2.5])
+    msg = _fails("numeric-mismatch", runner.compare_outputs, [x + 1e-3], [x])
+    assert msg.startswith("result #0:") and "Greatest absolute difference" in msg
+    runner.compare_outputs([x + 1e-3], [x], rtol=0, atol=1e-2)
+    # NaN where eager has NaN is a match, not a mismatch.
+    nan = torch.tensor([float("nan"), 1.0])
+    runner.compare_outputs([nan.clone()], [nan])
+    _fails("numeric-mismatch", runner.compare_outputs, [torch.tensor(4)], [3])  # a wrong Python int
+
+
+def test_structure_shape_and_dtype_are_result_mismatches():
+    x = torch.zeros(2, 3)
+    assert "returned 1 results, eager returned 2" in _fails("result-mismatch", runner.compare_outputs, [x], [x, x])
+    assert "[3, 2] float32, eager's is [2, 3] float32" in _fails(
+        "result-mismatch", runner.compare_outputs, [x.t()], [x])
+    assert "int8, eager's is [2, 3] uint8" in _fails(
+        "result-mismatch", runner.compare_outputs, [x.to(torch.int8)], [x.to(torch.uint8)])
+
+
+def test_statistics_compare_distributions_not_draws():
+    torch.manual_seed(0)
+    a, b = torch.rand(10000), torch.rand(10000)
+    assert not torch.equal(a, b)
+    runner.compare_outputs([a], [b], compare="statistics")
+    msg = _fails("numeric-mismatch", runner.compare_outputs, [a * 2], [b], compare="statistics")
+    assert "mean" in msg and "std" in msg
+    _fails("result-mismatch", runner.compare_outputs, [a[:10]], [b], compare="statistics")
+    # bernoulli-like bool results compare by their rate
+    runner.compare_outputs([a < 0.5], [b < 0.5], compare="statistics")
+
+
+def test_compile_and_load_errors_are_classified_with_the_op():
+    f = runner._classify_compile_error(CompileError(
+        "backend_legal_ops lists aten.native_dropout.default, but PyTorch decomposed it during export"))
+    assert (f.category, f.failing_ops) == ("decomposed-before-import", ["torch.aten.native_dropout.default"])
+    f = runner._classify_compile_error(CompileError("torch.export (non-strict) could not capture the model (X): y"))
+    assert f.category == "export-failed"
+    f = runner._classify_compile_error(CompileError("Lowering to TOSA failed:", []))
+    assert (f.category, f.failing_ops) == ("lowering-failed", [])
+    f = runner._classify_compile_error(CompileError(
+        "Lowering to TOSA failed:\n  a.py:19:0: error: failed to legalize operation 'torch.aten.asin' that was "
+        "explicitly marked illegal\n  b.py:1:0: error: failed to legalize operation 'torch.operator' that was"))
+    assert (f.category, f.failing_ops) == ("lowering-failed", ["torch.aten.asin"])
+    f = runner._classify_compile_error(ValueError("odd"))
+    assert (f.category, str(f)) == ("compile-failed", "ValueError: odd")
+    f = runner._classify_load_error(CompileError(
+        "loc(unknown): no kernel for myteam::torch.aten.gelu; registered: a, b"))
+    assert (f.category, f.failing_ops) == ("no-kernel", ["torch.aten.gelu"])
+    f = runner._classify_load_error(ValueError("input #1 has type i64: the runtime needs ranked tensors"))
+    assert f.category == "non-tensor-interface"
+    f = runner._classify_load_error(ValueError("result #0 has type tensor<?xf32>: the runtime needs ranked tensors"))
+    assert f.category == "dynamic-shape"
+
+
+def test_xfail_turns_failures_expected_and_passes_unexpected():
+    c = Case("XModule_basic", torch.nn.Identity, lambda: (), "misc", {"dummy": "why"})
+    assert runner.final_status(c, "dummy", "pass") == "xpass"
+    assert runner.final_status(c, "dummy", "crash") == "xfail"
+    assert runner.final_status(c, "stock", "fail") == "fail"
+    assert runner.legal_ops_for(c, "stock", None) is None
+    assert runner.legal_ops_for(c, "dummy", None) == ["*"]
+    assert runner.legal_ops_for(Case("X", None, None, "m", {}, selective_ops=("aten.gelu",)), "selective", None) == [
+        "aten.gelu"]
+    with pytest.raises(ValueError, match="unknown mode 'fast'"):
+        runner.legal_ops_for(c, "fast", None)
+
+
+def test_run_case_in_process_fills_timings_and_ops():
+    class Gelu(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.gelu(x) * 2
+
+    c = Case("GeluModule_basic", Gelu, lambda: (torch.randn(4, 5),), "activation", {}, rtol=1e-4, atol=1e-4)
+    r = runner.run_case(c, "selective", ["aten.gelu"])
+    assert (r.status, r.category) == ("pass", None), r.message
+    assert r.converted == {"torch.aten.gelu": 1}
+    assert {"build", "eager", "compile", "load", "run", "compare", "total"} <= set(r.timings)
+    assert runner.CaseResult.from_json(r.to_json()) == r
+
+
+def test_category_table_is_complete_and_documented():
+    names = [c.name for c in cat.categories()]
+    assert len(names) == len(set(names))
+    for skip in tosa_custom.SKIP_CATEGORIES:  # the pass's reasons, verbatim
+        assert skip in names and tosa_custom.SKIP_CATEGORIES[skip] in cat.describe(skip)
+    for c in cat.categories():
+        assert c.stage in cat.STAGES and c.description.strip()
+    stages = [cat.STAGES.index(c.stage) for c in cat.categories()]
+    assert stages == sorted(stages)
+    # Everything the runner and the report can emit is in the table.
+    for name in ("export-failed", "decomposed-before-import", "rewritten-by-torch-mlir", "lowering-failed",
+                 "no-kernel", "kernel-error", "numeric-mismatch", "crash", "timeout", "not-selected"):
+        assert name in names
+    with pytest.raises(KeyError, match="no failure category 'nope'"):
+        cat.category("nope")

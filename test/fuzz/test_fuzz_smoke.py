@@ -1,0 +1,82 @@
+"""CI's fuzz budget: a short run of every target through the real supervisor
+(worker process, crash and hang detection) must find zero defects; the
+supervisor must count an abort, a segfault and a hang instead of dying; and
+the generators run under hypothesis in-process too.
+
+FUZZ_CASES / FUZZ_SEED make the run longer or different (`python -m fuzz`
+is the long-run entry point).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from fuzz import supervisor
+from fuzz.outcome import DEFECT_KINDS, Defect
+from fuzz.targets import DEFAULT_TARGETS, load_target
+
+CASES = int(os.environ.get("FUZZ_CASES", "40"))
+SEED = int(os.environ.get("FUZZ_SEED", "0"))
+
+
+def test_short_run_of_every_target_has_no_defects(tmp_path):
+    stats = supervisor.run(list(DEFAULT_TARGETS), CASES, seed=SEED, timeout=60, findings_dir=str(tmp_path))
+    table = supervisor.format_table(stats)
+    print(table)
+    for s in stats:
+        assert s.tried == CASES
+        assert s.correct + s.clean + s.defect_count == s.tried
+        details = [json.load(open(f))["detail"][:3000] for f in s.findings]
+        assert s.defect_count == 0, f"{s.target}:\n{table}\n" + "\n\n".join(details)
+        assert s.correct > 0 and s.clean > 0, f"{s.target} exercises only one outcome:\n{table}"
+
+
+def test_supervisor_counts_crashes_and_hangs_and_carries_on(tmp_path):
+    sup = supervisor.Supervisor(timeout=5, findings_dir=str(tmp_path))
+    try:
+        outcomes = [sup.run_case("selftest", 0, i, {"action": a})[:1] for i, a in
+                    enumerate(["correct", "abort", "correct", "segfault", "hang", "exit", "bare-exception",
+                               "wrong", "clean"])]
+    finally:
+        sup.close()
+    assert [o[0] for o in outcomes] == ["correct", "crash", "correct", "crash", "hang", "crash", "exception",
+                                        "wrong", "clean"]
+
+
+def test_defects_are_saved_with_their_reproducer(tmp_path):
+    stats = supervisor.run(["selftest"], 16, seed=1, timeout=5, findings_dir=str(tmp_path))[0]
+    assert stats.defect_count == len(stats.findings) == len(os.listdir(tmp_path))
+    for path in stats.findings:
+        record = json.load(open(path))
+        assert record["kind"] in DEFECT_KINDS and record["case"]["action"] not in ("correct", "clean")
+        if record["case"]["action"] == "abort":
+            assert "SIGABRT" in record["detail"] and "Fatal Python error" in record["detail"]
+
+
+def _run_in_process(target: str, case):
+    try:
+        load_target(target).check(case)
+    except Defect as d:
+        pytest.fail(f"{d.kind}: {d.detail[:3000]}\ncase: {case!r}"[:6000])
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=load_target("decode").strategy())
+def test_decode_hypothesis(case):
+    _run_in_process("decode", case)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=load_target("opt").strategy())
+def test_opt_hypothesis(case):
+    _run_in_process("opt", case)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=load_target("pass").strategy())
+def test_pass_hypothesis(case):
+    _run_in_process("pass", case)
