@@ -1,0 +1,81 @@
+"""Dummy mode (`backend_legal_ops=["*"]`): every op a tosa.custom, run by the
+runtime's kernels, compared with eager PyTorch; and what CompileReport says."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.utils._pytree as pytree
+
+import tosa_custom
+from tosa_custom import runtime
+
+
+class Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+U8 = torch.tensor([[200, 100, 5, 255]], dtype=torch.uint8)
+
+CASES = {
+    "broadcast_tensors": (lambda a, b: torch.broadcast_tensors(a, b), (torch.randn(3, 1), torch.randn(4))),
+    "meshgrid": (lambda a, b: torch.meshgrid(a, b, indexing="ij"), (torch.randn(3), torch.randn(4))),
+    "unbind": (lambda a: [t * 2 for t in a.unbind(0)], (torch.randn(3, 4),)),
+    "item": (lambda a: a * a.sum().item(), (torch.randn(3, 4),)),
+    "complex": (lambda a: torch.view_as_real(torch.view_as_complex(a) * 2), (torch.randn(3, 2),)),
+    "scalar_input": (lambda a, s: a * s, (torch.randn(3), 2.5)),
+    "zero_size": (lambda a: a + 1, (torch.randn(0, 4),)),
+    "zero_size_operand": (lambda a, b: torch.cat([a, b]) * 2, (torch.randn(0, 4), torch.randn(2, 4))),
+    "uint8_sign": (lambda a: (a > 100).to(torch.float32) + a.to(torch.float32), (U8,)),
+    "uint8_max": (lambda a: a.max(), (U8,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_dummy_matches_eager(name):
+    fn, args = CASES[name]
+    report = tosa_custom.CompileReport()
+    module = tosa_custom.compile(Fn(fn), args, backend_legal_ops=["*"], strict=True, report=report)
+    program = runtime.load(module)
+    assert program.custom_ops and set(program.custom_ops) <= set(report.converted)
+    assert not report.skipped
+    expected = pytree.tree_leaves(Fn(fn)(*args))
+    got = pytree.tree_leaves(program(*args))
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        e = e if isinstance(e, torch.Tensor) else torch.tensor(e)
+        assert g.dtype == e.dtype, (g.dtype, e.dtype)
+        torch.testing.assert_close(g, e)
+
+
+def test_report_counts_seen_and_skipped_ops():
+    report = tosa_custom.CompileReport()
+    module = tosa_custom.compile(Fn(lambda a: torch.tanh(a) + 1), (torch.randn(2, 3),),
+                                 backend_legal_ops=["aten.tanh"], report=report)
+    assert report.export_mode == "non-strict"
+    assert report.ops_seen == {"torch.aten.tanh": 1, "torch.aten.add.Scalar": 1}
+    assert report.converted == {"torch.aten.tanh": 1}
+    assert runtime.load(module).custom_ops == ["torch.aten.tanh"]
+
+
+def test_export_auto_retries_non_strict():
+    class DataDependent(torch.nn.Module):
+        def forward(self, x):
+            import numpy as np  # strict export cannot trace numpy calls on tensors
+            return x * float(np.float32(2.0))
+
+    report = tosa_custom.CompileReport()
+    tosa_custom.compile(DataDependent(), (torch.randn(3),), export_strict="auto", report=report)
+    assert report.export_mode in ("strict", "non-strict")
+    if report.export_mode == "non-strict":
+        assert report.export_strict_error
+
+
+def test_export_strict_bad_value():
+    with pytest.raises(ValueError, match="export_strict must be True, False or 'auto'"):
+        tosa_custom.compile(Fn(torch.neg), (torch.randn(3),), export_strict="maybe")
