@@ -369,24 +369,45 @@ _SIGN_BLIND = {
 }
 
 
+# On bool tensors TorchToTosa emits i1 tosa.add / maximum / greater, which
+# compute xor and signed order: wrong answers, so these are refused.
+_BOOL_ARITHMETIC = {
+    "add.Tensor", "sub.Tensor", "mul.Tensor", "maximum", "minimum", "gt.Tensor", "lt.Tensor", "ge.Tensor",
+    "le.Tensor", "clamp", "max", "min", "amax", "amin", "max.dim", "min.dim",
+}
+
+
 def _refuse_signed_uint8(module: ir.Module) -> None:
     """torch-mlir's TOSA lowering types uint8 as int8 and computes signed:
     200 > 50 is false, 200.0 becomes -56.0. Ops whose answer depends on the
     sign would be silently wrong, so they are refused, naming the fix."""
     bad = []
 
+    bad_bool = []
+
     def visit(op):
         name = op.name
-        if name.startswith("torch.aten.") and "tosa_custom.carrier" not in op.attributes \
-                and name[len("torch.aten."):] not in _SIGN_BLIND \
+        if not name.startswith("torch.aten.") or "tosa_custom.carrier" in op.attributes:
+            return ir.WalkResult.ADVANCE
+        short = name[len("torch.aten."):]
+        if short not in _SIGN_BLIND \
                 and any(str(v.type).endswith(",ui8>") for v in list(op.operands) + list(op.results)):
             if name == "torch.aten.to.dtype" and all(str(v.type).endswith((",ui8>", ",si8>")) for v in
                                                       [op.operands[0], op.results[0]]):
                 return ir.WalkResult.ADVANCE  # uint8 <-> int8 wraps: the same bits
             bad.append(f"{op.location}: {name}")
+        if short in _BOOL_ARITHMETIC and all(str(v.type).endswith(",i1>") for v in op.operands
+                                             if str(v.type).startswith("!torch.vtensor")):
+            bad_bool.append(f"{op.location}: {name}")
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
+    if bad_bool:
+        raise CompileError(
+            "bool tensors reach arithmetic or ordering ops that torch-mlir's TOSA lowering computes on i1 "
+            "(True + True becomes False, True > False becomes false): " + "; ".join(bad_bool[:5])
+            + ". Keep these ops as tosa.custom (backend_legal_ops), or use logical ops (| & ^) in the model."
+        )
     if bad:
         raise CompileError(
             "uint8 values reach ops whose result depends on their sign, which torch-mlir's TOSA lowering "
