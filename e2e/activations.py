@@ -5,20 +5,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case
 
 FAMILY = "activation"
-
-
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _x(*shape):
@@ -34,7 +23,7 @@ def ReluModule_basic():
 def ReluModule_inplace():
     """inplace=True on an intermediate (functionalized by export)."""
     relu = nn.ReLU(inplace=True)
-    return _Fn(lambda x: relu(x * 2))
+    return Fn(lambda x: relu(x * 2))
 
 
 @case(inputs=lambda: (torch.randint(-5, 5, (3, 4)),), family=FAMILY, selective_ops=["aten.relu"],

@@ -7,21 +7,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case
 
 FAMILY = "attention"
 SDPA = ["aten.scaled_dot_product_attention"]
-
-
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _qkv(b=2, h=2, s=5, d=8, kv_heads=None, kv_len=None):
@@ -32,12 +21,12 @@ def _qkv(b=2, h=2, s=5, d=8, kv_heads=None, kv_len=None):
 
 @case(inputs=_qkv(), family=FAMILY, selective_ops=SDPA)
 def ScaledDotProductAttentionModule_basic():
-    return _Fn(F.scaled_dot_product_attention)
+    return Fn(F.scaled_dot_product_attention)
 
 
 @case(inputs=_qkv(s=6), family=FAMILY, selective_ops=SDPA)
 def ScaledDotProductAttentionModule_causal():
-    return _Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True))
+    return Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True))
 
 
 @case(inputs=lambda: _qkv(s=4, kv_len=6)() + (torch.rand(4, 6) > 0.3,), family=FAMILY, selective_ops=SDPA)
@@ -48,30 +37,30 @@ def ScaledDotProductAttentionModule_bool_mask():
         mask[:, 0] = True  # every query attends to something
         return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
 
-    return _Fn(attend)
+    return Fn(attend)
 
 
 @case(inputs=lambda: _qkv()() + (torch.randn(2, 1, 5, 5),), family=FAMILY, selective_ops=SDPA)
 def ScaledDotProductAttentionModule_float_mask_broadcast():
     """An additive float mask broadcast over heads."""
-    return _Fn(lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
+    return Fn(lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m))
 
 
 @case(inputs=_qkv(), family=FAMILY, selective_ops=SDPA)
 def ScaledDotProductAttentionModule_scale():
-    return _Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.5))
+    return Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, scale=0.5))
 
 
 @case(inputs=_qkv(h=4, kv_heads=2), family=FAMILY, selective_ops=SDPA)
 def ScaledDotProductAttentionModule_gqa():
     """Grouped-query attention: 4 query heads share 2 key/value heads."""
-    return _Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
+    return Fn(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
 
 
 @case(inputs=lambda: (torch.randn(1, 5, 8),) * 1, family=FAMILY, selective_ops=SDPA)
 def ScaledDotProductAttentionModule_3d():
     """Unbatched-heads (B, S, D) self-attention."""
-    return _Fn(lambda x: F.scaled_dot_product_attention(x, x * 0.5, x))
+    return Fn(lambda x: F.scaled_dot_product_attention(x, x * 0.5, x))
 
 
 @case(inputs=lambda: (torch.randn(2, 5, 16),), family=FAMILY)
@@ -111,7 +100,7 @@ def ManualAttentionModule_causal():
         scores = scores.masked_fill(~causal, torch.finfo(scores.dtype).min)
         return torch.softmax(scores, dim=-1) @ v
 
-    return _Fn(attend)
+    return Fn(attend)
 
 
 @case(inputs=lambda: (torch.randn(2, 6, 16),), family=FAMILY)

@@ -3,20 +3,9 @@ arithmetic ops (which promote bool to the other operand's dtype)."""
 
 import torch
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case
 
 FAMILY = "boolean"
-
-
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _bools(*shape):
@@ -25,111 +14,111 @@ def _bools(*shape):
 
 @case(inputs=lambda: (_bools(3, 4), _bools(3, 4)), family=FAMILY)
 def LogicalAndModule_basic():
-    return _Fn(torch.logical_and)
+    return Fn(torch.logical_and)
 
 
 @case(inputs=lambda: (_bools(3, 4), _bools(4)), family=FAMILY)
 def LogicalOrModule_broadcast():
-    return _Fn(torch.logical_or)
+    return Fn(torch.logical_or)
 
 
 @case(inputs=lambda: (_bools(3, 4), _bools(3, 4)), family=FAMILY)
 def LogicalXorModule_basic():
-    return _Fn(torch.logical_xor)
+    return Fn(torch.logical_xor)
 
 
 @case(inputs=lambda: (_bools(3, 4),), family=FAMILY)
 def LogicalNotModule_basic():
-    return _Fn(torch.logical_not)
+    return Fn(torch.logical_not)
 
 
 @case(inputs=lambda: (torch.randn(3, 4), torch.randint(-2, 3, (3, 4))), family=FAMILY)
 def LogicalAndNonBoolModule_basic():
     """Non-bool operands: nonzero is true."""
-    return _Fn(torch.logical_and)
+    return Fn(torch.logical_and)
 
 
 @case(inputs=lambda: (_bools(3, 4), _bools(3, 4)), family=FAMILY)
 def BitwiseAndBoolModule_basic():
-    return _Fn(lambda a, b: a & b)
+    return Fn(lambda a, b: a & b)
 
 
 @case(inputs=lambda: (_bools(3, 4), _bools(3, 4)), family=FAMILY)
 def BitwiseOrBoolModule_basic():
-    return _Fn(lambda a, b: a | b)
+    return Fn(lambda a, b: a | b)
 
 
 @case(inputs=lambda: (_bools(3, 4), _bools(3, 4)), family=FAMILY)
 def BitwiseXorBoolModule_basic():
-    return _Fn(lambda a, b: a ^ b)
+    return Fn(lambda a, b: a ^ b)
 
 
 @case(inputs=lambda: (_bools(3, 4),), family=FAMILY)
 def BitwiseNotBoolModule_basic():
-    return _Fn(lambda a: ~a)
+    return Fn(lambda a: ~a)
 
 
 @case(inputs=lambda: (_bools(3, 4), _bools(3, 4)), family=FAMILY,
       xfail={"stock": "torch-mlir lowers bool add as a wrapping i1 add: True + True gives False (wrong values)"})
 def AddBoolModule_basic():
     """bool + bool stays bool (it is logical or)."""
-    return _Fn(torch.add)
+    return Fn(torch.add)
 
 
 @case(inputs=lambda: (_bools(3, 4), _bools(3, 4)), family=FAMILY)
 def MulBoolModule_basic():
-    return _Fn(torch.mul)
+    return Fn(torch.mul)
 
 
 @case(inputs=lambda: (_bools(3, 4), torch.randn(3, 4)), family=FAMILY)
 def MulBoolFloatModule_promotion():
     """A bool mask times a float tensor: bool is promoted to float32."""
-    return _Fn(torch.mul)
+    return Fn(torch.mul)
 
 
 @case(inputs=lambda: (_bools(3, 4),), family=FAMILY)
 def AddBoolIntScalarModule_promotion():
     """bool + int -> int64."""
-    return _Fn(lambda a: a + 2)
+    return Fn(lambda a: a + 2)
 
 
 @case(inputs=lambda: (_bools(4, 5),), family=FAMILY)
 def SumBoolModule_dim():
     """Summing bools counts them (int64 result)."""
-    return _Fn(lambda a: a.sum(dim=-1))
+    return Fn(lambda a: a.sum(dim=-1))
 
 
 @case(inputs=lambda: (_bools(4, 5),), family=FAMILY)
 def AnyModule_dim():
-    return _Fn(lambda a: torch.any(a, dim=1))
+    return Fn(lambda a: torch.any(a, dim=1))
 
 
 @case(inputs=lambda: (_bools(4, 5),), family=FAMILY)
 def AllModule_basic():
-    return _Fn(torch.all)
+    return Fn(torch.all)
 
 
 @case(inputs=lambda: (torch.randn(4, 5),), family=FAMILY)
 def AnyFloatModule_keepdim():
-    return _Fn(lambda a: torch.any(a > 1.0, dim=0, keepdim=True))
+    return Fn(lambda a: torch.any(a > 1.0, dim=0, keepdim=True))
 
 
 @case(inputs=lambda: (_bools(3, 4), _bools(3, 4)), family=FAMILY)
 def EqBoolModule_basic():
-    return _Fn(torch.eq)
+    return Fn(torch.eq)
 
 
 @case(inputs=lambda: (_bools(3, 4),), family=FAMILY)
 def WhereBoolBranchesModule_basic():
     """Bool condition choosing between bool tensors."""
-    return _Fn(lambda a: torch.where(a, ~a, a))
+    return Fn(lambda a: torch.where(a, ~a, a))
 
 
 @case(inputs=lambda: (_bools(3, 4),), family=FAMILY)
 def ZerosLikeBoolModule_basic():
-    return _Fn(lambda a: torch.zeros_like(a) | a.t().t())
+    return Fn(lambda a: torch.zeros_like(a) | a.t().t())
 
 
 @case(inputs=lambda: (_bools(2, 3), _bools(2, 2)), family=FAMILY)
 def CatBoolModule_basic():
-    return _Fn(lambda a, b: torch.cat([a, b], dim=1))
+    return Fn(lambda a, b: torch.cat([a, b], dim=1))

@@ -5,79 +5,64 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case, randn_inputs
 
 FAMILY = "convolution"
 
 
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
-def _x(*shape):
-    return lambda: (torch.randn(*shape),)
-
-
-@case(inputs=_x(2, 3, 10), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 10), family=FAMILY)
 def Conv1dModule_basic():
     return nn.Conv1d(3, 4, 3)
 
 
-@case(inputs=_x(1, 4, 12), family=FAMILY)
+@case(inputs=randn_inputs(1, 4, 12), family=FAMILY)
 def Conv1dModule_stride_padding_dilation():
     return nn.Conv1d(4, 6, 3, stride=2, padding=2, dilation=2)
 
 
-@case(inputs=_x(2, 3, 8, 8), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 8, 8), family=FAMILY)
 def Conv2dModule_basic():
     return nn.Conv2d(3, 5, 3)
 
 
-@case(inputs=_x(1, 3, 9, 11), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 9, 11), family=FAMILY)
 def Conv2dModule_stride_padding():
     """Asymmetric stride and padding on a non-square input."""
     return nn.Conv2d(3, 4, (3, 5), stride=(2, 1), padding=(1, 2))
 
 
-@case(inputs=_x(1, 2, 10, 10), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 10, 10), family=FAMILY)
 def Conv2dModule_dilation():
     return nn.Conv2d(2, 3, 3, dilation=(2, 3))
 
 
-@case(inputs=_x(2, 4, 7, 7), family=FAMILY)
+@case(inputs=randn_inputs(2, 4, 7, 7), family=FAMILY)
 def Conv2dModule_groups():
     return nn.Conv2d(4, 6, 3, groups=2, padding=1)
 
 
-@case(inputs=_x(1, 6, 8, 8), family=FAMILY)
+@case(inputs=randn_inputs(1, 6, 8, 8), family=FAMILY)
 def Conv2dModule_depthwise():
     """groups == in_channels, channel multiplier 2 (MobileNet's depthwise)."""
     return nn.Conv2d(6, 12, 3, groups=6, padding=1, stride=2)
 
 
-@case(inputs=_x(1, 3, 6, 6), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 6, 6), family=FAMILY)
 def Conv2dModule_no_bias_1x1():
     return nn.Conv2d(3, 8, 1, bias=False)
 
 
-@case(inputs=_x(1, 3, 7, 9), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 7, 9), family=FAMILY)
 def Conv2dModule_padding_same():
     return nn.Conv2d(3, 4, (3, 4), padding="same")
 
 
-@case(inputs=_x(1, 2, 6, 6), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 6, 6), family=FAMILY)
 def Conv2dModule_padding_mode_reflect():
     return nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect")
 
 
-@case(inputs=_x(1, 2, 6, 6), family=FAMILY,
+@case(inputs=randn_inputs(1, 2, 6, 6), family=FAMILY,
       xfail={"stock": "torch-mlir lowers circular padding to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def Conv2dModule_padding_mode_circular():
     return nn.Conv2d(2, 3, 3, padding=1, padding_mode="circular")
@@ -86,49 +71,49 @@ def Conv2dModule_padding_mode_circular():
 @case(inputs=lambda: (torch.randn(2, 3, 8, 8), torch.randn(4, 3, 3, 3), torch.randn(4)), family=FAMILY)
 def FunctionalConv2dModule_weight_inputs():
     """Weights as graph inputs (dynamic weights, as in hypernetworks)."""
-    return _Fn(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1))
+    return Fn(lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1))
 
 
-@case(inputs=_x(1, 8, 8, 3), family=FAMILY)
+@case(inputs=randn_inputs(1, 8, 8, 3), family=FAMILY)
 def Conv2dModule_channels_last_permute():
     """NHWC input permuted to NCHW inside the model."""
     conv = nn.Conv2d(3, 4, 3)
-    return _Fn(lambda x: conv(x.permute(0, 3, 1, 2)))
+    return Fn(lambda x: conv(x.permute(0, 3, 1, 2)))
 
 
-@case(inputs=_x(1, 2, 5, 6, 6), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 5, 6, 6), family=FAMILY)
 def Conv3dModule_basic():
     return nn.Conv3d(2, 3, (2, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1))
 
 
-@case(inputs=_x(2, 4, 6), family=FAMILY)
+@case(inputs=randn_inputs(2, 4, 6), family=FAMILY)
 def ConvTranspose1dModule_basic():
     return nn.ConvTranspose1d(4, 3, 3, stride=2)
 
 
-@case(inputs=_x(1, 4, 5, 5), family=FAMILY)
+@case(inputs=randn_inputs(1, 4, 5, 5), family=FAMILY)
 def ConvTranspose2dModule_basic():
     return nn.ConvTranspose2d(4, 2, 3)
 
 
-@case(inputs=_x(1, 4, 5, 6), family=FAMILY)
+@case(inputs=randn_inputs(1, 4, 5, 6), family=FAMILY)
 def ConvTranspose2dModule_stride_padding_output_padding():
     return nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1)
 
 
-@case(inputs=_x(1, 4, 5, 5), family=FAMILY,
+@case(inputs=randn_inputs(1, 4, 5, 5), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for grouped transposed convolution (aten.convolution)"})
 def ConvTranspose2dModule_groups_no_bias():
     return nn.ConvTranspose2d(4, 6, 3, groups=2, bias=False)
 
 
-@case(inputs=_x(1, 2, 5, 5), family=FAMILY,
+@case(inputs=randn_inputs(1, 2, 5, 5), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for dilated transposed convolution (aten.convolution)"})
 def ConvTranspose2dModule_dilation():
     return nn.ConvTranspose2d(2, 3, 3, dilation=2)
 
 
-@case(inputs=_x(1, 2, 3, 4, 4), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 3, 4, 4), family=FAMILY)
 def ConvTranspose3dModule_basic():
     return nn.ConvTranspose3d(2, 2, 2, stride=2)
 

@@ -5,20 +5,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case
 
 FAMILY = "embedding"
-
-
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 @case(inputs=lambda: (torch.randint(0, 10, (3,)),), family=FAMILY)
@@ -43,7 +32,7 @@ def EmbeddingModule_int32_ids():
 
 @case(inputs=lambda: (torch.randn(12, 5), torch.randint(0, 12, (3, 4))), family=FAMILY)
 def FunctionalEmbeddingModule_table_input():
-    return _Fn(lambda table, ids: F.embedding(ids, table))
+    return Fn(lambda table, ids: F.embedding(ids, table))
 
 
 @case(inputs=lambda: (torch.randint(0, 10, (3, 4)),), family=FAMILY,
@@ -61,7 +50,7 @@ def EmbeddingBagModule_sum():
 
 @case(inputs=lambda: (torch.randint(0, 6, (2, 4)),), family=FAMILY)
 def OneHotModule_basic():
-    return _Fn(lambda ids: F.one_hot(ids, num_classes=6))
+    return Fn(lambda ids: F.one_hot(ids, num_classes=6))
 
 
 @case(inputs=lambda: (torch.randint(0, 20, (2, 6)),), family=FAMILY)

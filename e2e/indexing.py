@@ -4,113 +4,102 @@ in-place writes into a clone (functionalized by export)."""
 
 import torch
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case
 
 FAMILY = "indexing"
 
 
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
 @case(inputs=lambda: (torch.randn(3, 5), torch.randint(0, 5, (3, 4))), family=FAMILY)
 def GatherModule_basic():
-    return _Fn(lambda x, idx: torch.gather(x, 1, idx))
+    return Fn(lambda x, idx: torch.gather(x, 1, idx))
 
 
 @case(inputs=lambda: (torch.randn(4, 3, 2), torch.randint(0, 4, (2, 3, 2))), family=FAMILY)
 def GatherModule_dim0():
-    return _Fn(lambda x, idx: torch.gather(x, 0, idx))
+    return Fn(lambda x, idx: torch.gather(x, 0, idx))
 
 
 @case(inputs=lambda: (torch.randn(2, 3, 5), torch.randint(0, 5, (2, 3, 1))), family=FAMILY)
 def GatherModule_negative_dim():
-    return _Fn(lambda x, idx: x.gather(-1, idx))
+    return Fn(lambda x, idx: x.gather(-1, idx))
 
 
 @case(inputs=lambda: (torch.randn(3, 5), torch.randint(0, 5, (3, 2))), family=FAMILY)
 def TakeAlongDimModule_basic():
-    return _Fn(lambda x, idx: torch.take_along_dim(x, idx, dim=1))
+    return Fn(lambda x, idx: torch.take_along_dim(x, idx, dim=1))
 
 
 @case(inputs=lambda: (torch.randn(3, 5), torch.tensor([[0, 4], [2, 1], [3, 3]]), torch.randn(3, 2)), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.scatter.src to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def ScatterSrcModule_basic():
     """Duplicate indices are avoided per row: the result is deterministic."""
-    return _Fn(lambda x, idx, src: torch.scatter(x, 1, idx, src))
+    return Fn(lambda x, idx, src: torch.scatter(x, 1, idx, src))
 
 
 @case(inputs=lambda: (torch.randn(4, 3), torch.tensor([[0, 1, 2], [3, 0, 1]])), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.scatter.value to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def ScatterValueModule_dim0():
-    return _Fn(lambda x, idx: torch.scatter(x, 0, idx, -1.5))
+    return Fn(lambda x, idx: torch.scatter(x, 0, idx, -1.5))
 
 
 @case(inputs=lambda: (torch.zeros(3, 5), torch.randint(0, 5, (3, 6)), torch.randn(3, 6)), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.scatter_add"})
 def ScatterAddModule_duplicates():
     """Duplicate indices accumulate."""
-    return _Fn(lambda x, idx, src: torch.scatter_add(x, 1, idx, src))
+    return Fn(lambda x, idx, src: torch.scatter_add(x, 1, idx, src))
 
 
 @case(inputs=lambda: (torch.randn(3, 5), torch.randint(0, 5, (3, 6)), torch.randn(3, 6)), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.scatter_reduce.two"})
 def ScatterReduceModule_amax():
-    return _Fn(lambda x, idx, src: torch.scatter_reduce(x, 1, idx, src, reduce="amax"))
+    return Fn(lambda x, idx, src: torch.scatter_reduce(x, 1, idx, src, reduce="amax"))
 
 
 @case(inputs=lambda: (torch.randn(3, 5), torch.randint(0, 5, (3, 6)), torch.randn(3, 6)), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.scatter_reduce.two"})
 def ScatterReduceModule_mean_exclude_self():
-    return _Fn(lambda x, idx, src: torch.scatter_reduce(x, 1, idx, src, reduce="mean", include_self=False))
+    return Fn(lambda x, idx, src: torch.scatter_reduce(x, 1, idx, src, reduce="mean", include_self=False))
 
 
 @case(inputs=lambda: (torch.randn(5, 4), torch.tensor([4, 0, 2, 2])), family=FAMILY)
 def IndexSelectModule_dim0():
-    return _Fn(lambda x, idx: torch.index_select(x, 0, idx))
+    return Fn(lambda x, idx: torch.index_select(x, 0, idx))
 
 
 @case(inputs=lambda: (torch.randn(2, 5, 3), torch.tensor([1, 3], dtype=torch.int32)), family=FAMILY)
 def IndexSelectModule_int32_index_dim1():
-    return _Fn(lambda x, idx: x.index_select(1, idx))
+    return Fn(lambda x, idx: x.index_select(1, idx))
 
 
 @case(inputs=lambda: (torch.randn(5, 4), torch.tensor([[0, 1], [4, 4]])), family=FAMILY)
 def IndexTensorModule_2d_index():
     """x[idx] with a 2-d index tensor: the result is (2, 2, 4)."""
-    return _Fn(lambda x, idx: x[idx])
+    return Fn(lambda x, idx: x[idx])
 
 
 @case(inputs=lambda: (torch.randn(5, 6), torch.tensor([0, 2, 4]), torch.tensor([1, 1, 5])), family=FAMILY)
 def IndexTensorModule_multiple_indices():
     """x[i, j]: element pairs."""
-    return _Fn(lambda x, i, j: x[i, j])
+    return Fn(lambda x, i, j: x[i, j])
 
 
 @case(inputs=lambda: (torch.randn(3, 6, 2), torch.tensor([5, 0, -1])), family=FAMILY)
 def IndexTensorModule_middle_dim_negative_index():
     """x[:, idx] with a negative index."""
-    return _Fn(lambda x, idx: x[:, idx])
+    return Fn(lambda x, idx: x[:, idx])
 
 
 @case(inputs=lambda: (torch.randn(4, 5), torch.tensor([1, 3]), torch.randn(2, 5)), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.index_put to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def IndexPutModule_rows():
-    return _Fn(lambda x, idx, v: torch.index_put(x, (idx,), v))
+    return Fn(lambda x, idx, v: torch.index_put(x, (idx,), v))
 
 
 @case(inputs=lambda: (torch.zeros(4, 5), torch.tensor([1, 1, 3]), torch.tensor([0, 0, 4]), torch.randn(3)),
       family=FAMILY, xfail={"stock": "torch-mlir has no TOSA lowering for aten.index_put with accumulate=True"})
 def IndexPutModule_accumulate():
     """Accumulate with a repeated (row, col) pair."""
-    return _Fn(lambda x, i, j, v: torch.index_put(x, (i, j), v, accumulate=True))
+    return Fn(lambda x, i, j, v: torch.index_put(x, (i, j), v, accumulate=True))
 
 
 @case(inputs=lambda: (torch.randn(4, 5),), family=FAMILY,
@@ -122,7 +111,7 @@ def IndexPutSetitemModule_slice():
         y[1:3] = 0.0
         return y
 
-    return _Fn(write)
+    return Fn(write)
 
 
 @case(inputs=lambda: (torch.randn(4, 5), torch.tensor([0, 2])), family=FAMILY,
@@ -133,75 +122,75 @@ def IndexPutSetitemModule_tensor_index():
         y[idx] = y[idx] * 10
         return y
 
-    return _Fn(write)
+    return Fn(write)
 
 
 @case(inputs=lambda: (torch.randn(3, 4), torch.randn(3, 4) > 0), family=FAMILY)
 def MaskedFillScalarModule_basic():
-    return _Fn(lambda x, m: x.masked_fill(m, -1e4))
+    return Fn(lambda x, m: x.masked_fill(m, -1e4))
 
 
 @case(inputs=lambda: (torch.randn(3, 4), torch.rand(1, 4) > 0.5, torch.tensor(7.0)), family=FAMILY)
 def MaskedFillTensorModule_broadcast_mask():
-    return _Fn(lambda x, m, v: torch.masked_fill(x, m, v))
+    return Fn(lambda x, m, v: torch.masked_fill(x, m, v))
 
 
 @case(inputs=lambda: (torch.randint(0, 10, (3, 4)), torch.randn(3, 4) > 0), family=FAMILY)
 def MaskedFillIntModule_basic():
-    return _Fn(lambda x, m: x.masked_fill(m, -1))
+    return Fn(lambda x, m: x.masked_fill(m, -1))
 
 
 @case(inputs=lambda: (torch.randn(5, 3), torch.tensor([0, 4, 0]), torch.randn(3, 3)), family=FAMILY,
       xfail={"stock": "index_add decomposes to aten.index_put (accumulate), which torch-mlir cannot lower to TOSA"})
 def IndexAddModule_duplicates():
-    return _Fn(lambda x, idx, src: torch.index_add(x, 0, idx, src, alpha=2.0))
+    return Fn(lambda x, idx, src: torch.index_add(x, 0, idx, src, alpha=2.0))
 
 
 @case(inputs=lambda: (torch.randn(3, 5), torch.tensor([4, 1]), torch.randn(3, 2)), family=FAMILY,
       xfail={"stock": "index_copy decomposes to aten.index_put on dim 1, which torch-mlir cannot lower to TOSA"})
 def IndexCopyModule_dim1():
-    return _Fn(lambda x, idx, src: torch.index_copy(x, 1, idx, src))
+    return Fn(lambda x, idx, src: torch.index_copy(x, 1, idx, src))
 
 
 @case(inputs=lambda: (torch.randn(4, 5, 6),), family=FAMILY)
 def SelectIntModule_basic():
-    return _Fn(lambda x: x[1, :, -2])
+    return Fn(lambda x: x[1, :, -2])
 
 
 @case(inputs=lambda: (torch.randn(4, 5), torch.randn(5)), family=FAMILY)
 def SelectScatterModule_basic():
-    return _Fn(lambda x, row: torch.select_scatter(x, row, 0, 2))
+    return Fn(lambda x, row: torch.select_scatter(x, row, 0, 2))
 
 
 @case(inputs=lambda: (torch.randn(6, 5), torch.randn(3, 5)), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.slice_scatter to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def SliceScatterModule_step():
-    return _Fn(lambda x, src: torch.slice_scatter(x, src, dim=0, start=0, end=6, step=2))
+    return Fn(lambda x, src: torch.slice_scatter(x, src, dim=0, start=0, end=6, step=2))
 
 
 @case(inputs=lambda: (torch.randn(4, 5),), family=FAMILY)
 def DiagonalModule_offset():
-    return _Fn(lambda x: torch.diagonal(x, offset=1))
+    return Fn(lambda x: torch.diagonal(x, offset=1))
 
 
 @case(inputs=lambda: (torch.randn(5, 5),), family=FAMILY)
 def TrilModule_negative_diagonal():
-    return _Fn(lambda x: torch.tril(x, diagonal=-1))
+    return Fn(lambda x: torch.tril(x, diagonal=-1))
 
 
 @case(inputs=lambda: (torch.randn(2, 4, 5),), family=FAMILY)
 def TriuModule_batched():
-    return _Fn(lambda x: torch.triu(x, diagonal=1))
+    return Fn(lambda x: torch.triu(x, diagonal=1))
 
 
 @case(inputs=lambda: (torch.randn(3, 4), torch.randn(3, 4) > 0), family=FAMILY,
       xfail={"stock": "data-dependent output shape: torch-mlir cannot lower the dynamic aten.size.int/nonzero to TOSA"})
 def IndexBoolMaskModule_basic():
     """x[mask]: the result's length depends on the data."""
-    return _Fn(lambda x, m: x[m])
+    return Fn(lambda x, m: x[m])
 
 
 @case(inputs=lambda: (torch.randn(6),), family=FAMILY)
 def IndexPutSetitemModule_ellipsis_none():
     """x[..., None] and a step slice."""
-    return _Fn(lambda x: x[::2][..., None] * x[1::2][None, ...])
+    return Fn(lambda x: x[::2][..., None] * x[1::2][None, ...])

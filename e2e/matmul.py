@@ -3,20 +3,9 @@ broadcasting), bmm, linear, addmm/baddbmm with alpha/beta, dot/mv/outer, einsum.
 
 import torch
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case
 
 FAMILY = "matmul"
-
-
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _x(*shapes):
@@ -25,65 +14,65 @@ def _x(*shapes):
 
 @case(inputs=_x((4, 5), (5, 3)), family=FAMILY)
 def MmModule_basic():
-    return _Fn(torch.mm)
+    return Fn(torch.mm)
 
 
 @case(inputs=_x((5, 4), (5, 3)), family=FAMILY)
 def MmModule_transposed_lhs():
     """A transposed (non-contiguous) left operand."""
-    return _Fn(lambda a, b: torch.mm(a.t(), b))
+    return Fn(lambda a, b: torch.mm(a.t(), b))
 
 
 @case(inputs=_x((4, 5), (5, 3)), family=FAMILY)
 def MatmulModule_2d():
-    return _Fn(torch.matmul)
+    return Fn(torch.matmul)
 
 
 @case(inputs=_x((5,), (5, 3)), family=FAMILY)
 def MatmulModule_1d_2d():
-    return _Fn(torch.matmul)
+    return Fn(torch.matmul)
 
 
 @case(inputs=_x((4, 5), (5,)), family=FAMILY)
 def MatmulModule_2d_1d():
-    return _Fn(torch.matmul)
+    return Fn(torch.matmul)
 
 
 @case(inputs=_x((5,), (5,)), family=FAMILY)
 def MatmulModule_1d_1d():
     """A dot product: a 0-d result."""
-    return _Fn(torch.matmul)
+    return Fn(torch.matmul)
 
 
 @case(inputs=_x((2, 4, 5), (5, 3)), family=FAMILY)
 def MatmulModule_3d_2d():
-    return _Fn(torch.matmul)
+    return Fn(torch.matmul)
 
 
 @case(inputs=_x((2, 1, 4, 5), (3, 5, 6)), family=FAMILY)
 def MatmulModule_broadcast_batch():
     """Batch dims broadcast: (2,1) with (3,) -> (2,3)."""
-    return _Fn(torch.matmul)
+    return Fn(torch.matmul)
 
 
 @case(inputs=_x((3, 5), (2, 5, 4)), family=FAMILY)
 def MatmulModule_2d_3d():
-    return _Fn(torch.matmul)
+    return Fn(torch.matmul)
 
 
 @case(inputs=lambda: (torch.randn(3, 4, dtype=torch.float64), torch.randn(4, 2, dtype=torch.float64)), family=FAMILY)
 def MatmulF64Module_basic():
-    return _Fn(torch.matmul)
+    return Fn(torch.matmul)
 
 
 @case(inputs=_x((2, 4, 5), (2, 5, 3)), family=FAMILY)
 def BmmModule_basic():
-    return _Fn(torch.bmm)
+    return Fn(torch.bmm)
 
 
 @case(inputs=_x((2, 5, 4), (2, 3, 5)), family=FAMILY)
 def BmmModule_transposed_operands():
-    return _Fn(lambda a, b: torch.bmm(a.transpose(1, 2), b.transpose(1, 2)))
+    return Fn(lambda a, b: torch.bmm(a.transpose(1, 2), b.transpose(1, 2)))
 
 
 @case(inputs=_x((3, 8)), family=FAMILY)
@@ -99,63 +88,63 @@ def LinearModule_3d_no_bias():
 @case(inputs=_x((3, 8), (4, 8), (4,)), family=FAMILY)
 def FunctionalLinearModule_weight_inputs():
     """Weights as graph inputs, not parameters."""
-    return _Fn(torch.nn.functional.linear)
+    return Fn(torch.nn.functional.linear)
 
 
 @case(inputs=_x((4,), (3, 5), (5, 4)), family=FAMILY)
 def AddmmModule_broadcast_bias():
-    return _Fn(torch.addmm)
+    return Fn(torch.addmm)
 
 
 @case(inputs=_x((3, 4), (3, 5), (5, 4)), family=FAMILY)
 def AddmmModule_alpha_beta():
-    return _Fn(lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0))
+    return Fn(lambda c, a, b: torch.addmm(c, a, b, beta=0.5, alpha=2.0))
 
 
 @case(inputs=_x((2, 3, 4), (2, 3, 5), (2, 5, 4)), family=FAMILY)
 def BaddbmmModule_basic():
-    return _Fn(lambda c, a, b: torch.baddbmm(c, a, b, beta=-1.0, alpha=0.5))
+    return Fn(lambda c, a, b: torch.baddbmm(c, a, b, beta=-1.0, alpha=0.5))
 
 
 @case(inputs=_x((4, 5), (5,)), family=FAMILY)
 def MvModule_basic():
-    return _Fn(torch.mv)
+    return Fn(torch.mv)
 
 
 @case(inputs=_x((5,), (5,)), family=FAMILY)
 def DotModule_basic():
-    return _Fn(torch.dot)
+    return Fn(torch.dot)
 
 
 @case(inputs=_x((4,), (3,)), family=FAMILY)
 def OuterModule_basic():
-    return _Fn(torch.outer)
+    return Fn(torch.outer)
 
 
 @case(inputs=_x((2, 3, 4), (2, 4, 5)), family=FAMILY)
 def EinsumModule_batch_matmul():
-    return _Fn(lambda a, b: torch.einsum("bij,bjk->bik", a, b))
+    return Fn(lambda a, b: torch.einsum("bij,bjk->bik", a, b))
 
 
 @case(inputs=_x((2, 3, 4), (5, 4)), family=FAMILY)
 def EinsumModule_contract_last():
-    return _Fn(lambda a, b: torch.einsum("bsh,oh->bso", a, b))
+    return Fn(lambda a, b: torch.einsum("bsh,oh->bso", a, b))
 
 
 @case(inputs=_x((3, 4, 5), (4, 5, 2)), family=FAMILY)
 def TensordotModule_two_dims():
-    return _Fn(lambda a, b: torch.tensordot(a, b, dims=2))
+    return Fn(lambda a, b: torch.tensordot(a, b, dims=2))
 
 
 @case(inputs=lambda: (torch.randn(3, 4, dtype=torch.float16), torch.randn(4, 5, dtype=torch.float16)),
       family=FAMILY, rtol=1e-3, atol=1e-3)
 def MmF16Module_basic():
-    return _Fn(torch.mm)
+    return Fn(torch.mm)
 
 
 @case(inputs=lambda: (torch.randint(-3, 4, (3, 4)), torch.randint(-3, 4, (4, 2))), family=FAMILY)
 def MmIntModule_basic():
-    return _Fn(torch.mm)
+    return Fn(torch.mm)
 
 
 @case(inputs=_x((2, 8)), family=FAMILY)

@@ -8,20 +8,9 @@ tensor creation."""
 import torch
 import torch.ao.quantization.fx._decomposed  # noqa: F401  registers torch.ops.quantized_decomposed
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case
 
 FAMILY = "misc"
-
-
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 # --------------------------------------------------------------------------
@@ -53,7 +42,7 @@ def _(x):
 @case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY,
       xfail={"stock": "a user op (torch.operator tosa_custom_e2e.scaled_tanh) has no TOSA lowering in stock mode"})
 def CustomOpScaledTanhModule_basic():
-    return _Fn(lambda x: scaled_tanh(x + 1, 2.5) * 2)
+    return Fn(lambda x: scaled_tanh(x + 1, 2.5) * 2)
 
 
 @case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY,
@@ -64,7 +53,7 @@ def CustomOpSplitSignModule_two_results():
         pos, neg = split_sign(x)
         return pos - neg * 0.5
 
-    return _Fn(run)
+    return Fn(run)
 
 
 # --------------------------------------------------------------------------
@@ -74,23 +63,23 @@ def CustomOpSplitSignModule_two_results():
 
 @case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY)
 def PrimsConvertElementTypeModule_basic():
-    return _Fn(lambda x: torch.ops.prims.convert_element_type(x, torch.float64) * 2)
+    return Fn(lambda x: torch.ops.prims.convert_element_type(x, torch.float64) * 2)
 
 
 @case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY)
 def PrimsSumModule_dims():
-    return _Fn(lambda x: torch.ops.prims.sum(x, [1]))
+    return Fn(lambda x: torch.ops.prims.sum(x, [1]))
 
 
 @case(inputs=lambda: (torch.randn(2, 3),), family=FAMILY,
       xfail={"stock": "run_decompositions refuses prims.broadcast_in_dim (non-ATen op with an aliasing output)"})
 def PrimsBroadcastInDimModule_basic():
-    return _Fn(lambda x: torch.ops.prims.broadcast_in_dim(x, [4, 2, 3], [1, 2]))
+    return Fn(lambda x: torch.ops.prims.broadcast_in_dim(x, [4, 2, 3], [1, 2]))
 
 
 @case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY)
 def PrimsVarModule_correction():
-    return _Fn(lambda x: torch.ops.prims.var(x, [1], correction=1))
+    return Fn(lambda x: torch.ops.prims.var(x, [1], correction=1))
 
 
 @case(inputs=lambda: (torch.randn(4, 8),), family=FAMILY)
@@ -102,7 +91,7 @@ def QuantizeDequantizePerTensorModule_int8():
         q = qd.quantize_per_tensor(x, 0.05, 3, -128, 127, torch.int8)
         return qd.dequantize_per_tensor(q, 0.05, 3, -128, 127, torch.int8)
 
-    return _Fn(fake_quant)
+    return Fn(fake_quant)
 
 
 @case(inputs=lambda: (torch.randn(2, 8),), family=FAMILY,
@@ -128,7 +117,7 @@ def QuantizedLinearModule_per_channel_weight():
       xfail={"stock": "uint8 quantize clamps to [0, 255] as signed i8 after torch-mlir's lowering (wrong values)"})
 def QuantizeUInt8Module_output():
     """The model returns the uint8 quantized tensor itself."""
-    return _Fn(lambda x: torch.ops.quantized_decomposed.quantize_per_tensor(x, 0.02, 128, 0, 255, torch.uint8))
+    return Fn(lambda x: torch.ops.quantized_decomposed.quantize_per_tensor(x, 0.02, 128, 0, 255, torch.uint8))
 
 
 # --------------------------------------------------------------------------
@@ -140,7 +129,7 @@ def QuantizeUInt8Module_output():
                       torch.randint(-128, 128, (16, 8), dtype=torch.int8)), family=FAMILY)
 def IntMmModule_basic():
     """int8 x int8 -> int32 (no overflow at K=16)."""
-    return _Fn(torch._int_mm)
+    return Fn(torch._int_mm)
 
 
 @case(inputs=lambda: (torch.randn(32, 16), torch.randint(-127, 128, (16, 24), dtype=torch.int8)), family=FAMILY,
@@ -152,7 +141,7 @@ def IntMmDynamicQuantModule_basic():
         xq = torch.clamp(torch.round(x / scale), -127, 127).to(torch.int8)
         return torch._int_mm(xq, w).float() * scale * 0.01
 
-    return _Fn(run)
+    return Fn(run)
 
 
 # --------------------------------------------------------------------------
@@ -162,12 +151,12 @@ def IntMmDynamicQuantModule_basic():
 
 @case(inputs=lambda: (torch.randn(3, 1), torch.randn(1, 4), torch.randn(4)), family=FAMILY)
 def BroadcastTensorsModule_basic():
-    return _Fn(lambda a, b, c: torch.broadcast_tensors(a, b, c))
+    return Fn(lambda a, b, c: torch.broadcast_tensors(a, b, c))
 
 
 @case(inputs=lambda: (torch.randn(3), torch.randn(4)), family=FAMILY)
 def MeshgridModule_ij():
-    return _Fn(lambda a, b: torch.meshgrid(a, b, indexing="ij"))
+    return Fn(lambda a, b: torch.meshgrid(a, b, indexing="ij"))
 
 
 @case(inputs=lambda: (torch.arange(3.0), torch.arange(4.0)), family=FAMILY)
@@ -177,7 +166,7 @@ def MeshgridModule_xy_used():
         x, y = torch.meshgrid(a, b, indexing="xy")
         return x * 10 + y
 
-    return _Fn(grid)
+    return Fn(grid)
 
 
 @case(inputs=lambda: (torch.randn(4, 6),), family=FAMILY)
@@ -189,7 +178,7 @@ def SplitUnbindChunkModule_mixed_lists():
         parts = torch.split(b, [1, 3])
         return rows[0] + rows[3], parts[1]
 
-    return _Fn(run)
+    return Fn(run)
 
 
 # --------------------------------------------------------------------------
@@ -201,54 +190,54 @@ def SplitUnbindChunkModule_mixed_lists():
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.Float.Tensor (item() as a Python float)"})
 def ItemModule_float_result():
     """The model returns a Python float (aten.item)."""
-    return _Fn(lambda x: x.sum().item())
+    return Fn(lambda x: x.sum().item())
 
 
 @case(inputs=lambda: (torch.randint(0, 10, (5,)),), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.Int.Tensor (item() as a Python int)"})
 def ItemModule_int_result_with_tensor():
     """A tensor and a Python int from aten.item."""
-    return _Fn(lambda x: (x * 2, x.max().item()))
+    return Fn(lambda x: (x * 2, x.max().item()))
 
 
 @case(inputs=lambda: (torch.randn(3, 4), torch.rand(()) + 0.5), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.Float.Tensor (run-time scalar from item())"})
 def ItemScalarOperandModule_runtime_scale():
     """A scalar operand computed at run time: x * float(s)."""
-    return _Fn(lambda x, s: x * s.item())
+    return Fn(lambda x, s: x * s.item())
 
 
 @case(inputs=lambda: (torch.randn(3, 4), torch.randn(3, 4)), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.Float.Tensor (run-time scalar from item())"})
 def ItemScalarOperandModule_runtime_alpha():
     """torch.add with an alpha read from a tensor at run time."""
-    return _Fn(lambda a, b: torch.add(a, b, alpha=b.abs().max().item()))
+    return Fn(lambda a, b: torch.add(a, b, alpha=b.abs().max().item()))
 
 
 @case(inputs=lambda: (torch.randn(3, 4), 2.5), family=FAMILY,
       xfail={"stock": "a Python float input becomes an f64 function argument; the runtime takes tensors only"})
 def PythonFloatInputModule_basic():
     """forward(x, scale: float)."""
-    return _Fn(lambda x, scale: x * scale + 1)
+    return Fn(lambda x, scale: x * scale + 1)
 
 
 @case(inputs=lambda: (torch.randn(3, 4), 3), family=FAMILY,
       xfail={"stock": "a Python int input becomes an i64 function argument; the runtime takes tensors only"})
 def PythonIntInputModule_basic():
-    return _Fn(lambda x, n: x.repeat(1, n) + n)
+    return Fn(lambda x, n: x.repeat(1, n) + n)
 
 
 @case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY,
       xfail={"stock": "a Python int result becomes an i64 function result; the runtime returns tensors only"})
 def PythonScalarOutputModule_shape():
     """Returns (tensor, int, float) where the scalars are Python constants of the trace."""
-    return _Fn(lambda x: (x + 1, x.shape[0], 0.5))
+    return Fn(lambda x: (x + 1, x.shape[0], 0.5))
 
 
 @case(inputs=lambda: (torch.randn(2, 3), True), family=FAMILY,
       xfail={"stock": "a Python bool input becomes an i1 function argument; the runtime takes tensors only"})
 def PythonBoolInputModule_flag():
-    return _Fn(lambda x, flag: torch.relu(x) if flag else x)
+    return Fn(lambda x, flag: torch.relu(x) if flag else x)
 
 
 # --------------------------------------------------------------------------
@@ -259,7 +248,7 @@ def PythonBoolInputModule_flag():
 @case(inputs=lambda: (torch.randn(3, 4), torch.randn(3, 4)), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.complex"})
 def ComplexAbsModule_basic():
-    return _Fn(lambda re, im: torch.complex(re, im).abs())
+    return Fn(lambda re, im: torch.complex(re, im).abs())
 
 
 @case(inputs=lambda: (torch.randn(3, 4, dtype=torch.complex64), torch.randn(3, 4, dtype=torch.complex64)),
@@ -267,7 +256,7 @@ def ComplexAbsModule_basic():
       xfail={"stock": "torch-mlir has no TOSA lowering for complex tensors (aten.mul.Tensor on complex64)"})
 def ComplexMulModule_inputs():
     """Complex inputs and a complex result."""
-    return _Fn(torch.mul)
+    return Fn(torch.mul)
 
 
 @case(inputs=lambda: (torch.randn(2, 4, 2),), family=FAMILY,
@@ -279,19 +268,19 @@ def ViewAsComplexRealModule_rotary():
         rot = torch.polar(torch.ones(4), angles)
         return torch.view_as_real(torch.view_as_complex(x) * rot)
 
-    return _Fn(rotate)
+    return Fn(rotate)
 
 
 @case(inputs=lambda: (torch.randn(2, 8),), family=FAMILY, rtol=1e-4, atol=1e-5,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.view_as_complex"})
 def FftRfftModule_abs():
-    return _Fn(lambda x: torch.fft.rfft(x).abs())
+    return Fn(lambda x: torch.fft.rfft(x).abs())
 
 
 @case(inputs=lambda: (torch.randn(3, 4, dtype=torch.complex128),), family=FAMILY,
       xfail={"stock": "torch-mlir does not know aten._conj (imported as torch.operator): no TOSA lowering"})
 def ComplexConjRealImagModule_complex128():
-    return _Fn(lambda z: (torch.conj(z) * z).real + z.imag)
+    return Fn(lambda z: (torch.conj(z) * z).real + z.imag)
 
 
 # --------------------------------------------------------------------------
@@ -302,26 +291,26 @@ def ComplexConjRealImagModule_complex128():
 @case(inputs=lambda: (torch.randn(0, 4), torch.randn(4)), family=FAMILY,
       xfail={"stock": "torch-mlir's TOSA lowering rejects zero-size tensors (aten.add.Tensor on 0x4)"})
 def ZeroSizeAddModule_basic():
-    return _Fn(torch.add)
+    return Fn(torch.add)
 
 
 @case(inputs=lambda: (torch.randn(0, 4),), family=FAMILY,
       xfail={"stock": "torch-mlir's TOSA lowering rejects zero-size tensors (aten.sum.dim_IntList on 0x4)"})
 def ZeroSizeSumModule_basic():
     """Summing no elements gives zeros."""
-    return _Fn(lambda x: x.sum(dim=0))
+    return Fn(lambda x: x.sum(dim=0))
 
 
 @case(inputs=lambda: (torch.randn(3, 0), torch.randn(0, 5)), family=FAMILY)
 def ZeroSizeMatmulModule_inner():
     """An empty inner dimension: the product is all zeros."""
-    return _Fn(torch.matmul)
+    return Fn(torch.matmul)
 
 
 @case(inputs=lambda: (torch.randn(2, 0, 3),), family=FAMILY,
       xfail={"stock": "torch-mlir's TOSA lowering rejects zero-size tensors (aten.view of 2x0x3)"})
 def ZeroSizeReshapeModule_basic():
-    return _Fn(lambda x: x.reshape(0, 6).t() * 2)
+    return Fn(lambda x: x.reshape(0, 6).t() * 2)
 
 
 # --------------------------------------------------------------------------
@@ -339,7 +328,7 @@ def AllDtypesModule_inputs_outputs():
     def run(f32, f64, f16, bf16, i64, i32, i16, i8, u8, b):
         return (f32 + 1, f64 * 2, f16 + f16, bf16 * 2, i64 - 1, i32 * 3, i16 + 1, i8 - 1, u8 + 1, ~b)
 
-    return _Fn(run)
+    return Fn(run)
 
 
 @case(inputs=lambda: (torch.randn(2, 3),), family=FAMILY)
@@ -349,12 +338,12 @@ def CreationOpsModule_basic():
         return (x + torch.arange(3.0) + torch.linspace(0, 1, 3), torch.zeros(2, 3, dtype=torch.int32),
                 torch.ones_like(x) * torch.full((1, 3), 4.0), torch.eye(3)[:2] + torch.full_like(x, 0.5))
 
-    return _Fn(run)
+    return Fn(run)
 
 
 @case(inputs=lambda: (torch.randn(2, 3),), family=FAMILY)
 def NewTensorOpsModule_basic():
-    return _Fn(lambda x: x.new_zeros(2, 2) + x.new_ones(2, 2) + x.new_full((2, 2), 3.0) + x.new_tensor([1.0, 2.0]))
+    return Fn(lambda x: x.new_zeros(2, 2) + x.new_ones(2, 2) + x.new_full((2, 2), 3.0) + x.new_tensor([1.0, 2.0]))
 
 
 @case(inputs=lambda: (torch.randn(4, 4),), family=FAMILY)

@@ -5,20 +5,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case
 
 FAMILY = "normalization"
-
-
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _x(*shape):
@@ -65,13 +54,13 @@ def LayerNormModule_no_bias():
 
 @case(inputs=lambda: (torch.randn(2, 4, 6), torch.rand(6) + 0.5, torch.randn(6)), family=FAMILY, selective_ops=LN)
 def FunctionalLayerNormModule_weight_inputs():
-    return _Fn(lambda x, w, b: F.layer_norm(x, (6,), w, b, eps=1e-6))
+    return Fn(lambda x, w, b: F.layer_norm(x, (6,), w, b, eps=1e-6))
 
 
 @case(inputs=lambda: (torch.randn(2, 6, 4),), family=FAMILY, selective_ops=LN)
 def LayerNormModule_noncontiguous():
     ln = _randomized(nn.LayerNorm(6))
-    return _Fn(lambda x: ln(x.transpose(1, 2)))
+    return Fn(lambda x: ln(x.transpose(1, 2)))
 
 
 @case(inputs=lambda: (torch.randn(2, 5, 8, dtype=torch.float64),), family=FAMILY, selective_ops=LN)
@@ -103,7 +92,7 @@ def BatchNorm3dModule_eval():
 def BatchNormTrainingModule_batch_statistics():
     """training=True normalizes with the batch's own statistics."""
     weight, bias = torch.rand(3) + 0.5, torch.randn(3)
-    return _Fn(lambda x: F.batch_norm(x, None, None, weight, bias, training=True, eps=1e-5))
+    return Fn(lambda x: F.batch_norm(x, None, None, weight, bias, training=True, eps=1e-5))
 
 
 @case(inputs=_x(2, 6, 4, 4), family=FAMILY, selective_ops=["aten.native_group_norm"])
@@ -133,7 +122,7 @@ def RMSNormModule_multi_dim_no_weight():
 
 @case(inputs=_x(2, 5), family=FAMILY)
 def NormalizeModule_l2():
-    return _Fn(lambda x: F.normalize(x, p=2.0, dim=-1))
+    return Fn(lambda x: F.normalize(x, p=2.0, dim=-1))
 
 
 @case(inputs=_x(1, 6, 4, 4), family=FAMILY,

@@ -1,126 +1,110 @@
 """Pooling: max/avg in 1d/2d/3d with stride, padding, dilation, ceil_mode,
 count_include_pad, divisor_override, indices, and adaptive pooling."""
 
-import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case, randn_inputs
 
 FAMILY = "pooling"
 
 
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
-def _x(*shape):
-    return lambda: (torch.randn(*shape),)
-
-
-@case(inputs=_x(1, 3, 8, 8), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY)
 def MaxPool2dModule_basic():
     return nn.MaxPool2d(2)
 
 
-@case(inputs=_x(2, 2, 9, 7), family=FAMILY)
+@case(inputs=randn_inputs(2, 2, 9, 7), family=FAMILY)
 def MaxPool2dModule_stride_padding():
     return nn.MaxPool2d(3, stride=2, padding=1)
 
 
-@case(inputs=_x(1, 2, 10, 10), family=FAMILY,
+@case(inputs=randn_inputs(1, 2, 10, 10), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for dilated aten.max_pool2d"})
 def MaxPool2dModule_dilation():
     return nn.MaxPool2d(2, stride=1, dilation=2)
 
 
-@case(inputs=_x(1, 2, 7, 7), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 7, 7), family=FAMILY)
 def MaxPool2dModule_ceil_mode():
     return nn.MaxPool2d(2, stride=2, ceil_mode=True)
 
 
-@case(inputs=_x(1, 2, 6, 6), family=FAMILY,
+@case(inputs=randn_inputs(1, 2, 6, 6), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.max_pool2d_with_indices"})
 def MaxPool2dWithIndicesModule_basic():
     """(values, int64 indices into each flattened plane)."""
     return nn.MaxPool2d(2, return_indices=True)
 
 
-@case(inputs=_x(2, 3, 10), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 10), family=FAMILY)
 def MaxPool1dModule_basic():
     return nn.MaxPool1d(3, stride=2)
 
 
-@case(inputs=_x(1, 2, 4, 6, 6), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 4, 6, 6), family=FAMILY)
 def MaxPool3dModule_basic():
     return nn.MaxPool3d(2)
 
 
-@case(inputs=_x(1, 3, 8, 8), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY)
 def AvgPool2dModule_basic():
     return nn.AvgPool2d(2)
 
 
-@case(inputs=_x(1, 2, 7, 7), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 7, 7), family=FAMILY)
 def AvgPool2dModule_count_include_pad_false():
     return nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False)
 
 
-@case(inputs=_x(1, 2, 7, 7), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 7, 7), family=FAMILY)
 def AvgPool2dModule_ceil_mode():
     return nn.AvgPool2d(2, ceil_mode=True)
 
 
-@case(inputs=_x(1, 2, 6, 6), family=FAMILY,
+@case(inputs=randn_inputs(1, 2, 6, 6), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for aten.avg_pool2d with divisor_override"})
 def AvgPool2dModule_divisor_override():
     return nn.AvgPool2d(2, divisor_override=3)
 
 
-@case(inputs=_x(2, 3, 9), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 9), family=FAMILY)
 def AvgPool1dModule_basic():
     return nn.AvgPool1d(3, stride=2, padding=1)
 
 
-@case(inputs=_x(1, 2, 4, 4, 4), family=FAMILY, xfail={"stock": "torch-mlir has no TOSA lowering for aten.avg_pool3d"})
+@case(inputs=randn_inputs(1, 2, 4, 4, 4), family=FAMILY, xfail={"stock": "torch-mlir has no TOSA lowering for aten.avg_pool3d"})
 def AvgPool3dModule_basic():
     return nn.AvgPool3d(2)
 
 
-@case(inputs=_x(2, 4, 7, 7), family=FAMILY)
+@case(inputs=randn_inputs(2, 4, 7, 7), family=FAMILY)
 def AdaptiveAvgPool2dModule_output_1():
     return nn.AdaptiveAvgPool2d(1)
 
 
-@case(inputs=_x(1, 3, 7, 9), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 7, 9), family=FAMILY)
 def AdaptiveAvgPool2dModule_non_divisible():
     """Output size that does not divide the input: overlapping windows."""
     return nn.AdaptiveAvgPool2d((3, 4))
 
 
-@case(inputs=_x(1, 3, 8, 8), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY)
 def AdaptiveMaxPool2dModule_basic():
     return nn.AdaptiveMaxPool2d((2, 2))
 
 
-@case(inputs=_x(2, 3, 10), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 10), family=FAMILY)
 def AdaptiveAvgPool1dModule_basic():
     return nn.AdaptiveAvgPool1d(5)
 
 
-@case(inputs=_x(1, 3, 8, 8), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY)
 def LpPool2dModule_basic():
-    return _Fn(lambda x: F.lp_pool2d(x.abs() + 0.1, 2.0, 2))
+    return Fn(lambda x: F.lp_pool2d(x.abs() + 0.1, 2.0, 2))
 
 
-@case(inputs=_x(1, 2, 8, 8), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 8, 8), family=FAMILY)
 def MaxPool2dModule_negative_input_padding():
     """Every value negative: padding must act as -inf, not 0."""
-    return _Fn(lambda x: F.max_pool2d(-x.abs() - 1, 3, stride=2, padding=1))
+    return Fn(lambda x: F.max_pool2d(-x.abs() - 1, 3, stride=2, padding=1))

@@ -6,31 +6,20 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case
 
 FAMILY = "random"
-
-
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 @case(inputs=lambda: (torch.ones(64, 64),), family=FAMILY, compare="statistics")
 def DropoutTrainModule_basic():
     """training=True in the call: compile() puts the module in eval."""
-    return _Fn(lambda x: F.dropout(x, p=0.3, training=True))
+    return Fn(lambda x: F.dropout(x, p=0.3, training=True))
 
 
 @case(inputs=lambda: (torch.ones(32, 32) * 2,), family=FAMILY, compare="statistics")
 def DropoutTrainModule_p_half_scaled():
-    return _Fn(lambda x: F.dropout(x * 0.5, p=0.5, training=True) + 1)
+    return Fn(lambda x: F.dropout(x * 0.5, p=0.5, training=True) + 1)
 
 
 @case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY)
@@ -40,35 +29,35 @@ def DropoutEvalModule_identity():
 
 @case(inputs=lambda: (torch.zeros(64, 64),), family=FAMILY, compare="statistics")
 def RandnLikeModule_basic():
-    return _Fn(lambda x: x + torch.randn_like(x))
+    return Fn(lambda x: x + torch.randn_like(x))
 
 
 @case(inputs=lambda: (torch.zeros(64, 64),), family=FAMILY, compare="statistics")
 def RandLikeModule_basic():
-    return _Fn(lambda x: torch.rand_like(x) * 2 - 1 + x)
+    return Fn(lambda x: torch.rand_like(x) * 2 - 1 + x)
 
 
 @case(inputs=lambda: (torch.zeros(64, 64, dtype=torch.int64),), family=FAMILY, compare="statistics",
       xfail={"stock": "torch-mlir does not know aten.randint_like.low_dtype (imported as torch.operator): no TOSA lowering"})
 def RandintLikeModule_basic():
-    return _Fn(lambda x: torch.randint_like(x, 0, 10))
+    return Fn(lambda x: torch.randint_like(x, 0, 10))
 
 
 @case(inputs=lambda: (torch.full((64, 64), 0.25),), family=FAMILY, compare="statistics")
 def BernoulliModule_basic():
-    return _Fn(torch.bernoulli)
+    return Fn(torch.bernoulli)
 
 
 @case(inputs=lambda: (torch.zeros(64, 64),), family=FAMILY, compare="statistics")
 def BernoulliPModule_float():
-    return _Fn(lambda x: torch.bernoulli(x, p=0.75))
+    return Fn(lambda x: torch.bernoulli(x, p=0.75))
 
 
 @case(inputs=lambda: (torch.zeros(2, 64, 64),), family=FAMILY, compare="statistics")
 def RandnModule_shape_from_input():
-    return _Fn(lambda x: torch.randn(x.shape) * 0.1 + x)
+    return Fn(lambda x: torch.randn(x.shape) * 0.1 + x)
 
 
 @case(inputs=lambda: (torch.ones(2, 64, 4, 4),), family=FAMILY, compare="statistics")
 def Dropout2dTrainModule_basic():
-    return _Fn(lambda x: F.dropout2d(x, p=0.25, training=True))
+    return Fn(lambda x: F.dropout2d(x, p=0.25, training=True))

@@ -3,218 +3,203 @@ with an accumulation dtype, and the statistics (var/std/norm/logsumexp)."""
 
 import torch
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case, randn_inputs
 
 FAMILY = "reduction"
 
 
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
-def _x(*shape):
-    return lambda: (torch.randn(*shape),)
-
-
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceSumModule_basic():
-    return _Fn(torch.sum)
+    return Fn(torch.sum)
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceSumDimIntListModule_basic():
-    return _Fn(lambda x: torch.sum(x, dim=(0, 2)))
+    return Fn(lambda x: torch.sum(x, dim=(0, 2)))
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceSumDimIntListModule_keepdim():
-    return _Fn(lambda x: torch.sum(x, dim=1, keepdim=True))
+    return Fn(lambda x: torch.sum(x, dim=1, keepdim=True))
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceSumDimIntListModule_negative_dim():
-    return _Fn(lambda x: x.sum(-1))
+    return Fn(lambda x: x.sum(-1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def ReduceSumDtypeModule_float64():
     """Accumulate (and return) float64 from a float32 input."""
-    return _Fn(lambda x: torch.sum(x, dim=1, dtype=torch.float64))
+    return Fn(lambda x: torch.sum(x, dim=1, dtype=torch.float64))
 
 
 @case(inputs=lambda: (torch.randint(-100, 100, (3, 4), dtype=torch.int32),), family=FAMILY)
 def ReduceSumIntModule_basic():
     """Summing int32 gives int64."""
-    return _Fn(lambda x: x.sum(dim=0))
+    return Fn(lambda x: x.sum(dim=0))
 
 
-@case(inputs=_x(4, 3), family=FAMILY)
+@case(inputs=randn_inputs(4, 3), family=FAMILY)
 def ReduceSumModule_noncontiguous():
-    return _Fn(lambda x: x.t().sum(dim=1))
+    return Fn(lambda x: x.t().sum(dim=1))
 
 
-@case(inputs=_x(()), family=FAMILY)
+@case(inputs=randn_inputs(()), family=FAMILY)
 def ReduceSumModule_zero_rank():
-    return _Fn(lambda x: x.sum())
+    return Fn(lambda x: x.sum())
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceMeanModule_basic():
-    return _Fn(torch.mean)
+    return Fn(torch.mean)
 
 
-@case(inputs=_x(2, 3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4, 5), family=FAMILY)
 def ReduceMeanDimModule_keepdim():
     """The spatial mean of NCHW, as in global average pooling."""
-    return _Fn(lambda x: x.mean(dim=(-2, -1), keepdim=True))
+    return Fn(lambda x: x.mean(dim=(-2, -1), keepdim=True))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def ReduceMeanDtypeModule_float64():
-    return _Fn(lambda x: torch.mean(x, dim=0, dtype=torch.float64))
+    return Fn(lambda x: torch.mean(x, dim=0, dtype=torch.float64))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def ReduceProdModule_basic():
-    return _Fn(torch.prod)
+    return Fn(torch.prod)
 
 
-@case(inputs=_x(3, 4, 2), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 2), family=FAMILY)
 def ReduceProdDimModule_keepdim():
-    return _Fn(lambda x: torch.prod(x, dim=1, keepdim=True))
+    return Fn(lambda x: torch.prod(x, dim=1, keepdim=True))
 
 
 @case(inputs=lambda: (torch.randint(-3, 4, (3, 4)),), family=FAMILY)
 def ReduceProdIntModule_dim():
-    return _Fn(lambda x: torch.prod(x, dim=-1))
+    return Fn(lambda x: torch.prod(x, dim=-1))
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceMaxModule_basic():
-    return _Fn(torch.max)
+    return Fn(torch.max)
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceMaxDimModule_values_indices():
     """max over a dim returns (values, indices)."""
-    return _Fn(lambda x: torch.max(x, dim=1))
+    return Fn(lambda x: torch.max(x, dim=1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def ReduceMinDimModule_keepdim():
-    return _Fn(lambda x: torch.min(x, dim=0, keepdim=True))
+    return Fn(lambda x: torch.min(x, dim=0, keepdim=True))
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceAmaxModule_multiple_dims():
-    return _Fn(lambda x: torch.amax(x, dim=(0, 2)))
+    return Fn(lambda x: torch.amax(x, dim=(0, 2)))
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceAminModule_keepdim():
-    return _Fn(lambda x: torch.amin(x, dim=-1, keepdim=True))
+    return Fn(lambda x: torch.amin(x, dim=-1, keepdim=True))
 
 
 @case(inputs=lambda: (torch.randint(-100, 100, (3, 4), dtype=torch.int32),), family=FAMILY)
 def ReduceAmaxIntModule_basic():
-    return _Fn(lambda x: torch.amax(x, dim=1))
+    return Fn(lambda x: torch.amax(x, dim=1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def ReduceAminmaxModule_basic():
-    return _Fn(lambda x: torch.aminmax(x, dim=1))
+    return Fn(lambda x: torch.aminmax(x, dim=1))
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceVarModule_basic():
-    return _Fn(torch.var)
+    return Fn(torch.var)
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceVarCorrectionModule_unbiased_false():
-    return _Fn(lambda x: torch.var(x, dim=(1, 2), unbiased=False, keepdim=True))
+    return Fn(lambda x: torch.var(x, dim=(1, 2), unbiased=False, keepdim=True))
 
 
-@case(inputs=_x(3, 6), family=FAMILY)
+@case(inputs=randn_inputs(3, 6), family=FAMILY)
 def ReduceVarCorrectionModule_correction2():
-    return _Fn(lambda x: torch.var(x, dim=1, correction=2))
+    return Fn(lambda x: torch.var(x, dim=1, correction=2))
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def ReduceStdModule_dim():
-    return _Fn(lambda x: torch.std(x, dim=-1))
+    return Fn(lambda x: torch.std(x, dim=-1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def ReduceVarMeanModule_basic():
     """Two results: (var, mean)."""
-    return _Fn(lambda x: torch.var_mean(x, dim=1))
+    return Fn(lambda x: torch.var_mean(x, dim=1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def ReduceStdMeanModule_keepdim():
-    return _Fn(lambda x: torch.std_mean(x, dim=0, keepdim=True))
+    return Fn(lambda x: torch.std_mean(x, dim=0, keepdim=True))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def LinalgVectorNormModule_basic():
-    return _Fn(lambda x: torch.linalg.vector_norm(x))
+    return Fn(lambda x: torch.linalg.vector_norm(x))
 
 
-@case(inputs=_x(3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 4, 5), family=FAMILY)
 def LinalgVectorNormModule_ord1_dim_keepdim():
-    return _Fn(lambda x: torch.linalg.vector_norm(x, ord=1, dim=(1, 2), keepdim=True))
+    return Fn(lambda x: torch.linalg.vector_norm(x, ord=1, dim=(1, 2), keepdim=True))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def LinalgVectorNormModule_inf():
-    return _Fn(lambda x: torch.linalg.vector_norm(x, ord=float("inf"), dim=-1))
+    return Fn(lambda x: torch.linalg.vector_norm(x, ord=float("inf"), dim=-1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def NormScalarOptDimModule_p3():
-    return _Fn(lambda x: torch.norm(x, p=3, dim=1))
+    return Fn(lambda x: torch.norm(x, p=3, dim=1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def FrobeniusNormModule_basic():
-    return _Fn(lambda x: torch.linalg.matrix_norm(x, ord="fro"))
+    return Fn(lambda x: torch.linalg.matrix_norm(x, ord="fro"))
 
 
 @case(inputs=lambda: (torch.randn(3, 4) * 30,), family=FAMILY)
 def LogSumExpModule_basic():
     """Large inputs: a naive exp-sum-log overflows."""
-    return _Fn(lambda x: torch.logsumexp(x, dim=1))
+    return Fn(lambda x: torch.logsumexp(x, dim=1))
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def LogSumExpModule_keepdim_negative_dim():
-    return _Fn(lambda x: torch.logsumexp(x, dim=-2, keepdim=True))
+    return Fn(lambda x: torch.logsumexp(x, dim=-2, keepdim=True))
 
 
 @case(inputs=lambda: (torch.randint(-1, 2, (4, 5)),), family=FAMILY)
 def CountNonzeroModule_dim():
-    return _Fn(lambda x: torch.count_nonzero(x, dim=1))
+    return Fn(lambda x: torch.count_nonzero(x, dim=1))
 
 
 @case(inputs=lambda: (torch.tensor([[1.0, float("nan"), 2.0], [float("nan"), float("nan"), 3.0]]),), family=FAMILY)
 def ReduceNansumModule_basic():
-    return _Fn(lambda x: torch.nansum(x, dim=1))
+    return Fn(lambda x: torch.nansum(x, dim=1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def ReduceMeanSquareModule_basic():
     """A reduction inside arithmetic: RMS of each row."""
-    return _Fn(lambda x: torch.sqrt((x * x).mean(-1, keepdim=True) + 1e-6))
+    return Fn(lambda x: torch.sqrt((x * x).mean(-1, keepdim=True) + 1e-6))
 
 
 @case(inputs=lambda: (torch.randn(3, 4, dtype=torch.float64),), family=FAMILY)
 def ReduceSumF64Module_basic():
-    return _Fn(lambda x: x.sum(dim=1))
+    return Fn(lambda x: x.sum(dim=1))

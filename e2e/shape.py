@@ -6,323 +6,308 @@ slicing with steps, every padding mode, flip/roll/repeat."""
 import torch
 from torch.nn import functional as F
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case, randn_inputs
 
 FAMILY = "shape"
 
 
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
-def _x(*shape):
-    return lambda: (torch.randn(*shape),)
-
-
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def ViewModule_basic():
-    return _Fn(lambda x: x.view(6, 4))
+    return Fn(lambda x: x.view(6, 4))
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def ViewModule_infer_dim():
-    return _Fn(lambda x: x.view(-1, 2, 2))
+    return Fn(lambda x: x.view(-1, 2, 2))
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def ViewModule_split_last_dim():
     """(2,3,4) -> (2,3,2,2), as attention splits heads."""
-    return _Fn(lambda x: x.view(2, 3, 2, 2))
+    return Fn(lambda x: x.view(2, 3, 2, 2))
 
 
-@case(inputs=_x(4, 6), family=FAMILY)
+@case(inputs=randn_inputs(4, 6), family=FAMILY)
 def ReshapeModule_noncontiguous():
     """Reshape of a transposed tensor must copy."""
-    return _Fn(lambda x: x.t().reshape(3, 8))
+    return Fn(lambda x: x.t().reshape(3, 8))
 
 
-@case(inputs=_x(()), family=FAMILY)
+@case(inputs=randn_inputs(()), family=FAMILY)
 def ReshapeModule_zero_rank_to_1d():
-    return _Fn(lambda x: x.reshape(1))
+    return Fn(lambda x: x.reshape(1))
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def ViewAsModule_basic():
-    return _Fn(lambda x: x.view_as(torch.empty(4, 6)))
+    return Fn(lambda x: x.view_as(torch.empty(4, 6)))
 
 
-@case(inputs=_x(2, 3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4, 5), family=FAMILY)
 def PermuteModule_basic():
-    return _Fn(lambda x: x.permute(0, 2, 3, 1))
+    return Fn(lambda x: x.permute(0, 2, 3, 1))
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def PermuteModule_negative_dims():
-    return _Fn(lambda x: x.permute(-1, 0, -2))
+    return Fn(lambda x: x.permute(-1, 0, -2))
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def TransposeIntModule_basic():
-    return _Fn(lambda x: x.transpose(0, 2))
+    return Fn(lambda x: x.transpose(0, 2))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def TModule_basic():
-    return _Fn(lambda x: x.t())
+    return Fn(lambda x: x.t())
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def ContiguousModule_after_transpose():
-    return _Fn(lambda x: x.t().contiguous() + 1)
+    return Fn(lambda x: x.t().contiguous() + 1)
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def MovedimModule_basic():
-    return _Fn(lambda x: torch.movedim(x, (0, 1), (2, 0)))
+    return Fn(lambda x: torch.movedim(x, (0, 1), (2, 0)))
 
 
-@case(inputs=_x(3, 1), family=FAMILY)
+@case(inputs=randn_inputs(3, 1), family=FAMILY)
 def ExpandModule_basic():
-    return _Fn(lambda x: x.expand(3, 4))
+    return Fn(lambda x: x.expand(3, 4))
 
 
-@case(inputs=_x(3, 1), family=FAMILY)
+@case(inputs=randn_inputs(3, 1), family=FAMILY)
 def ExpandModule_new_leading_dim_minus_one():
-    return _Fn(lambda x: x.expand(2, -1, 5))
+    return Fn(lambda x: x.expand(2, -1, 5))
 
 
 @case(inputs=lambda: (torch.randn(1, 4), torch.randn(3, 4)), family=FAMILY)
 def ExpandAsModule_basic():
-    return _Fn(lambda x, y: x.expand_as(y))
+    return Fn(lambda x, y: x.expand_as(y))
 
 
-@case(inputs=_x(4), family=FAMILY)
+@case(inputs=randn_inputs(4), family=FAMILY)
 def BroadcastToModule_basic():
-    return _Fn(lambda x: torch.broadcast_to(x, (2, 3, 4)))
+    return Fn(lambda x: torch.broadcast_to(x, (2, 3, 4)))
 
 
-@case(inputs=_x(2, 3), family=FAMILY)
+@case(inputs=randn_inputs(2, 3), family=FAMILY)
 def RepeatModule_basic():
-    return _Fn(lambda x: x.repeat(2, 1, 3))
+    return Fn(lambda x: x.repeat(2, 1, 3))
 
 
-@case(inputs=_x(2, 3), family=FAMILY)
+@case(inputs=randn_inputs(2, 3), family=FAMILY)
 def TileModule_basic():
-    return _Fn(lambda x: torch.tile(x, (2,)))
+    return Fn(lambda x: torch.tile(x, (2,)))
 
 
-@case(inputs=_x(3, 2), family=FAMILY)
+@case(inputs=randn_inputs(3, 2), family=FAMILY)
 def RepeatInterleaveModule_int():
-    return _Fn(lambda x: torch.repeat_interleave(x, 2, dim=0))
+    return Fn(lambda x: torch.repeat_interleave(x, 2, dim=0))
 
 
-@case(inputs=_x(1, 3, 1, 4), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 1, 4), family=FAMILY)
 def SqueezeModule_all():
-    return _Fn(torch.squeeze)
+    return Fn(torch.squeeze)
 
 
-@case(inputs=_x(1, 3, 1, 4), family=FAMILY)
+@case(inputs=randn_inputs(1, 3, 1, 4), family=FAMILY)
 def SqueezeDimModule_negative():
-    return _Fn(lambda x: x.squeeze(-2))
+    return Fn(lambda x: x.squeeze(-2))
 
 
-@case(inputs=_x(2, 3, 1, 1), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 1, 1), family=FAMILY)
 def SqueezeDimsModule_multiple():
-    return _Fn(lambda x: x.squeeze((2, 3)))
+    return Fn(lambda x: x.squeeze((2, 3)))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def UnsqueezeModule_basic():
-    return _Fn(lambda x: x.unsqueeze(1))
+    return Fn(lambda x: x.unsqueeze(1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def UnsqueezeModule_negative_dim():
-    return _Fn(lambda x: x.unsqueeze(-1))
+    return Fn(lambda x: x.unsqueeze(-1))
 
 
 @case(inputs=lambda: (torch.randn(2, 3), torch.randn(4, 3)), family=FAMILY)
 def CatModule_dim0():
-    return _Fn(lambda a, b: torch.cat([a, b]))
+    return Fn(lambda a, b: torch.cat([a, b]))
 
 
 @case(inputs=lambda: (torch.randn(2, 3, 1), torch.randn(2, 3, 4), torch.randn(2, 3, 2)), family=FAMILY)
 def CatModule_three_negative_dim():
-    return _Fn(lambda a, b, c: torch.cat((a, b, c), dim=-1))
+    return Fn(lambda a, b, c: torch.cat((a, b, c), dim=-1))
 
 
 @case(inputs=lambda: (torch.randint(0, 5, (2, 3)), torch.randn(2, 3)), family=FAMILY)
 def CatModule_promotion():
     """int64 and float32 operands: the result is float32."""
-    return _Fn(lambda a, b: torch.cat([a, b], dim=1))
+    return Fn(lambda a, b: torch.cat([a, b], dim=1))
 
 
 @case(inputs=lambda: (torch.randn(0, 3), torch.randn(2, 3)), family=FAMILY)
 def CatModule_zero_size_operand():
-    return _Fn(lambda a, b: torch.cat([a, b], dim=0))
+    return Fn(lambda a, b: torch.cat([a, b], dim=0))
 
 
 @case(inputs=lambda: (torch.randn(2, 3), torch.randn(2, 3)), family=FAMILY)
 def StackModule_basic():
-    return _Fn(lambda a, b: torch.stack([a, b]))
+    return Fn(lambda a, b: torch.stack([a, b]))
 
 
 @case(inputs=lambda: (torch.randn(2, 3), torch.randn(2, 3), torch.randn(2, 3)), family=FAMILY)
 def StackModule_last_dim():
-    return _Fn(lambda a, b, c: torch.stack([a, b, c], dim=-1))
+    return Fn(lambda a, b, c: torch.stack([a, b, c], dim=-1))
 
 
 @case(inputs=lambda: (torch.randn(2, 3), torch.randn(2, 1)), family=FAMILY)
 def HstackModule_basic():
-    return _Fn(lambda a, b: torch.hstack([a, b]))
+    return Fn(lambda a, b: torch.hstack([a, b]))
 
 
 @case(inputs=lambda: (torch.randn(3), torch.randn(2, 3)), family=FAMILY)
 def VstackModule_1d_2d():
-    return _Fn(lambda a, b: torch.vstack([a, b]))
+    return Fn(lambda a, b: torch.vstack([a, b]))
 
 
-@case(inputs=_x(5, 4), family=FAMILY)
+@case(inputs=randn_inputs(5, 4), family=FAMILY)
 def SplitTensorModule_uneven():
     """split_size 2 on length 5: the last chunk is shorter. A list result."""
-    return _Fn(lambda x: torch.split(x, 2))
+    return Fn(lambda x: torch.split(x, 2))
 
 
-@case(inputs=_x(3, 7), family=FAMILY)
+@case(inputs=randn_inputs(3, 7), family=FAMILY)
 def SplitWithSizesModule_basic():
-    return _Fn(lambda x: torch.split(x, [1, 4, 2], dim=1))
+    return Fn(lambda x: torch.split(x, [1, 4, 2], dim=1))
 
 
-@case(inputs=_x(6, 2), family=FAMILY)
+@case(inputs=randn_inputs(6, 2), family=FAMILY)
 def ChunkModule_basic():
-    return _Fn(lambda x: torch.chunk(x, 3))
+    return Fn(lambda x: torch.chunk(x, 3))
 
 
-@case(inputs=_x(2, 7), family=FAMILY)
+@case(inputs=randn_inputs(2, 7), family=FAMILY)
 def ChunkModule_uneven_last_dim():
-    return _Fn(lambda x: x.chunk(3, dim=-1))
+    return Fn(lambda x: x.chunk(3, dim=-1))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def UnbindModule_basic():
-    return _Fn(lambda x: torch.unbind(x))
+    return Fn(lambda x: torch.unbind(x))
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def UnbindModule_dim1_sum():
     """Unbind results used by later ops, not only returned."""
-    return _Fn(lambda x: sum(torch.unbind(x, dim=1)))
+    return Fn(lambda x: sum(torch.unbind(x, dim=1)))
 
 
-@case(inputs=_x(2, 3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4, 5), family=FAMILY)
 def FlattenModule_basic():
-    return _Fn(lambda x: torch.flatten(x))
+    return Fn(lambda x: torch.flatten(x))
 
 
-@case(inputs=_x(2, 3, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4, 5), family=FAMILY)
 def FlattenModule_start_end():
-    return _Fn(lambda x: torch.flatten(x, 1, 2))
+    return Fn(lambda x: torch.flatten(x, 1, 2))
 
 
-@case(inputs=_x(2, 12), family=FAMILY)
+@case(inputs=randn_inputs(2, 12), family=FAMILY)
 def UnflattenModule_basic():
-    return _Fn(lambda x: x.unflatten(1, (3, -1)))
+    return Fn(lambda x: x.unflatten(1, (3, -1)))
 
 
-@case(inputs=_x(6, 8), family=FAMILY)
+@case(inputs=randn_inputs(6, 8), family=FAMILY)
 def SliceModule_step():
-    return _Fn(lambda x: x[1:5:2, ::3])
+    return Fn(lambda x: x[1:5:2, ::3])
 
 
-@case(inputs=_x(6, 8), family=FAMILY)
+@case(inputs=randn_inputs(6, 8), family=FAMILY)
 def SliceModule_negative_bounds():
-    return _Fn(lambda x: x[-4:-1, -3:])
+    return Fn(lambda x: x[-4:-1, -3:])
 
 
-@case(inputs=_x(6, 8), family=FAMILY)
+@case(inputs=randn_inputs(6, 8), family=FAMILY)
 def SliceModule_out_of_range_end():
     """An end past the size is clamped."""
-    return _Fn(lambda x: x[2:100])
+    return Fn(lambda x: x[2:100])
 
 
-@case(inputs=_x(6, 8), family=FAMILY,
+@case(inputs=randn_inputs(6, 8), family=FAMILY,
       xfail={"stock": "torch-mlir has no TOSA lowering for an empty slice (aten.slice.Tensor with start == end)"})
 def SliceModule_empty_result():
-    return _Fn(lambda x: x[3:3] + 1)
+    return Fn(lambda x: x[3:3] + 1)
 
 
-@case(inputs=_x(4, 6), family=FAMILY)
+@case(inputs=randn_inputs(4, 6), family=FAMILY)
 def NarrowModule_basic():
-    return _Fn(lambda x: torch.narrow(x, 1, 2, 3))
+    return Fn(lambda x: torch.narrow(x, 1, 2, 3))
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def ConstantPadNdModule_basic():
-    return _Fn(lambda x: F.pad(x, (1, 2, 0, 1), value=-0.5))
+    return Fn(lambda x: F.pad(x, (1, 2, 0, 1), value=-0.5))
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY,
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY,
       xfail={"stock": "torch-mlir lowers constant_pad_nd with a negative pad (a crop) to wrong values"})
 def ConstantPadNdModule_negative_pad():
     """A negative pad crops."""
-    return _Fn(lambda x: F.pad(x, (-1, 1)))
+    return Fn(lambda x: F.pad(x, (-1, 1)))
 
 
-@case(inputs=_x(1, 2, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 4, 5), family=FAMILY)
 def ReflectionPad2dModule_basic():
-    return _Fn(lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect"))
+    return Fn(lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect"))
 
 
-@case(inputs=_x(1, 2, 5), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 5), family=FAMILY)
 def ReflectionPad1dModule_basic():
-    return _Fn(lambda x: F.pad(x, (3, 1), mode="reflect"))
+    return Fn(lambda x: F.pad(x, (3, 1), mode="reflect"))
 
 
-@case(inputs=_x(1, 2, 4, 5), family=FAMILY)
+@case(inputs=randn_inputs(1, 2, 4, 5), family=FAMILY)
 def ReplicationPad2dModule_basic():
-    return _Fn(lambda x: F.pad(x, (1, 2, 2, 0), mode="replicate"))
+    return Fn(lambda x: F.pad(x, (1, 2, 2, 0), mode="replicate"))
 
 
-@case(inputs=_x(1, 2, 4, 5), family=FAMILY,
+@case(inputs=randn_inputs(1, 2, 4, 5), family=FAMILY,
       xfail={"stock": "torch-mlir lowers circular padding to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def CircularPad2dModule_basic():
-    return _Fn(lambda x: F.pad(x, (1, 1, 2, 1), mode="circular"))
+    return Fn(lambda x: F.pad(x, (1, 1, 2, 1), mode="circular"))
 
 
-@case(inputs=_x(3, 4), family=FAMILY)
+@case(inputs=randn_inputs(3, 4), family=FAMILY)
 def FlipModule_basic():
-    return _Fn(lambda x: torch.flip(x, (0, 1)))
+    return Fn(lambda x: torch.flip(x, (0, 1)))
 
 
-@case(inputs=_x(3, 5), family=FAMILY,
+@case(inputs=randn_inputs(3, 5), family=FAMILY,
       xfail={"stock": "torch-mlir cannot lower aten.roll's decomposition (aten.slice.Tensor with a negative shift) to TOSA"})
 def RollModule_basic():
-    return _Fn(lambda x: torch.roll(x, shifts=(2, -1), dims=(1, 0)))
+    return Fn(lambda x: torch.roll(x, shifts=(2, -1), dims=(1, 0)))
 
 
-@case(inputs=_x(2, 3), family=FAMILY)
+@case(inputs=randn_inputs(2, 3), family=FAMILY)
 def CloneModule_basic():
-    return _Fn(lambda x: torch.clone(x) * 2)
+    return Fn(lambda x: torch.clone(x) * 2)
 
 
-@case(inputs=_x(2, 4, 6), family=FAMILY)
+@case(inputs=randn_inputs(2, 4, 6), family=FAMILY)
 def PixelShuffleLikeModule_view_permute():
     """A view -> permute -> reshape chain (space-to-depth)."""
-    return _Fn(lambda x: x.view(2, 2, 2, 3, 2).permute(0, 2, 4, 1, 3).reshape(2, 4, 6))
+    return Fn(lambda x: x.view(2, 2, 2, 3, 2).permute(0, 2, 4, 1, 3).reshape(2, 4, 6))
 
 
-@case(inputs=_x(1, 8, 2, 3), family=FAMILY)
+@case(inputs=randn_inputs(1, 8, 2, 3), family=FAMILY)
 def PixelShuffleModule_basic():
     return torch.nn.PixelShuffle(2)
 
 
-@case(inputs=_x(2, 3), family=FAMILY)
+@case(inputs=randn_inputs(2, 3), family=FAMILY)
 def DiagEmbedModule_basic():
-    return _Fn(lambda x: torch.diag_embed(x))
+    return Fn(lambda x: torch.diag_embed(x))

@@ -5,44 +5,29 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case, randn_inputs
 
 FAMILY = "softmax"
 SOFTMAX = ["aten.softmax.int"]
 LOG_SOFTMAX = ["aten.log_softmax.int"]
 
 
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
-def _x(*shape):
-    return lambda: (torch.randn(*shape),)
-
-
-@case(inputs=_x(3, 4), family=FAMILY, selective_ops=SOFTMAX)
+@case(inputs=randn_inputs(3, 4), family=FAMILY, selective_ops=SOFTMAX)
 def SoftmaxIntModule_basic():
     return nn.Softmax(dim=1)
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY, selective_ops=SOFTMAX)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY, selective_ops=SOFTMAX)
 def SoftmaxIntModule_negative_dim():
     return nn.Softmax(dim=-1)
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY, selective_ops=SOFTMAX)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY, selective_ops=SOFTMAX)
 def SoftmaxIntModule_dim0():
     return nn.Softmax(dim=0)
 
 
-@case(inputs=_x(2, 4, 3, 3), family=FAMILY, selective_ops=SOFTMAX)
+@case(inputs=randn_inputs(2, 4, 3, 3), family=FAMILY, selective_ops=SOFTMAX)
 def SoftmaxIntModule_channel_dim():
     return nn.Softmax2d()
 
@@ -53,9 +38,9 @@ def SoftmaxIntModule_large_values():
     return nn.Softmax(dim=-1)
 
 
-@case(inputs=_x(3, 4), family=FAMILY, selective_ops=SOFTMAX)
+@case(inputs=randn_inputs(3, 4), family=FAMILY, selective_ops=SOFTMAX)
 def SoftmaxIntDtypeModule_float64():
-    return _Fn(lambda x: torch.softmax(x, dim=1, dtype=torch.float64))
+    return Fn(lambda x: torch.softmax(x, dim=1, dtype=torch.float64))
 
 
 @case(inputs=lambda: (torch.randn(3, 4, dtype=torch.float64),), family=FAMILY, selective_ops=SOFTMAX)
@@ -63,18 +48,18 @@ def SoftmaxF64Module_basic():
     return nn.Softmax(dim=-1)
 
 
-@case(inputs=_x(4, 3), family=FAMILY, selective_ops=SOFTMAX)
+@case(inputs=randn_inputs(4, 3), family=FAMILY, selective_ops=SOFTMAX)
 def SoftmaxIntModule_noncontiguous():
-    return _Fn(lambda x: torch.softmax(x.t(), dim=-1))
+    return Fn(lambda x: torch.softmax(x.t(), dim=-1))
 
 
 @case(inputs=lambda: (torch.randn(2, 6), torch.rand(2, 6) > 0.3), family=FAMILY, selective_ops=SOFTMAX)
 def SoftmaxMaskedModule_basic():
     """A masked softmax: masked positions filled with -inf before it."""
-    return _Fn(lambda x, keep: torch.softmax(x.masked_fill(~keep, float("-inf")), dim=-1).nan_to_num(0.0))
+    return Fn(lambda x, keep: torch.softmax(x.masked_fill(~keep, float("-inf")), dim=-1).nan_to_num(0.0))
 
 
-@case(inputs=_x(3, 4), family=FAMILY, selective_ops=LOG_SOFTMAX)
+@case(inputs=randn_inputs(3, 4), family=FAMILY, selective_ops=LOG_SOFTMAX)
 def LogSoftmaxIntModule_basic():
     return nn.LogSoftmax(dim=1)
 
@@ -84,12 +69,12 @@ def LogSoftmaxIntModule_large_values():
     return nn.LogSoftmax(dim=-1)
 
 
-@case(inputs=_x(2, 3, 4), family=FAMILY, selective_ops=LOG_SOFTMAX)
+@case(inputs=randn_inputs(2, 3, 4), family=FAMILY, selective_ops=LOG_SOFTMAX)
 def LogSoftmaxIntModule_dim0():
-    return _Fn(lambda x: F.log_softmax(x, dim=0))
+    return Fn(lambda x: F.log_softmax(x, dim=0))
 
 
-@case(inputs=_x(3, 4), family=FAMILY, selective_ops=SOFTMAX)
+@case(inputs=randn_inputs(3, 4), family=FAMILY, selective_ops=SOFTMAX)
 def SoftminModule_basic():
     return nn.Softmin(dim=1)
 

@@ -3,109 +3,94 @@
 
 import torch
 
-from tosa_custom.e2e import case
+from tosa_custom.e2e import Fn, case, randn_inputs
 
 FAMILY = "sort"
 
 
-class _Fn(torch.nn.Module):
-    """One function as a module: a case is then its function and its inputs."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
-
-
-def _x(*shape):
-    return lambda: (torch.randn(*shape),)
-
-
-@case(inputs=_x(3, 6), family=FAMILY,
+@case(inputs=randn_inputs(3, 6), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.sort to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def SortModule_basic():
-    return _Fn(lambda x: torch.sort(x))
+    return Fn(lambda x: torch.sort(x))
 
 
-@case(inputs=_x(4, 3), family=FAMILY,
+@case(inputs=randn_inputs(4, 3), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.sort to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def SortModule_descending_dim0():
-    return _Fn(lambda x: torch.sort(x, dim=0, descending=True))
+    return Fn(lambda x: torch.sort(x, dim=0, descending=True))
 
 
 @case(inputs=lambda: (torch.randint(0, 3, (2, 8)),), family=FAMILY,
       xfail={"stock": "torch-mlir does not know aten.sort.stable (imported as torch.operator): no TOSA lowering"})
 def SortModule_stable_int():
     """Many ties: only a stable sort gives eager's indices."""
-    return _Fn(lambda x: torch.sort(x, dim=-1, stable=True))
+    return Fn(lambda x: torch.sort(x, dim=-1, stable=True))
 
 
-@case(inputs=_x(3, 6), family=FAMILY,
+@case(inputs=randn_inputs(3, 6), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.sort to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def ArgsortModule_basic():
-    return _Fn(lambda x: torch.argsort(x, dim=1, descending=True))
+    return Fn(lambda x: torch.argsort(x, dim=1, descending=True))
 
 
-@case(inputs=_x(3, 8), family=FAMILY,
+@case(inputs=randn_inputs(3, 8), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.topk to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def TopkModule_basic():
-    return _Fn(lambda x: torch.topk(x, 3))
+    return Fn(lambda x: torch.topk(x, 3))
 
 
-@case(inputs=_x(3, 8), family=FAMILY,
+@case(inputs=randn_inputs(3, 8), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.topk to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def TopkModule_smallest():
-    return _Fn(lambda x: torch.topk(x, 2, dim=-1, largest=False))
+    return Fn(lambda x: torch.topk(x, 2, dim=-1, largest=False))
 
 
-@case(inputs=_x(6, 3), family=FAMILY,
+@case(inputs=randn_inputs(6, 3), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.topk to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def TopkModule_dim0():
-    return _Fn(lambda x: torch.topk(x, 4, dim=0))
+    return Fn(lambda x: torch.topk(x, 4, dim=0))
 
 
-@case(inputs=_x(3, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 5), family=FAMILY)
 def ArgmaxModule_basic():
     """Whole-tensor argmax: an index into the flattened tensor."""
-    return _Fn(torch.argmax)
+    return Fn(torch.argmax)
 
 
-@case(inputs=_x(3, 5, 2), family=FAMILY)
+@case(inputs=randn_inputs(3, 5, 2), family=FAMILY)
 def ArgmaxModule_dim_keepdim():
-    return _Fn(lambda x: torch.argmax(x, dim=1, keepdim=True))
+    return Fn(lambda x: torch.argmax(x, dim=1, keepdim=True))
 
 
-@case(inputs=_x(3, 5), family=FAMILY)
+@case(inputs=randn_inputs(3, 5), family=FAMILY)
 def ArgminModule_negative_dim():
-    return _Fn(lambda x: x.argmin(dim=-1))
+    return Fn(lambda x: x.argmin(dim=-1))
 
 
 @case(inputs=lambda: (torch.randint(-5, 5, (4, 6), dtype=torch.int32),), family=FAMILY)
 def ArgmaxIntModule_ties():
     """int32 with ties: the first maximal index wins."""
-    return _Fn(lambda x: torch.argmax(x, dim=1))
+    return Fn(lambda x: torch.argmax(x, dim=1))
 
 
-@case(inputs=_x(3, 7), family=FAMILY, xfail={"stock": "torch-mlir has no TOSA lowering for aten.kthvalue"})
+@case(inputs=randn_inputs(3, 7), family=FAMILY, xfail={"stock": "torch-mlir has no TOSA lowering for aten.kthvalue"})
 def KthvalueModule_basic():
-    return _Fn(lambda x: torch.kthvalue(x, 3, dim=1))
+    return Fn(lambda x: torch.kthvalue(x, 3, dim=1))
 
 
-@case(inputs=_x(3, 7), family=FAMILY,
+@case(inputs=randn_inputs(3, 7), family=FAMILY,
       xfail={"stock": "torch-mlir does not know aten.median.dim (imported as torch.operator): no TOSA lowering"})
 def MedianDimModule_basic():
-    return _Fn(lambda x: torch.median(x, dim=1))
+    return Fn(lambda x: torch.median(x, dim=1))
 
 
-@case(inputs=_x(5, 3), family=FAMILY,
+@case(inputs=randn_inputs(5, 3), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.sort to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def MsortModule_basic():
-    return _Fn(torch.msort)
+    return Fn(torch.msort)
 
 
-@case(inputs=_x(2, 10), family=FAMILY,
+@case(inputs=randn_inputs(2, 10), family=FAMILY,
       xfail={"stock": "torch-mlir lowers aten.topk to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
 def TopkGreedyDecodeModule_basic():
     """Top-k logits -> softmax -> argmax of the top probabilities (sampling-free decode)."""
@@ -114,4 +99,4 @@ def TopkGreedyDecodeModule_basic():
         best = torch.argmax(torch.softmax(values, -1), dim=-1, keepdim=True)
         return torch.gather(indices, 1, best)
 
-    return _Fn(decode)
+    return Fn(decode)

@@ -9,15 +9,7 @@ import torch.utils._pytree as pytree
 
 import tosa_custom
 from tosa_custom import runtime
-
-
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
+from tosa_custom.e2e import Fn
 
 
 U8 = torch.tensor([[200, 100, 5, 255]], dtype=torch.uint8)

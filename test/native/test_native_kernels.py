@@ -23,6 +23,7 @@ from tosa_custom import runtime
 from tosa_custom.runtime import native
 from tosa_custom.runtime.memref import descriptor_for
 from tosa_custom.runtime.outline import CustomCallSite
+from tosa_custom.e2e import Fn
 
 F = torch.nn.functional
 
@@ -206,15 +207,6 @@ func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {{
 # --------------------------------------------------------------------------
 # End to end: compiled models pick the native kernels.
 # --------------------------------------------------------------------------
-
-
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 MODELS = {

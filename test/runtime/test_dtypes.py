@@ -22,6 +22,7 @@ from torch import nn
 import tosa_custom
 from tosa_custom import runtime
 from tosa_custom.runtime import kernels
+from tosa_custom.e2e import Fn
 
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
 INTS = [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8]
@@ -43,15 +44,6 @@ def _sample(dtype: torch.dtype, seed: int = 0, shape=SHAPE) -> torch.Tensor:
     if dtype == torch.uint8:
         return torch.randint(0, 256, shape, generator=g).to(dtype)
     return torch.randint(-60, 60, shape, generator=g).to(dtype)  # x + x stays in int8 range
-
-
-class Fn(nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def _compile_load(fn, args, kept=None, vectorize=True):

@@ -36,6 +36,7 @@ from tosa_custom.contract import DOMAIN, DecodedCall, Operand, canonical_json
 from tosa_custom.runtime import kernels, numpy_kernels
 from tosa_custom.runtime.kernels import KernelCall
 from tosa_custom.schema import overload_name
+from tosa_custom.e2e import Fn
 
 F = torch.nn.functional
 aten = torch.ops.aten
@@ -130,15 +131,6 @@ def check_rounded_once(decoded: DecodedCall, operands) -> None:
     wide = [t.double() if t.dtype == f32 else t for t in operands]
     for g, e in zip(got, eager_results(decoded, wide)):
         torch.testing.assert_close(g, e.to(g.dtype), **ONE_ULP_F32, equal_nan=True)
-
-
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 def block_operands(op, args) -> list[torch.Tensor]:

@@ -1,5 +1,6 @@
 """The e2e suite's machinery: case registry, runner and coverage audit."""
 
+from .modules import Fn, randn_inputs
 from .registry import COMPARISONS, MODES, NAME_PATTERN, Case, case, cases, get_case
 
-__all__ = ["COMPARISONS", "MODES", "NAME_PATTERN", "Case", "case", "cases", "get_case"]
+__all__ = ["Fn", "randn_inputs", "COMPARISONS", "MODES", "NAME_PATTERN", "Case", "case", "cases", "get_case"]
