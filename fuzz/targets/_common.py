@@ -13,15 +13,24 @@ import_test_helpers()
 
 import torch  # noqa: E402
 
-from _emit import Literal, Runtime, T, is_registered  # noqa: E402  (test/contract)
+from _emit import Literal, Runtime, T  # noqa: E402  (test/contract)
 import test_roundtrip as _rt  # noqa: E402  (test/contract: the argument strategies)
 from tosa_custom import CONTRACT_VERSION  # noqa: E402
 from tosa_custom import schema as _schema  # noqa: E402
 from tosa_custom.contract import Operand, arg_type, canonical_json  # noqa: E402
 
-__all__ = ["OPS", "valid_json_call", "encode_call", "rt", "emit_call"]
+__all__ = ["context", "OPS", "valid_json_call", "encode_call", "rt"]
 
 rt = _rt
+
+
+@functools.lru_cache(maxsize=None)
+def context():
+    """One MLIR context per worker process: making one loads every dialect."""
+    from tosa_custom import _ir
+
+    return _ir.make_context()
+
 aten = torch.ops.aten
 # The contract tests' ops (every argument kind) and two the IR cannot spell (complex).
 OPS = list(_rt.OPS) + [aten.add.complex, aten.sum.complex]

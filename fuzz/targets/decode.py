@@ -20,7 +20,7 @@ import json
 
 from hypothesis import strategies as st
 
-from ..outcome import CLEAN, CORRECT, Defect, Outcome, clean_or_defect
+from ..outcome import CORRECT, Defect, Outcome, clean_or_defect
 from . import _common
 
 from tosa_custom import CONTRACT_VERSION, ContractError, DOMAIN  # noqa: E402
@@ -245,22 +245,10 @@ def _decode_via_ir(name: str, domain: str, text: str, n: int, raw_bytes: str | N
                    f"  %0 = tosa.custom {operands} {{domain_name = {escaped(domain)}, implementation_attrs = {attrs},"
                    f" operator_name = {escaped(name)}}} : ({types}) -> tensor<2xf32>\n"
                    f"  return %0 : tensor<2xf32>\n}}\n")
-    with _ctx(), ir.Location.unknown():
+    with _common.context(), ir.Location.unknown():
         module = ir.Module.parse(module_text)
         (custom,) = tosa_custom.custom_ops(module)
         return tosa_custom.decode(custom)
-
-
-_CTX = None
-
-
-def _ctx():
-    global _CTX
-    if _CTX is None:
-        from tosa_custom import _ir
-
-        _CTX = _ir.make_context()
-    return _CTX
 
 
 def _strict_version(text: str):

@@ -27,17 +27,6 @@ from . import _common
 
 __all__ = ["strategy", "check"]
 
-_CTX = None
-
-
-def _ctx():
-    global _CTX
-    if _CTX is None:
-        from tosa_custom import _ir
-
-        _CTX = _ir.make_context()
-    return _CTX
-
 
 MUTATIONS = [
     ("result-zero-size", r"-> !torch\.vtensor<\[[^\]]*\]", "-> !torch.vtensor<[0,3]"),
@@ -112,7 +101,7 @@ def _valid(case) -> Outcome:
     values = eval(case["values"], _VALUE_NAMES)  # noqa: S307 - our own repr of T/Literal/Runtime/torch values
     em = emit(overload, values, **case["style"])
     try:
-        _common.rt.round_trip(_ctx(), em, case["encoding"])
+        _common.rt.round_trip(_common.context(), em, case["encoding"])
     except AssertionError as e:
         raise Defect("wrong", f"{case['op']}({case['values']}) did not round-trip: {e}\n{em.text}") from None
     except ir.MLIRError as e:
@@ -155,7 +144,7 @@ def check(case: dict) -> Outcome:
         return _valid(case)
     text = _mutate(case["text"], case["mutations"])
     selection = case["selection"].replace("SELF", case["identifier"])
-    ctx = _ctx()
+    ctx = _common.context()
     with ctx, ir.Location.unknown():
         try:
             module = ir.Module.parse(text)

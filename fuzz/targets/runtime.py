@@ -30,7 +30,7 @@ import time
 import numpy as np
 from hypothesis import strategies as st
 
-from ..outcome import CLEAN, CORRECT, Defect, Outcome, clean_or_defect, describe
+from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]

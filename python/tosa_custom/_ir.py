@@ -17,6 +17,18 @@ from torch_mlir.dialects import torch as torch_d
 __all__: list[str] = []
 
 
+def public_functions(module, entry: str | None = None) -> list[ir.Operation]:
+    """The public `func.func`s with a body (what a program can run), of a
+    Module or a module op; only the one named `entry` when given."""
+    body = module.body if isinstance(module, ir.Module) else module.regions[0].blocks[0]
+    funcs = [op.operation for op in body.operations
+             if op.operation.name == "func.func" and "sym_visibility" not in op.operation.attributes
+             and len(op.operation.regions[0].blocks) > 0]
+    if entry is not None:
+        funcs = [f for f in funcs if ir.StringAttr(f.attributes["sym_name"]).value == entry]
+    return funcs
+
+
 def collect_ops(root, predicate, *, enter_matches: bool = True) -> list[ir.Operation]:
     """The operations under `root` (a module or an op) for which `predicate`
     holds, in pre-order; with `enter_matches=False`, nothing nested inside a

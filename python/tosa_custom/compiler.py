@@ -417,15 +417,10 @@ def _refuse_signed_uint8(module: ir.Module) -> None:
         )
 
 
-def _public_funcs(module: ir.Module):
-    return [op.operation for op in module.body.operations
-            if op.operation.name == "func.func" and "sym_visibility" not in op.operation.attributes]
-
-
 def _signature_dtypes(module: ir.Module) -> dict:
     """uint8 arguments and results at the backend contract, by function."""
     found = {}
-    for func in _public_funcs(module):
+    for func in _ir.public_functions(module):
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         found[ir.StringAttr(func.attributes["sym_name"]).value] = (
             [i for i, t in enumerate(ftype.inputs) if str(t).endswith(",ui8>")],
@@ -438,7 +433,7 @@ def _record_signature_dtypes(module: ir.Module, found: dict) -> None:
     """torch-mlir types uint8 as i8 in TOSA; `tosa_custom.dtype = "uint8"` on
     the argument or result tells the runtime (and a backend) what it holds."""
     with module.context:
-        for func in _public_funcs(module):
+        for func in _ir.public_functions(module):
             args, results = found.get(ir.StringAttr(func.attributes["sym_name"]).value, ([], []))
             ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
             for key, indices, count in (("arg_attrs", args, len(ftype.inputs)), ("res_attrs", results, len(ftype.results))):

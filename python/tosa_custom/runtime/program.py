@@ -253,11 +253,7 @@ class Program:
 
     @staticmethod
     def _entry_func(module: ir.Module, entry: str | None):
-        funcs = [op for op in module.body.operations
-                 if op.operation.name == "func.func" and "sym_visibility" not in op.attributes
-                 and len(op.regions[0].blocks) > 0]
-        if entry is not None:
-            funcs = [f for f in funcs if ir.StringAttr(f.attributes["sym_name"]).value == entry]
+        funcs = _ir.public_functions(module, entry)
         if len(funcs) != 1:
             names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
             raise ValueError(f"expected one public function to run, found {names or 'none'}; pass entry=")

@@ -15,6 +15,8 @@ from typing import Any
 
 from torch_mlir import ir
 
+from .. import _ir
+
 __all__ = [
     "INPUT_ATTR",
     "WEIGHT_ATTR",
@@ -150,12 +152,7 @@ class Manifest:
 
 def entry_function(module, entry: str | None = None):
     """The function a program runs: `entry`, or the one public function with a body."""
-    body = module.body if isinstance(module, ir.Module) else module.regions[0].blocks[0]
-    funcs = [op for op in body.operations
-             if op.operation.name == "func.func" and "sym_visibility" not in op.attributes
-             and len(op.regions[0].blocks) > 0]
-    if entry is not None:
-        funcs = [f for f in funcs if ir.StringAttr(f.attributes["sym_name"]).value == entry]
+    funcs = _ir.public_functions(module, entry)
     if len(funcs) != 1:
         names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
         raise ManifestError(
