@@ -377,10 +377,11 @@ _BOOL_ARITHMETIC = {
 }
 
 
-def _refuse_signed_uint8(module: ir.Module) -> None:
-    """torch-mlir's TOSA lowering types uint8 as int8 and computes signed:
-    200 > 50 is false, 200.0 becomes -56.0. Ops whose answer depends on the
-    sign would be silently wrong, so they are refused, naming the fix."""
+def _refuse_wrong_sign_semantics(module: ir.Module) -> None:
+    """torch-mlir's TOSA lowering types uint8 as int8 and computes signed
+    (200 > 50 is false, 200.0 becomes -56.0), and bool as a 1-bit integer
+    (True + True is False). Ops whose answer depends on that would be silently
+    wrong, so they are refused, naming the fix."""
     bad = []
 
     bad_bool = []
@@ -623,7 +624,7 @@ def compile(
     torch_dtypes = _signature_dtypes(module)
     try:
         run_pipeline(module, tunnel_pm, "Lowering to TOSA", log)
-        _refuse_signed_uint8(module)
+        _refuse_wrong_sign_semantics(module)
         run_pipeline(module, pm, "Lowering to TOSA", log)
         _verify_tosa(module, log)
         _record_signature_dtypes(module, torch_dtypes)

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from torch_mlir import ir
 
-from . import _ir  # noqa: F401  (installs the torch_c stand-in module)
+from . import _ir  # (importing it also installs the torch_c stand-in module)
 from . import contract as _c
 from . import schema as _schema
 from .diagnostics import DiagnosticLog
@@ -269,10 +269,7 @@ class _Lowering:
         text = str(value.type)
         if carried == "uint8":
             return _to_dtype(self._create, value, 1, text.replace(",ui8>", ",si8>"), "operand")
-        m = _VTENSOR.match(text)
-        real = "f32" if carried == "complex64" else "f64"
-        shape = ",".join(d for d in [m["shape"], "2"] if d.strip())
-        return self._create("torch.aten.view_as_real", ir.Type.parse(f"!torch.vtensor<[{shape}],{real}>"),
+        return self._create("torch.aten.view_as_real", _real_pairs_type(text, carried),
                             [value], {_CARRIER: ir.StringAttr.get("operand")})
 
     def abandon(self) -> None:
@@ -552,6 +549,13 @@ def _to_dtype(create, value: ir.Value, dtype: int, result: str, direction: str) 
     return create("torch.aten.to.dtype", ir.Type.parse(result), operands, {_CARRIER: ir.StringAttr.get(direction)})
 
 
+def _real_pairs_type(complex_type: str, carried: str) -> ir.Type:
+    """The torch type of `view_as_real` of a complex vtensor type."""
+    m = _VTENSOR.match(complex_type)
+    shape = ",".join(d for d in [m["shape"], "2"] if d.strip())
+    return ir.Type.parse(f"!torch.vtensor<[{shape}],{'f32' if carried == 'complex64' else 'f64'}>")
+
+
 def _carrier_source(value: ir.Value) -> ir.Value | None:
     """The builtin-typeable value behind a result carrier, else None."""
     op = _defining_op(value)
@@ -574,11 +578,7 @@ def _carry_out(custom_result: ir.Value, original: ir.Type, t) -> ir.Value:
                             [custom_result])
         return _to_dtype(_create_op, signed, 0, text, "result")
     if t.carried is not None:  # complex
-        m = _VTENSOR.match(text)
-        real = "f32" if t.carried == "complex64" else "f64"
-        shape = ",".join(d for d in [m["shape"], "2"] if d.strip())
-        pairs = _create_op("torch_c.from_builtin_tensor", ir.Type.parse(f"!torch.vtensor<[{shape}],{real}>"),
-                           [custom_result])
+        pairs = _create_op("torch_c.from_builtin_tensor", _real_pairs_type(text, t.carried), [custom_result])
         return _create_op("torch.aten.view_as_complex", original, [pairs], mark)
     return _create_op("torch_c.from_builtin_tensor", original, [custom_result])
 
@@ -625,28 +625,22 @@ def _replace(op: ir.Operation, custom: ir.Operation, plans: list[_ResultPlan]) -
     op.erase()
 
 
-_BOUNDARY_SCALARS = {"!torch.int": "si64", "!torch.float": "f64", "!torch.bool": "i1"}
-
-
 def tensorize_scalar_boundary(module: ir.Operation) -> None:
     """Python-scalar arguments and results of public functions become 0-d
-    tensors (CONTRACT.md 4.6): TOSA functions take and return tensors only.
+    tensors (CONTRACT.md 4.7): TOSA functions take and return tensors only.
     An argument reaches its users through a carrier (`aten.Float.Tensor` ...),
     which converted ops read through; a result that a carrier made is returned
     as the carrier's 0-d tensor, marked `tosa_custom.scalar`."""
-    for func in module.regions[0].blocks[0].operations:
-        if func.operation.name != "func.func" or not func.regions[0].blocks:
-            continue
-        func = func.operation
+    for func in _ir.public_functions(module):
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         block = func.regions[0].blocks[0]
         inputs = list(ftype.inputs)
         changed = False
         first = block.operations[0] if len(block.operations) else None
         for i, arg in enumerate(block.arguments):
-            element = _BOUNDARY_SCALARS.get(str(arg.type))
-            if element is None:
+            if str(arg.type) not in _SCALAR_RESULTS:
                 continue
+            element = _SCALAR_RESULTS[str(arg.type)][0]
             scalar_type = arg.type
             tensor_type = ir.Type.parse(f"!torch.vtensor<[],{element}>")
             arg.set_type(tensor_type)
@@ -662,9 +656,9 @@ def tensorize_scalar_boundary(module: ir.Operation) -> None:
         ret = block.operations[len(block.operations) - 1]
         marks = {}
         for i, value in enumerate(ret.operands):
-            source = _carrier_source(value) if str(value.type) in _BOUNDARY_SCALARS else None
+            source = _carrier_source(value) if str(value.type) in _SCALAR_RESULTS else None
             if source is not None:
-                marks[i] = str(value.type)[len("!torch."):]
+                marks[i] = _SCALAR_TYPES[str(value.type)]
                 ret.operands[i] = source
                 results[i] = source.type
                 changed = True
