@@ -58,6 +58,9 @@ def RandnModule_shape_from_input():
     return Fn(lambda x: torch.randn(x.shape) * 0.1 + x)
 
 
-@case(inputs=lambda: (torch.ones(2, 64, 4, 4),), family=FAMILY, compare="statistics")
+@case(inputs=lambda: (torch.ones(8, 512, 2, 2),), family=FAMILY, compare="statistics")
 def Dropout2dTrainModule_basic():
+    """4096 channels, each kept or zeroed whole: two draws' means then differ
+    by about 0.013, far inside the 0.058 tolerance (128 channels gave 0.07,
+    and the case failed about one run in three)."""
     return Fn(lambda x: F.dropout2d(x, p=0.25, training=True))

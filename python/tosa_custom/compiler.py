@@ -588,6 +588,13 @@ def compile(
     present = _module_ops(module)
     for overload in sorted(kept, key=str):
         name = overload_name(overload)
+        if not present[name] and not _module_ops(import_module(False, False))[name]:
+            raise CompileError(
+                f"backend_legal_ops lists {name[6:]}, which survived PyTorch's decompositions, but torch-mlir's "
+                "FX importer imported it as another op (a Tensor overload called with a Python number becomes "
+                "the Scalar overload, e.g. aten.add.Tensor -> aten.add.Scalar). List the op it became; "
+                "output_type='raw' shows the imported ops."
+            )
         if not present[name]:
             culprit = _culprit_pass(lambda: import_module(tunnel), backend_pipeline, name)
             raise CompileError(

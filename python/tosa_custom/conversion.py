@@ -44,12 +44,12 @@ SKIP_CATEGORIES = {
     "unknown-op": "the op has no schema in torch.ops, so its arguments cannot be named",
     "mutating-op": "the op writes to one of its operands (TOSA values are immutable)",
     "generator-operand": "a torch.Generator is random-number state, not a value",
-    "non-tensor-result": "a result is not a tensor (tosa.custom results are tensors)",
-    "list-result": "a result is a list of tensors whose length is not known statically",
+    "non-tensor-result": "a result is neither a tensor, a number nor an unpacked list of tensors (e.g. an int[])",
+    "list-result": "a result is a list of tensors used other than by prim.ListUnpack, so its length is not known",
     "unsupported-argument-type": "the schema has an argument type the contract does not cover",
     "non-constant-argument": "a string, dtype, device, layout or memory format is not a constant",
     "unsupported-tensor-type": "an operand or result is not a ranked value tensor TOSA can type",
-    "zero-size-tensor": "tosa.custom rejects tensors with a zero-size dimension",
+    "zero-size-tensor": "a zero-size operand or result has dynamic dimensions, so its shape cannot be written",
 }
 
 
@@ -625,49 +625,94 @@ def _replace(op: ir.Operation, custom: ir.Operation, plans: list[_ResultPlan]) -
     op.erase()
 
 
+def _complex_of(type_text: str) -> str | None:
+    """'complex64'/'complex128' for a complex vtensor type, else None."""
+    m = _VTENSOR.match(type_text)
+    carried = _CARRIED.get(m["dtype"]) if m else None
+    return carried[0] if carried and carried[0].startswith("complex") else None
+
+
+def _set_boundary_attrs(func, key: str, count: int, marks: dict[int, dict[str, str]]) -> None:
+    """Add string attributes to some arguments' (or results') dictionaries, keeping the rest."""
+    if not marks:
+        return
+    old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else [ir.DictAttr.get({})] * count
+    new = []
+    for i, attrs in enumerate(old):
+        entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
+        entries.update({k: ir.StringAttr.get(v) for k, v in marks.get(i, {}).items()})
+        new.append(ir.DictAttr.get(entries))
+    func.attributes[key] = ir.ArrayAttr.get(new)
+
+
+def _scalar_literal(value: ir.Value) -> ir.Value | None:
+    """A 0-d literal tensor for a returned constant number (a Python number
+    the trace fixed, e.g. `x.shape[0]`), else None."""
+    number = _constant(value)
+    if number is _NOT_CONSTANT or not isinstance(number, (bool, int, float)):
+        return None
+    element, builtin, _ = _SCALAR_RESULTS[str(value.type)]
+    array = np.array(number, dtype={"i64": np.int64, "f64": np.float64, "i1": np.bool_}[builtin])
+    attr = ir.DenseElementsAttr.get(array, type=ir.Type.parse(element) if element == "si64" else None)
+    op = _defining_op(value)
+    with ir.InsertionPoint(op), op.location:
+        return _create_op("torch.vtensor.literal", ir.Type.parse(f"!torch.vtensor<[],{element}>"), (),
+                          {"value": attr})
+
+
 def tensorize_scalar_boundary(module: ir.Operation) -> None:
-    """Python-scalar arguments and results of public functions become 0-d
-    tensors (CONTRACT.md 4.7): TOSA functions take and return tensors only.
-    An argument reaches its users through a carrier (`aten.Float.Tensor` ...),
-    which converted ops read through; a result that a carrier made is returned
-    as the carrier's 0-d tensor, marked `tosa_custom.scalar`."""
+    """Python-scalar and complex arguments and results of public functions
+    become tensors TOSA can type (CONTRACT.md 4.7): a scalar a 0-d tensor, a
+    complex tensor its `view_as_real` pairs. An argument reaches its users
+    through a carrier (`aten.Float.Tensor`, `aten.view_as_complex` ...), which
+    converted ops read through; a result that a carrier made is returned as
+    the carrier's operand, marked `tosa_custom.scalar` or `tosa_custom.dtype`
+    so the runtime (and a backend) can give the caller what the model did."""
     for func in _ir.public_functions(module):
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         block = func.regions[0].blocks[0]
         inputs = list(ftype.inputs)
-        changed = False
+        arg_marks: dict[int, dict[str, str]] = {}
         first = block.operations[0] if len(block.operations) else None
         for i, arg in enumerate(block.arguments):
-            if str(arg.type) not in _SCALAR_RESULTS:
+            text = str(arg.type)
+            cplx = _complex_of(text)
+            if text in _SCALAR_RESULTS:
+                new_type = ir.Type.parse(f"!torch.vtensor<[],{_SCALAR_RESULTS[text][0]}>")
+                unpack = _SCALAR_RESULTS[text][2]
+            elif cplx is not None:
+                new_type = _real_pairs_type(text, cplx)
+                unpack = "torch.aten.view_as_complex"
+                arg_marks[i] = {"tosa_custom.dtype": cplx}
+            else:
                 continue
-            element = _SCALAR_RESULTS[str(arg.type)][0]
-            scalar_type = arg.type
-            tensor_type = ir.Type.parse(f"!torch.vtensor<[],{element}>")
-            arg.set_type(tensor_type)
-            inputs[i] = tensor_type
+            old_type = arg.type
+            arg.set_type(new_type)
+            inputs[i] = new_type
             with ir.InsertionPoint(first), func.location:
-                carrier = _create_op(_SCALAR_RESULTS[str(scalar_type)][2], scalar_type, [arg],
-                                     {_CARRIER: ir.StringAttr.get("result")})
+                carrier = _create_op(unpack, old_type, [arg], {_CARRIER: ir.StringAttr.get("result")})
             for use in list(arg.uses):
                 if use.owner != carrier.owner:
                     use.owner.operands[use.operand_number] = carrier
-            changed = True
+            arg_marks.setdefault(i, {})
         results = list(ftype.results)
         ret = block.operations[len(block.operations) - 1]
-        marks = {}
+        res_marks: dict[int, dict[str, str]] = {}
         for i, value in enumerate(ret.operands):
-            source = _carrier_source(value) if str(value.type) in _SCALAR_RESULTS else None
+            text = str(value.type)
+            cplx = _complex_of(text)
+            source = _carrier_source(value) if text in _SCALAR_RESULTS or cplx is not None else None
+            if source is None and text in _SCALAR_RESULTS:
+                source = _scalar_literal(value)
             if source is not None:
-                marks[i] = _SCALAR_TYPES[str(value.type)]
+                res_marks[i] = {"tosa_custom.scalar": _SCALAR_TYPES[text]} if cplx is None else \
+                    {"tosa_custom.dtype": cplx}
                 ret.operands[i] = source
                 results[i] = source.type
-                changed = True
-        if changed:
+        if arg_marks or res_marks:
             func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
-            if marks:
-                res_attrs = [ir.DictAttr.get({"tosa_custom.scalar": ir.StringAttr.get(marks[i])} if i in marks else {})
-                             for i in range(len(results))]
-                func.attributes["res_attrs"] = ir.ArrayAttr.get(res_attrs)
+            _set_boundary_attrs(func, "arg_attrs", len(inputs), {k: v for k, v in arg_marks.items() if v})
+            _set_boundary_attrs(func, "res_attrs", len(results), res_marks)
 
 
 def _erase_dead_carriers(module: ir.Operation) -> None:

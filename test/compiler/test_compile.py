@@ -565,6 +565,14 @@ def test_op_torch_mlir_rewrites_anyway_is_a_compile_error_naming_it():
         tosa_custom.compile(model, torch.randn(2, 4), output_type="torch", backend_legal_ops=["aten.split"])
 
 
+def test_op_the_importer_imports_as_another_overload_is_a_compile_error_saying_so():
+    """`x + 1` is aten.add.Tensor in the exported graph and aten.add.Scalar once
+    imported: the error names the importer, not a pass that never ran."""
+    model = Fn(lambda s, x: x + 1).eval()
+    with pytest.raises(CompileError, match=r"aten\.add\.Tensor.*FX importer imported it as another op.*add\.Scalar"):
+        tosa_custom.compile(model, torch.randn(2, 4), backend_legal_ops=["aten.add.Tensor"])
+
+
 class _SoftmaxPlusOne(torch.nn.Module):
     def forward(self, x):
         return F.softmax(x, dim=-1) + 1.0

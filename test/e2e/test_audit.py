@@ -125,3 +125,32 @@ def test_list(audit):
     run = audit("--mode", "stock", "--cases", CRASHES, "--list", "--filter", "Abort", report=False)
     assert run.returncode == 0
     assert [line.split("\t")[0] for line in run.stdout.splitlines()] == ["AbortModule_crash", "AbortModule_xfail"]
+
+
+CATEGORIES = str(FIXTURES / "cases_categories.py")
+
+
+def test_runtime_categories_end_to_end_without_the_torch_fallback(audit):
+    """no-kernel and kernel-error from real runs; a kernel the case file
+    registers is used by the workers."""
+    run = audit("--mode", "dummy", "--cases", CATEGORIES, "--filter", "Module_(user_kernel|no_kernel|kernel_error)$",
+                "--no-torch-fallback", "-j", "1")
+    assert run.returncode == 1, run.stderr
+    got = {c["name"]: (c["status"], c["category"]) for c in run.summary["cases"]}
+    assert got == {"CoshModule_user_kernel": ("pass", None), "TanModule_no_kernel": ("fail", "no-kernel"),
+                   "SinhModule_kernel_error": ("fail", "kernel-error")}
+    assert "the generic torch kernel is off" in run.case("TanModule_no_kernel")["message"]
+    assert "sinh kernel is broken" in run.case("SinhModule_kernel_error")["message"]
+    assert (run.op("torch.aten.tan")["status"], run.op("torch.aten.tan")["category"]) == ("failing", "no-kernel")
+    assert run.summary["meta"]["torch_fallback"] is False
+    assert "registered ones only" in (run.report / "audit.md").read_text()
+
+
+def test_export_and_lowering_categories_end_to_end(audit):
+    run = audit("--mode", "selective", "--cases", CATEGORIES, "--filter", "Module_(decomposed|reimported)$", "-j", "1")
+    got = {c["name"]: (c["status"], c["category"]) for c in run.summary["cases"]}
+    assert got == {"BatchNormModule_decomposed": ("fail", "decomposed-before-import"),
+                   "AddScalarModule_reimported": ("fail", "rewritten-by-torch-mlir")}
+    assert "PyTorch decomposed it" in run.case("BatchNormModule_decomposed")["message"]
+    assert "FX importer" in run.case("AddScalarModule_reimported")["message"]
+    assert all(c["export_mode"] == "strict" for c in run.summary["cases"])

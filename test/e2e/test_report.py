@@ -87,3 +87,19 @@ def test_formats_agree_and_escape():
         bars = root.findall("{http://www.w3.org/2000/svg}rect/{http://www.w3.org/2000/svg}title")
         assert bars, svg
     assert "MulModule_basic" in page and "numeric-mismatch" in page
+
+
+def test_export_modes_are_counted_and_fallbacks_listed_with_the_strict_error():
+    strict = _result("AddModule_basic", "pass", seen=[ADD], converted=[ADD])
+    strict.export_mode = "strict"
+    fallback = _result("SinModule_basic", "pass", seen=[SIN], converted=[SIN])
+    fallback.export_mode, fallback.export_strict_error = "non-strict", "Unsupported: graph_break() | here"
+    summary = _summary([strict, fallback])
+    assert summary["export"] == {"strict": 1, "non-strict": 1, "fallbacks": [
+        {"case": "SinModule_basic", "strict_error": "Unsupported: graph_break() | here"}]}
+    assert "export: 1 strict, 1 non-strict after strict failed" in report.text_summary(summary)
+    md = report.to_markdown(summary)
+    assert "## Exported non-strict" in md and "| SinModule_basic | Unsupported: graph_break() \\| here |" in md
+    assert "<h2>Exported non-strict</h2>" in report.to_html(summary)
+    quiet = _summary([strict])
+    assert "## Exported non-strict" not in report.to_markdown(quiet)

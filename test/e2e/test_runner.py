@@ -100,6 +100,22 @@ def test_run_case_in_process_fills_timings_and_ops():
     assert runner.CaseResult.from_json(r.to_json()) == r
 
 
+def test_every_category_has_a_row_in_contract_md():
+    """Issue 4: every reason an op does not convert is explained in CONTRACT.md
+    (§7 for the pass's own, §7.1 for the rest), with its stage."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).resolve().parents[2] / "CONTRACT.md").read_text(encoding="utf-8")
+    rows = {m[1]: m[2] for m in re.finditer(r"^\| `([a-z-]+)` \|(.*)\|$", text, re.M)}
+    for c in cat.categories():
+        assert c.name in rows, f"category {c.name} has no row in CONTRACT.md"
+        cells = [cell.strip() for cell in rows[c.name].split("|")]
+        assert len(" ".join(cells)) > 40, f"{c.name}: its sentence is missing"
+        if c.stage != "conversion":
+            assert cells[0] == c.stage, (c.name, cells)
+
+
 def test_category_table_is_complete_and_documented():
     names = [c.name for c in cat.categories()]
     assert len(names) == len(set(names))

@@ -309,3 +309,41 @@ def test_registered_numpy_kernel_wrong_dtype_is_an_error(monkeypatch):
     program = _compile_load(lambda x: torch.softmax(x, -1), (x,), ["aten.softmax.int"])
     with pytest.raises(runtime.KernelError, match=r"result #0 is \[3, 4\] float64, expected \[3, 4\] float32"):
         program(x)
+
+
+_COMPLEX_MODULE = """
+func.func @main(%a: tensor<3x2xf32> {tosa_custom.dtype = "complex64"}) -> (tensor<3x2xf32> {tosa_custom.dtype = "complex64"}) {
+  %0 = tosa.custom %a, %a {domain_name = "torch_mlir", operator_name = "torch.aten.mul.Tensor",
+    implementation_attrs = "{\\"args\\":{\\"self\\":{\\"operand\\":0},\\"other\\":{\\"operand\\":1}},\\"operand_dtypes\\":{\\"0\\":\\"complex64\\",\\"1\\":\\"complex64\\"},\\"result_dtypes\\":{\\"0\\":\\"complex64\\"},\\"version\\":2}"}
+    : (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
+"""
+
+
+def test_complex_arguments_and_results_are_taken_and_returned_as_complex():
+    """`tosa_custom.dtype = "complex64"` on f32 [..., 2]: the program takes and
+    returns complex64 [...] (CONTRACT.md 4.7), strided inputs included."""
+    program = runtime.load(_COMPLEX_MODULE)
+    assert [s.describe() for s in program.input_specs] == ["[3] complex64"]
+    assert [s.describe() for s in program.output_specs] == ["[3] complex64"]
+    z = torch.randn(6, dtype=torch.complex64)[::2]  # not contiguous
+    out = program(z)
+    assert out.dtype == torch.complex64
+    torch.testing.assert_close(out, z * z)
+    with pytest.raises(ValueError, match=r"input #0 is \[3, 2\] float32; expected \[3\] complex64"):
+        program(torch.view_as_real(z))
+
+
+@pytest.mark.parametrize("attr, element, message", [
+    ("complex64", "3x5xf32", "complex needs a trailing dim of 2"),
+    ("complex128", "3x2xf32", "does not fit"),
+    ("quaternion", "3x2xf32", "known: uint8 on int8, complex64 on float32, complex128 on float64"),
+])
+def test_boundary_dtype_that_does_not_fit_is_refused(attr, element, message):
+    text = f"""
+func.func @main(%a: tensor<{element}> {{tosa_custom.dtype = "{attr}"}}) -> tensor<{element}> {{
+  return %a : tensor<{element}>
+}}"""
+    with pytest.raises(ValueError, match=rf"arg #0: tosa_custom.dtype = '{attr}'.*{message}"):
+        runtime.load(text)

@@ -54,7 +54,8 @@ for _name, _text in SKIP_CATEGORIES.items():
 
 # -- torch-mlir and the runtime's lowering ---------------------------------
 _add("rewritten-by-torch-mlir", "lowering",
-     "torch-mlir's lowering to the backend contract rewrote an op although it was backend-legal")
+     "torch-mlir turned a listed op into another: its FX importer (a Tensor overload called with a Python "
+     "number becomes the Scalar one) or its lowering to the backend contract, although the op was backend-legal")
 _add("lowering-failed", "lowering",
      "torch-mlir could not lower the model to the backend contract or to TOSA")
 _add("compile-failed", "lowering", "compile() raised an error outside the categories above")
@@ -63,7 +64,8 @@ _add("runtime-lowering-failed", "lowering",
 
 # -- running the program ---------------------------------------------------
 _add("non-tensor-interface", "runtime",
-     "the compiled function takes or returns a non-tensor (a Python scalar), which the runtime cannot pass")
+     "the compiled function takes or returns a non-tensor (a Python number compile() could not make a 0-d "
+     "tensor), which the runtime cannot pass")
 _add("dynamic-shape", "runtime",
      "an input or result has a dynamic (data-dependent) shape, and the runtime runs static shapes only")
 _add("no-kernel", "runtime", "no kernel is registered for a tosa.custom, and the generic torch kernel does not apply")

@@ -150,10 +150,11 @@ def build(run) -> dict[str, Any]:
         if op["status"] != "converted" and op["category"]:
             by_category.setdefault(op["category"], {"cases": 0, "ops": 0})["ops"] += 1
     rank = {c.name: i for i, c in enumerate(categories())}
+    export = collections.Counter(r.export_mode for r in results if r.export_mode)
     return {
         "meta": {
             "mode": run.mode, "ops": run.ops, "jobs": run.jobs, "timeout": run.timeout, "seconds": run.seconds,
-            "filter": run.filter, "files": run.files, "versions": _versions(),
+            "filter": run.filter, "files": run.files, "torch_fallback": run.torch_fallback, "versions": _versions(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         },
         "counts": {s: counts.get(s, 0) for s in STATUSES},
@@ -162,6 +163,11 @@ def build(run) -> dict[str, Any]:
         "ok": not any(r.failed for r in results),
         "by_family": {f: dict(c) for f, c in sorted(by_family.items())},
         "ops_by_family": {f: dict(c) for f, c in sorted(ops_by_family.items())},
+        "export": {
+            "strict": export.get("strict", 0), "non-strict": export.get("non-strict", 0),
+            "fallbacks": [{"case": r.name, "strict_error": r.export_strict_error}
+                          for r in results if r.export_mode == "non-strict"],
+        },
         "by_category": dict(sorted(by_category.items(), key=lambda kv: rank.get(kv[0], len(rank)))),
         "categories": {c.name: {"stage": c.stage, "description": c.description} for c in categories()},
         "cases": [r.to_json() for r in results],
@@ -181,6 +187,9 @@ def text_summary(summary: dict) -> str:
         f"{sum(1 for o in ops if o['status'] == 'partial')} partly, "
         f"{sum(1 for o in ops if o['status'] == 'not-converted')} never",
     ]
+    export = summary.get("export")
+    if export and (export["strict"] or export["non-strict"]):
+        lines.append(f"export: {export['strict']} strict, {export['non-strict']} non-strict after strict failed")
     if summary["unexpected"]:
         lines.append(f"unexpected results ({len(summary['unexpected'])}): " + ", ".join(summary["unexpected"]))
     return "\n".join(lines)
@@ -208,6 +217,8 @@ def to_markdown(summary: dict) -> str:
     out.append(text_summary(summary).replace("\n", "  \n"))
     if meta["ops"]:
         out.append(f"\nops kept: {', '.join(meta['ops'])}")
+    if not meta.get("torch_fallback", True):
+        out.append("\nkernels: registered ones only (--no-torch-fallback)")
     out += ["", "## Cases by family", "", "| family | " + " | ".join(STATUSES) + " |",
             "|---|" + "---|" * len(STATUSES)]
     for family, c in summary["by_family"].items():
@@ -225,6 +236,11 @@ def to_markdown(summary: dict) -> str:
         message = r["message"] or (f"expected to fail: {r['xfail_reason']}" if r["xfail_reason"] else "")
         out.append(f"| {r['name']} | {r['family']} | {r['status']} | {r['category'] or ''} | {_md(message)} | "
                    f"{r['timings'].get('total', 0):.2f} |")
+    fallbacks = summary.get("export", {}).get("fallbacks", [])
+    if fallbacks:
+        out += ["", "## Exported non-strict", "", "Strict `torch.export` failed on these cases; "
+                "non-strict export was used.", "", "| case | why strict export failed |", "|---|---|"]
+        out += [f"| {f['case']} | {_md(f['strict_error'])} |" for f in fallbacks]
     slowest = sorted(summary["cases"], key=lambda r: -r["timings"].get("total", 0))[:10]
     out += ["", "## Slowest cases", "", "| case | seconds | compile | load | run |", "|---|---|---|---|---|"]
     for r in slowest:
@@ -342,6 +358,13 @@ def to_html(summary: dict) -> str:
         body.append(f"<tr><td>{_e(r['name'])}</td><td>{_e(r['family'])}</td><td>{_badge(r['status'])}</td>"
                     f"<td>{_e(r['category'])}</td><td class=\"msg\">{_e(message)}</td>"
                     f"<td>{r['timings'].get('total', 0):.2f}</td></tr>")
+    fallbacks = summary.get("export", {}).get("fallbacks", [])
+    if fallbacks:
+        body.append("</table><h2>Exported non-strict</h2><p>Strict <code>torch.export</code> failed on these "
+                    "cases; non-strict export was used.</p><table><tr><th>case</th><th>why strict export failed"
+                    "</th></tr>")
+        body += [f"<tr><td>{_e(f['case'])}</td><td class=\"msg\">{_e(f['strict_error'])}</td></tr>"
+                 for f in fallbacks]
     body.append("</table><h2>Categories</h2><table><tr><th>category</th><th>stage</th><th>meaning</th></tr>")
     for name, c in summary["categories"].items():
         body.append(f"<tr><td>{_e(name)}</td><td>{_e(c['stage'])}</td><td>{_e(c['description'])}</td></tr>")

@@ -49,7 +49,8 @@ class CaseResult:
     xfail_reason: str | None = None
     timings: dict[str, float] = dataclasses.field(default_factory=dict)
     legal_ops: list[str] | None = None  # what compile() was asked to keep
-    export_mode: str | None = None
+    export_mode: str | None = None  # "strict", or "non-strict" after strict export failed
+    export_strict_error: str = ""  # why strict export failed, when non-strict was used
     ops_seen: dict[str, int] = dataclasses.field(default_factory=dict)
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[SkippedOp] = dataclasses.field(default_factory=list)
@@ -109,6 +110,7 @@ _COMPILE_MESSAGES = [
     (re.compile(r"PyTorch's decompositions failed"), "decomposition-failed"),
     (re.compile(r"PyTorch decomposed it"), "decomposed-before-import"),
     (re.compile(r"not torch-mlir's lowering to the backend contract"), "rewritten-by-torch-mlir"),
+    (re.compile(r"FX importer imported it as another op"), "rewritten-by-torch-mlir"),
     (re.compile(r"Lowering .* failed"), "lowering-failed"),
 ]
 _LOAD_MESSAGES = [
@@ -230,7 +232,8 @@ def _clone(value):
 def _fill_from_report(result: CaseResult, report: Any) -> None:
     if report is None:
         return
-    result.export_mode = getattr(report, "export_mode", None)
+    result.export_mode = getattr(report, "export_mode", None) or None
+    result.export_strict_error = str(getattr(report, "export_strict_error", "") or "")
     result.ops_seen = dict(getattr(report, "ops_seen", None) or {})
     result.converted = dict(getattr(report, "converted", None) or {})
     result.skipped = [
@@ -268,8 +271,9 @@ class _Clock:
         return _Step()
 
 
-def run_case(case: Case, mode: str, ops: Sequence[str] | None = None) -> CaseResult:
-    """Run `case` in `mode` (`ops`: selective mode's list, else the case's own)."""
+def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_fallback: bool = True) -> CaseResult:
+    """Run `case` in `mode` (`ops`: selective mode's list, else the case's own);
+    without `torch_fallback`, custom ops run only by registered kernels."""
     import warnings
 
     from .. import compile as tc_compile
@@ -304,7 +308,8 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None) -> CaseRes
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     module = tc_compile(model, _clone(inputs), output_type="tosa",
-                                        backend_legal_ops=result.legal_ops, report=report)
+                                        backend_legal_ops=result.legal_ops, report=report,
+                                        export_strict="auto")  # strict first, then non-strict
             except TypeError as e:
                 if "report" in str(e):
                     raise RuntimeError(f"compile() does not take report= yet ({e}); update tosa_custom") from None
@@ -315,7 +320,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None) -> CaseRes
                 _fill_from_report(result, report)
         with clock.step("load"):
             try:
-                program = runtime.load(module)
+                program = runtime.load(module, torch_fallback=torch_fallback)
             except Exception as e:
                 raise _classify_load_error(e) from None
         with clock.step("run"):

@@ -82,12 +82,15 @@ def torch_kernel(call: KernelCall):
     return call.decoded.overload(*args, **kwargs)
 
 
-def find_kernel(operator_name: str, domain_name: str, decoded: DecodedCall | None) -> Kernel | None:
+def find_kernel(operator_name: str, domain_name: str, decoded: DecodedCall | None,
+                torch_fallback: bool = True) -> Kernel | None:
+    """A registered kernel, else (with `torch_fallback`) the generic torch one
+    for any op of our domain that decoded, else None."""
     _load_builtin_kernels()
     kernel = _KERNELS.get(_key(operator_name, domain_name))
     if kernel is not None:
         return kernel
-    if domain_name == DOMAIN and decoded is not None:
+    if torch_fallback and domain_name == DOMAIN and decoded is not None:
         return torch_kernel
     return None
 

@@ -59,6 +59,11 @@ class _TensorSpec:
     def describe(self) -> str:
         return f"{list(self.shape)} {str(self.dtype).replace('torch.', '')}"
 
+    @property
+    def stored_shape(self) -> tuple[int, ...]:
+        """The memref's shape: a complex tensor is stored as its real pairs."""
+        return self.shape + (2,) if self.dtype.is_complex else self.shape
+
 
 def _spec(t: ir.Type, what: str) -> _TensorSpec:
     if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
@@ -69,10 +74,17 @@ def _spec(t: ir.Type, what: str) -> _TensorSpec:
     return _TensorSpec(tuple(t.shape), MLIR_TO_TORCH[element])
 
 
+# `tosa_custom.dtype` on an argument or result: the torch dtype, and the
+# stored dtype it must sit on (CONTRACT.md 3.5, 4.7).
+_BOUNDARY_DTYPES = {"uint8": (torch.uint8, torch.int8), "complex64": (torch.complex64, torch.float32),
+                    "complex128": (torch.complex128, torch.float64)}
+
+
 def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
-    """uint8 arguments and results are typed i8 in TOSA (torch-mlir's typing);
-    compile() records the torch dtype as `tosa_custom.dtype`, and the program
-    takes and returns that dtype, not the int8 the signature shows."""
+    """uint8 arguments and results are typed i8 in TOSA (torch-mlir's typing),
+    complex ones as their real pairs [..., 2]; `tosa_custom.dtype` records the
+    torch dtype, and the program takes and returns that dtype, not the one
+    the signature shows."""
     for key, specs in (("arg_attrs", inputs), ("res_attrs", outputs)):
         if key not in func.attributes:
             continue
@@ -80,9 +92,18 @@ def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
             attrs = ir.DictAttr(attrs)
             if i < len(specs) and "tosa_custom.dtype" in attrs:
                 name = ir.StringAttr(attrs["tosa_custom.dtype"]).value
-                if name != "uint8" or specs[i].dtype != torch.int8:
-                    raise ValueError(f"{key[:3]} #{i}: tosa_custom.dtype = {name!r} does not fit {specs[i].describe()}")
-                specs[i] = _TensorSpec(specs[i].shape, torch.uint8)
+                dtype, stored = _BOUNDARY_DTYPES.get(name, (None, None))
+                shape = specs[i].shape
+                if dtype is not None and dtype.is_complex:
+                    fits = shape[-1:] == (2,)
+                    shape = shape[:-1]
+                else:
+                    fits = True
+                if dtype is None or specs[i].dtype != stored or not fits:
+                    raise ValueError(f"{key[:3]} #{i}: tosa_custom.dtype = {name!r} does not fit {specs[i].describe()}"
+                                     f" (known: {', '.join(f'{k} on {str(v[1])[6:]}' for k, v in _BOUNDARY_DTYPES.items())}"
+                                     f"{'; complex needs a trailing dim of 2' if dtype is not None and dtype.is_complex else ''})")
+                specs[i] = _TensorSpec(shape, dtype)
 
 
 def _read_constant(value: ir.Value):
@@ -118,13 +139,14 @@ class _Site:
                 )
             except ContractError as e:
                 raise CompileError(f"{site.location}: cannot decode {site.operator_name}: {e}") from None
-        self.kernel = find_kernel(site.operator_name, site.domain_name, self.decoded)
+        self.kernel = find_kernel(site.operator_name, site.domain_name, self.decoded, program._torch_fallback)
         # A native kernel replaces a built-in Python one (not one a user registered).
         self.native = program._bind_native(self) if is_builtin(self.kernel) else None
         if self.kernel is None and self.native is None:
             raise CompileError(
                 f"{site.location}: no kernel for {site.domain_name}::{site.operator_name}; "
-                f"registered: {', '.join(registered_kernels())}"
+                + ("" if program._torch_fallback else "the generic torch kernel is off (torch_fallback=False); ")
+                + f"registered: {', '.join(registered_kernels())}"
             )
         self._nin = len(self.in_specs)
         known = program._call_tensors
@@ -192,7 +214,8 @@ class _Site:
 class Program:
     """A compiled module: call it with tensors, get tensors back."""
 
-    def __init__(self, module: ir.Module, entry: str | None = None, *, vectorize: bool = True, native: bool = True):
+    def __init__(self, module: ir.Module, entry: str | None = None, *, vectorize: bool = True, native: bool = True,
+                 torch_fallback: bool = True):
         with module.context:
             func = self._entry_func(module, entry)
             self.entry = ir.StringAttr(func.attributes["sym_name"]).value
@@ -208,6 +231,7 @@ class Program:
             # Native kernels (native.py): bound while outlining, since their
             # call takes the address of their C structs; released with the program.
             self._native_enabled = native
+            self._torch_fallback = torch_fallback
             self._native_status = _native.ProgramStatus()
             self._native_words = memoryview(self._native_status).cast("B").cast("i")
             self._native_bindings: list[_native.NativeBinding] = []
@@ -239,10 +263,14 @@ class Program:
         # while the compiled code runs); a kernel may still call the program
         # again on its own thread.
         self._descriptors = DescriptorBlock(
-            [s.shape for s in self.input_specs] + self._weight_shapes + [s.shape for s in self.output_specs])
+            [s.stored_shape for s in self.input_specs] + self._weight_shapes +
+            [s.stored_shape for s in self.output_specs])
         self._weights.attach(self._descriptors, len(self.input_specs))
         self._lock = threading.RLock()
-        self._fast = [(s.shape, s.dtype) for s in self.input_specs]
+        # Complex inputs are passed as their real view, which _check_inputs makes.
+        complex_in = any(s.dtype.is_complex for s in self.input_specs)
+        self._fast = None if complex_in else [(s.shape, s.dtype) for s in self.input_specs]
+        self._complex_outputs = any(s.dtype.is_complex for s in self.output_specs)
         # empty_like of a zero-size expanded template allocates a contiguous
         # result faster than torch.empty(shape, dtype=...) parses its arguments.
         self._out_templates = [torch.zeros((), dtype=s.dtype).expand(s.shape) for s in self.output_specs]
@@ -332,12 +360,13 @@ class Program:
             if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
                 got = _TensorSpec(tuple(x.shape), x.dtype).describe()
                 raise ValueError(f"input #{i} is {got}; expected {spec.describe()}")
-            tensors.append(x.detach().contiguous())
+            x = x.detach().contiguous()
+            tensors.append(torch.view_as_real(x) if x.is_complex() else x)
         return tensors
 
     def _ready(self, inputs: Sequence[Any]) -> bool:
         """Every input already a contiguous tensor of the right shape and dtype."""
-        if len(inputs) != len(self._fast):
+        if self._fast is None or len(inputs) != len(self._fast):
             return False
         for x, (shape, dtype) in zip(inputs, self._fast):
             if type(x) is not torch.Tensor or x.dtype is not dtype or x.shape != shape or not x.is_contiguous():
@@ -364,7 +393,8 @@ class Program:
             if self._weights.count:  # their descriptors were written by load_weights
                 self._weights.require()
                 i += self._weights.count
-            for t in outputs:
+            for t in outputs if not self._complex_outputs else [
+                    torch.view_as_real(t) if t.is_complex() else t for t in outputs]:
                 current[block.set(i, t)] = t
                 i += 1
             # Saved and restored: a kernel may call this program again.
@@ -398,7 +428,8 @@ def _release_native(bindings: list) -> None:
         b.release()
 
 
-def load(module, entry: str | None = None, *, vectorize: bool = True, weights=None, native: bool = True) -> Program:
+def load(module, entry: str | None = None, *, vectorize: bool = True, weights=None, native: bool = True,
+         torch_fallback: bool = True) -> Program:
     """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a path).
 
     The module is consumed (lowered in place); pass a copy to keep it.
@@ -406,6 +437,9 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
     unless `weights=` names others. `weights=` (state_dict, nn.Module or
     path) binds the weights of a module whose weights are arguments.
     `native=False` runs every custom op by its Python kernel (no native ones).
+    `torch_fallback=False` never uses the generic torch kernel: an op without
+    a registered (numpy, native or user) kernel is then a load-time error,
+    which is how a backend team finds the ops it still has to write.
     """
     if is_saved_program(module):
         data, manifest = read_saved(module)
@@ -426,7 +460,7 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
             raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]) from None
     else:
         raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
-    program = Program(module, entry, vectorize=vectorize, native=native)
+    program = Program(module, entry, vectorize=vectorize, native=native, torch_fallback=torch_fallback)
     if weights is not None:
         program.load_weights(weights)
     return program
