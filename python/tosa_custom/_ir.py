@@ -29,6 +29,20 @@ def public_functions(module, entry: str | None = None) -> list[ir.Operation]:
     return funcs
 
 
+def add_signature_attrs(func, key: str, count: int, marks: dict[int, dict[str, str]]) -> None:
+    """Add string attributes to some arguments' (`key="arg_attrs"`) or
+    results' (`"res_attrs"`) dictionaries of `func`, keeping the others."""
+    if not marks:
+        return
+    old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else [ir.DictAttr.get({})] * count
+    new = []
+    for i, attrs in enumerate(old):
+        entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
+        entries.update({k: ir.StringAttr.get(v) for k, v in marks.get(i, {}).items()})
+        new.append(ir.DictAttr.get(entries))
+    func.attributes[key] = ir.ArrayAttr.get(new)
+
+
 def collect_ops(root, predicate, *, enter_matches: bool = True) -> list[ir.Operation]:
     """The operations under `root` (a module or an op) for which `predicate`
     holds, in pre-order; with `enter_matches=False`, nothing nested inside a

@@ -437,17 +437,9 @@ def _record_signature_dtypes(module: ir.Module, found: dict) -> None:
         for func in _ir.public_functions(module):
             args, results = found.get(ir.StringAttr(func.attributes["sym_name"]).value, ([], []))
             ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-            for key, indices, count in (("arg_attrs", args, len(ftype.inputs)), ("res_attrs", results, len(ftype.results))):
-                if not indices:
-                    continue
-                old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else [ir.DictAttr.get({})] * count
-                new = []
-                for i, attrs in enumerate(old):
-                    entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
-                    if i in indices:
-                        entries["tosa_custom.dtype"] = ir.StringAttr.get("uint8")
-                    new.append(ir.DictAttr.get(entries))
-                func.attributes[key] = ir.ArrayAttr.get(new)
+            uint8 = {"tosa_custom.dtype": "uint8"}
+            _ir.add_signature_attrs(func, "arg_attrs", len(ftype.inputs), {i: uint8 for i in args})
+            _ir.add_signature_attrs(func, "res_attrs", len(ftype.results), {i: uint8 for i in results})
 
 
 # --------------------------------------------------------------------------

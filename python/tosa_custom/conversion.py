@@ -632,19 +632,6 @@ def _complex_of(type_text: str) -> str | None:
     return carried[0] if carried and carried[0].startswith("complex") else None
 
 
-def _set_boundary_attrs(func, key: str, count: int, marks: dict[int, dict[str, str]]) -> None:
-    """Add string attributes to some arguments' (or results') dictionaries, keeping the rest."""
-    if not marks:
-        return
-    old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else [ir.DictAttr.get({})] * count
-    new = []
-    for i, attrs in enumerate(old):
-        entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
-        entries.update({k: ir.StringAttr.get(v) for k, v in marks.get(i, {}).items()})
-        new.append(ir.DictAttr.get(entries))
-    func.attributes[key] = ir.ArrayAttr.get(new)
-
-
 def _scalar_literal(value: ir.Value) -> ir.Value | None:
     """A 0-d literal tensor for a returned constant number (a Python number
     the trace fixed, e.g. `x.shape[0]`), else None."""
@@ -711,8 +698,8 @@ def tensorize_scalar_boundary(module: ir.Operation) -> None:
                 results[i] = source.type
         if arg_marks or res_marks:
             func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
-            _set_boundary_attrs(func, "arg_attrs", len(inputs), {k: v for k, v in arg_marks.items() if v})
-            _set_boundary_attrs(func, "res_attrs", len(results), res_marks)
+            _ir.add_signature_attrs(func, "arg_attrs", len(inputs), {k: v for k, v in arg_marks.items() if v})
+            _ir.add_signature_attrs(func, "res_attrs", len(results), res_marks)
 
 
 def _erase_dead_carriers(module: ir.Operation) -> None:
