@@ -43,7 +43,7 @@ log=$build/pytest.log
 preload="$($cc -print-file-name=libasan.so):$($cc -print-file-name=libubsan.so)"
 # detect_leaks=0: CPython and torch keep allocations alive until exit by design.
 set +e
-env -u TOSA_CUSTOM_SANITIZE_TEST \
+env TOSA_CUSTOM_SANITIZE_TEST=0 \
   TOSA_CUSTOM_NATIVE_DIR="$build/_native" CC="$build/cc" LD_PRELOAD="$preload" \
   ASAN_OPTIONS="detect_leaks=0:abort_on_error=1" \
   UBSAN_OPTIONS="halt_on_error=1:abort_on_error=1:print_stacktrace=1" \
