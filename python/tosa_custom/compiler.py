@@ -370,9 +370,10 @@ _SIGN_BLIND = {
 
 
 # On bool tensors TorchToTosa emits i1 tosa.add / maximum / greater, which
-# compute xor and signed order: wrong answers, so these are refused.
+# compute xor and signed order: wrong answers, so these are refused. (i1
+# tosa.mul is logical and, PyTorch's bool mul: it stays.)
 _BOOL_ARITHMETIC = {
-    "add.Tensor", "sub.Tensor", "mul.Tensor", "maximum", "minimum", "gt.Tensor", "lt.Tensor", "ge.Tensor",
+    "add.Tensor", "sub.Tensor", "maximum", "minimum", "gt.Tensor", "lt.Tensor", "ge.Tensor",
     "le.Tensor", "clamp", "max", "min", "amax", "amin", "max.dim", "min.dim",
 }
 

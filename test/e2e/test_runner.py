@@ -87,6 +87,17 @@ def test_xfail_turns_failures_expected_and_passes_unexpected():
         runner.legal_ops_for(c, "fast", None)
 
 
+def test_selective_mode_inherits_stock_failures_without_strictness():
+    stock_only = Case("YModule_basic", torch.nn.Identity, lambda: (), "misc", {"stock": "no TOSA lowering"})
+    assert runner.final_status(stock_only, "selective", "fail") == "xfail"
+    assert runner.final_status(stock_only, "selective", "timeout") == "xfail"
+    assert runner.final_status(stock_only, "selective", "pass") == "pass"  # a kept op fixed it: no error
+    assert runner.expected_reason(stock_only, "selective") == "as in stock mode: no TOSA lowering"
+    assert runner.final_status(stock_only, "dummy", "fail") == "fail"  # dummy keeps everything: nothing inherited
+    own = Case("ZModule_basic", torch.nn.Identity, lambda: (), "misc", {"stock": "a", "selective": "b"})
+    assert (runner.final_status(own, "selective", "pass"), runner.expected_reason(own, "selective")) == ("xpass", "b")
+
+
 def test_run_case_in_process_fills_timings_and_ops():
     class Gelu(torch.nn.Module):
         def forward(self, x):

@@ -82,6 +82,7 @@ def _stock_cases():
             yield d, "where", lambda c, x, y: torch.where(c, x, y), 3, ()
             yield d, "eq", lambda x, y: x == y, 2, ()
             yield d, "to_float", lambda x, y: x.float() - y.float(), 2, ()
+            yield d, "mul", lambda x, y: x * y, 2, ()  # i1 tosa.mul is logical and: exact, not refused
             yield d, "add", lambda x, y: x + y, 2, ()
             yield d, "maximum", lambda x, y: torch.maximum(x, y), 2, ()
             yield d, "gt", lambda x, y: x > y, 2, ()

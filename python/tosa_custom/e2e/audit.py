@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .registry import MODES, Case, cases as registered_cases, get_case
-from .runner import CaseResult, final_status
+from .runner import CaseResult, expected_reason, final_status
 
 __all__ = ["AuditError", "AuditRun", "default_suite", "load_case_files", "main", "run_audit", "suite_files"]
 
@@ -229,7 +229,7 @@ class _Supervisor:
 
     def _lost(self, w: _Worker, measured: str, message: str) -> None:
         case = self.cases[w.case]
-        result = CaseResult(case.name, self.mode, case.family, case.source, xfail_reason=case.expected_failure(self.mode))
+        result = CaseResult(case.name, self.mode, case.family, case.source, xfail_reason=expected_reason(case, self.mode))
         result.status = final_status(case, self.mode, measured)
         result.category = measured
         result.message = message

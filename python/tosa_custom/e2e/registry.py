@@ -44,6 +44,14 @@ class Case:
     def expected_failure(self, mode: str) -> str | None:
         return self.xfail.get(mode)
 
+    def inherited_failure(self, mode: str) -> str | None:
+        """Selective mode lowers every op it does not keep as stock does, so a
+        case expected to fail in stock is expected to fail there too, unless
+        it says otherwise; keeping an op may fix it, which is news, not an error."""
+        if mode == "selective" and mode not in self.xfail:
+            return self.xfail.get("stock")
+        return None
+
 
 _CASES: Registry[Case] = Registry("e2e case")
 

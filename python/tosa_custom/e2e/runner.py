@@ -23,7 +23,8 @@ import torch.utils._pytree as pytree
 from .categories import CATEGORIES
 from .registry import MODES, Case
 
-__all__ = ["CaseResult", "SkippedOp", "STATUSES", "run_case", "compare_outputs", "legal_ops_for", "final_status"]
+__all__ = ["CaseResult", "SkippedOp", "STATUSES", "run_case", "compare_outputs", "legal_ops_for", "final_status",
+           "expected_reason"]
 
 # pass / fail / crash / timeout as measured, then adjusted by the case's xfail:
 # an expected failure becomes "xfail", an expected failure that passed "xpass".
@@ -82,10 +83,17 @@ class _Failure(Exception):
 
 def final_status(case: Case, mode: str, measured: str) -> str:
     """lit's rule: an xfailed case that fails is fine ("xfail"); one that
-    passes is an unexpected pass ("xpass"), which fails the run."""
+    passes is an unexpected pass ("xpass"), which fails the run. A failure
+    selective mode inherits from stock is not strict: passing is a pass."""
     if case.expected_failure(mode) is None:
-        return measured
+        return "xfail" if measured != "pass" and case.inherited_failure(mode) else measured
     return "xpass" if measured == "pass" else "xfail"
+
+
+def expected_reason(case: Case, mode: str) -> str | None:
+    """Why `case` is expected to fail in `mode`, if it is (stock's, inherited, says so)."""
+    inherited = case.inherited_failure(mode)
+    return case.expected_failure(mode) or (f"as in stock mode: {inherited}" if inherited else None)
 
 
 def legal_ops_for(case: Case, mode: str, ops: Sequence[str] | None) -> list[str] | None:
@@ -279,7 +287,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
     from .. import compile as tc_compile
     from .. import runtime
 
-    result = CaseResult(case.name, mode, case.family, case.source, xfail_reason=case.expected_failure(mode))
+    result = CaseResult(case.name, mode, case.family, case.source, xfail_reason=expected_reason(case, mode))
     result.legal_ops = legal_ops_for(case, mode, ops)
     clock = _Clock(result.timings)
     start = time.perf_counter()
@@ -348,4 +356,6 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
     result.status = final_status(case, mode, measured)
     if result.status == "xpass":
         result.message = f"passed, but is expected to fail in {mode} mode: {result.xfail_reason}"
+    elif result.status == "pass" and result.xfail_reason:
+        result.message = f"passes, although stock mode is expected to fail: the kept ops fixed it ({result.xfail_reason})"
     return result
