@@ -12,6 +12,7 @@ import collections
 import contextlib
 import dataclasses
 import enum
+import inspect
 import warnings
 from typing import Any, Iterable, Sequence
 
@@ -123,6 +124,24 @@ def _all_dims_dynamic(args: tuple):
         {i: torch.export.Dim.AUTO for i in range(a.dim())} if isinstance(a, torch.Tensor) else None
         for a in args
     )
+
+
+def _dynamic_by_parameter(model, args: tuple, specs: tuple):
+    """torch.export matches `dynamic_shapes` to forward's parameters, not to
+    the flat example args: a `forward(self, *args)` needs its specs grouped
+    under `args`. Keyed by name, the specs fit any signature."""
+    if specs is None:
+        return None
+    try:
+        signature = inspect.signature(model.forward if isinstance(model, torch.nn.Module) else model)
+        bound = signature.bind(*range(len(args)))  # positions stand in for the args
+    except (TypeError, ValueError):
+        return specs  # let torch.export say what does not fit
+    by_name = {}
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        by_name[name] = tuple(specs[i] for i in value) if kind is inspect.Parameter.VAR_POSITIONAL else specs[value]
+    return by_name
 
 
 # --------------------------------------------------------------------------
@@ -512,6 +531,7 @@ def compile(
     args, dynamic = _example_args(example_args)
     if ignore_traced_shapes:
         dynamic = _all_dims_dynamic(args)
+    dynamic = _dynamic_by_parameter(model, args, dynamic)
     exported = _export(model, args, dynamic, export_strict, report)
     before = _graph_ops(exported.graph_module)
     try:

@@ -518,6 +518,21 @@ def test_ignore_traced_shapes_with_tracing_makes_inputs_dynamic():
     assert str(custom.operands[0].type) == "tensor<2x4xf32>"
 
 
+class _VarArgs(torch.nn.Module):
+    def forward(self, scale, *rest):
+        return torch.nn.functional.gelu(rest[0] * scale + rest[1])
+
+
+def test_ignore_traced_shapes_with_varargs_forward():
+    """torch.export wants `dynamic_shapes` grouped by forward's parameters,
+    so `*rest` gets its specs as one tuple."""
+    args = (torch.randn(2, 4), torch.randn(2, 4), torch.randn(2, 4))
+    module = compile_quiet(_VarArgs(), args, use_tracing=True, ignore_traced_shapes=True,
+                           backend_legal_ops=["aten.gelu"])
+    (custom,) = custom_ops(module)
+    assert str(custom.operands[0].type) == "tensor<?x?xf32>"
+
+
 @pytest.mark.parametrize("entry", [lambda *a: None, print])
 def test_callables_in_extra_library_are_a_type_error(entry):
     model, args = _softmax()
