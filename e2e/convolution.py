@@ -62,8 +62,7 @@ def Conv2dModule_padding_mode_reflect():
     return nn.Conv2d(2, 3, 3, padding=1, padding_mode="reflect")
 
 
-@case(inputs=randn_inputs(1, 2, 6, 6), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers circular padding to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(1, 2, 6, 6), family=FAMILY)
 def Conv2dModule_padding_mode_circular():
     return nn.Conv2d(2, 3, 3, padding=1, padding_mode="circular")
 

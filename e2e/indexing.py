@@ -30,14 +30,14 @@ def TakeAlongDimModule_basic():
 
 
 @case(inputs=lambda: (torch.randn(3, 5), torch.tensor([[0, 4], [2, 1], [3, 3]]), torch.randn(3, 2)), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.scatter.src to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+      xfail={"stock": "indices [3, 3] in row 2 write one element twice: torch-mlir's tosa.scatter then names one "
+                      "row twice, which TOSA forbids, and the runtime's scatter kernel refuses it"})
 def ScatterSrcModule_basic():
     """Duplicate indices are avoided per row: the result is deterministic."""
     return Fn(lambda x, idx, src: torch.scatter(x, 1, idx, src))
 
 
-@case(inputs=lambda: (torch.randn(4, 3), torch.tensor([[0, 1, 2], [3, 0, 1]])), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.scatter.value to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=lambda: (torch.randn(4, 3), torch.tensor([[0, 1, 2], [3, 0, 1]])), family=FAMILY)
 def ScatterValueModule_dim0():
     return Fn(lambda x, idx: torch.scatter(x, 0, idx, -1.5))
 
@@ -89,8 +89,7 @@ def IndexTensorModule_middle_dim_negative_index():
     return Fn(lambda x, idx: x[:, idx])
 
 
-@case(inputs=lambda: (torch.randn(4, 5), torch.tensor([1, 3]), torch.randn(2, 5)), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.index_put to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=lambda: (torch.randn(4, 5), torch.tensor([1, 3]), torch.randn(2, 5)), family=FAMILY)
 def IndexPutModule_rows():
     return Fn(lambda x, idx, v: torch.index_put(x, (idx,), v))
 
@@ -102,8 +101,7 @@ def IndexPutModule_accumulate():
     return Fn(lambda x, i, j, v: torch.index_put(x, (i, j), v, accumulate=True))
 
 
-@case(inputs=lambda: (torch.randn(4, 5),), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.slice_scatter to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=lambda: (torch.randn(4, 5),), family=FAMILY)
 def IndexPutSetitemModule_slice():
     """y[1:3] = 0 on a clone: functionalized to slice_scatter."""
     def write(x):
@@ -114,8 +112,7 @@ def IndexPutSetitemModule_slice():
     return Fn(write)
 
 
-@case(inputs=lambda: (torch.randn(4, 5), torch.tensor([0, 2])), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.index_put to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=lambda: (torch.randn(4, 5), torch.tensor([0, 2])), family=FAMILY)
 def IndexPutSetitemModule_tensor_index():
     def write(x, idx):
         y = x * 1.0
@@ -162,8 +159,7 @@ def SelectScatterModule_basic():
     return Fn(lambda x, row: torch.select_scatter(x, row, 0, 2))
 
 
-@case(inputs=lambda: (torch.randn(6, 5), torch.randn(3, 5)), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.slice_scatter to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=lambda: (torch.randn(6, 5), torch.randn(3, 5)), family=FAMILY)
 def SliceScatterModule_step():
     return Fn(lambda x, src: torch.slice_scatter(x, src, dim=0, start=0, end=6, step=2))
 

@@ -275,8 +275,7 @@ def ReplicationPad2dModule_basic():
     return Fn(lambda x: F.pad(x, (1, 2, 2, 0), mode="replicate"))
 
 
-@case(inputs=randn_inputs(1, 2, 4, 5), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers circular padding to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(1, 2, 4, 5), family=FAMILY)
 def CircularPad2dModule_basic():
     return Fn(lambda x: F.pad(x, (1, 1, 2, 1), mode="circular"))
 

@@ -8,14 +8,12 @@ from tosa_custom.e2e import Fn, case, randn_inputs
 FAMILY = "sort"
 
 
-@case(inputs=randn_inputs(3, 6), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.sort to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(3, 6), family=FAMILY)
 def SortModule_basic():
     return Fn(lambda x: torch.sort(x))
 
 
-@case(inputs=randn_inputs(4, 3), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.sort to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(4, 3), family=FAMILY)
 def SortModule_descending_dim0():
     return Fn(lambda x: torch.sort(x, dim=0, descending=True))
 
@@ -27,26 +25,22 @@ def SortModule_stable_int():
     return Fn(lambda x: torch.sort(x, dim=-1, stable=True))
 
 
-@case(inputs=randn_inputs(3, 6), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.sort to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(3, 6), family=FAMILY)
 def ArgsortModule_basic():
     return Fn(lambda x: torch.argsort(x, dim=1, descending=True))
 
 
-@case(inputs=randn_inputs(3, 8), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.topk to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(3, 8), family=FAMILY)
 def TopkModule_basic():
     return Fn(lambda x: torch.topk(x, 3))
 
 
-@case(inputs=randn_inputs(3, 8), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.topk to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(3, 8), family=FAMILY)
 def TopkModule_smallest():
     return Fn(lambda x: torch.topk(x, 2, dim=-1, largest=False))
 
 
-@case(inputs=randn_inputs(6, 3), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.topk to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(6, 3), family=FAMILY)
 def TopkModule_dim0():
     return Fn(lambda x: torch.topk(x, 4, dim=0))
 
@@ -84,14 +78,12 @@ def MedianDimModule_basic():
     return Fn(lambda x: torch.median(x, dim=1))
 
 
-@case(inputs=randn_inputs(5, 3), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.sort to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(5, 3), family=FAMILY)
 def MsortModule_basic():
     return Fn(torch.msort)
 
 
-@case(inputs=randn_inputs(2, 10), family=FAMILY,
-      xfail={"stock": "torch-mlir lowers aten.topk to tosa.scatter, which the runtime's tosa-to-linalg cannot lower"})
+@case(inputs=randn_inputs(2, 10), family=FAMILY)
 def TopkGreedyDecodeModule_basic():
     """Top-k logits -> softmax -> argmax of the top probabilities (sampling-free decode)."""
     def decode(logits):

@@ -41,6 +41,7 @@ from ..diagnostics import CompileError, Diagnostic
 from . import native as _native
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import CustomCallSite, lower, outline_custom_ops
+from .tosa_kernels import RUNTIME_DOMAIN, outline_tosa_fallbacks
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 from .weights import WeightSlots, is_saved_program, read_saved
 
@@ -237,6 +238,7 @@ class Program:
             self._native_bindings: list[_native.NativeBinding] = []
             weakref.finalize(self, _release_native, self._native_bindings)
             self._sites: list[_Site] = []
+            outline_tosa_fallbacks(module)
             outline_custom_ops(module, _read_constant, self._bind_site)
             try:
                 lower(module, vectorize=vectorize)
@@ -289,12 +291,16 @@ class Program:
 
     @property
     def custom_ops(self) -> list[str]:
-        return [s.site.operator_name for s in self._sites]
+        """The module's tosa.custom ops, in order (not the TOSA ops the runtime runs as kernels)."""
+        return [s.site.operator_name for s in self._model_sites()]
 
     @property
     def kernels(self) -> list[str]:
         """Which kernel runs each custom op: "native (library: kernel)" or "python (function)"."""
-        return [s.kernel_description() for s in self._sites]
+        return [s.kernel_description() for s in self._model_sites()]
+
+    def _model_sites(self) -> list[_Site]:
+        return [s for s in self._sites if s.site.domain_name != RUNTIME_DOMAIN]
 
     def _bind_site(self, site: CustomCallSite) -> int | None:
         s = _Site(site, self)
