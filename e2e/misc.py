@@ -116,7 +116,8 @@ def QuantizedLinearModule_per_channel_weight():
 
 
 @case(inputs=lambda: (torch.randn(2, 6),), family=FAMILY,
-      xfail={"stock": "uint8 quantize clamps to [0, 255] as signed i8 after torch-mlir's lowering (wrong values)"})
+      xfail={"stock": "refused: torch-mlir's lowering of a uint8 quantize clamps to [0, 255] as signed i8, "
+                       "which would give wrong values"})
 def QuantizeUInt8Module_output():
     """The model returns the uint8 quantized tensor itself."""
     return Fn(lambda x: torch.ops.quantized_decomposed.quantize_per_tensor(x, 0.02, 128, 0, 255, torch.uint8))

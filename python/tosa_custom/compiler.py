@@ -397,6 +397,32 @@ _BOOL_ARITHMETIC = {
 }
 
 
+# Ops that only move uint8 values (lists, literals, casts between torch and
+# builtin types) and the index operands sign-blind ops may take besides.
+_UINT8_NEUTRAL = {
+    "torch.prim.ListConstruct", "torch.prim.ListUnpack", "torch.prim.TupleConstruct", "torch.prim.TupleIndex",
+    "torch.vtensor.literal", "torch.derefine", "torch.tensor_static_info_cast",
+}
+_INDEX_OPERANDS = {"index_select": 2, "gather": 2, "embedding": 1}
+
+
+def _uint8_safe(op, name: str, short: str | None) -> bool:
+    """No uint8 tensor, or an op whose answer is the same on int8 bits: a
+    sign-blind op whose every tensor is uint8 (or bool), apart from index
+    operands. Mixed dtypes promote, and reading the bits as signed is then wrong
+    (uint8 200 + int8 1 is 201 in int16, -55 after torch-mlir)."""
+    tensors = [(i, str(v.type)) for i, v in enumerate(list(op.operands) + list(op.results))
+               if str(v.type).startswith("!torch.vtensor")]
+    if not any(t.endswith(",ui8>") for _, t in tensors) or name in _UINT8_NEUTRAL:
+        return True
+    if name == "torch.aten.to.dtype":  # uint8 <-> int8 wraps: the same bits
+        return all(str(v.type).endswith((",ui8>", ",si8>")) for v in [op.operands[0], op.results[0]])
+    if short not in _SIGN_BLIND:
+        return False
+    exempt = _INDEX_OPERANDS.get(short)
+    return all(t.endswith((",ui8>", ",i1>")) for i, t in tensors if i != exempt)
+
+
 def _refuse_wrong_sign_semantics(module: ir.Module) -> None:
     """torch-mlir's TOSA lowering types uint8 as int8 and computes signed
     (200 > 50 is false, 200.0 becomes -56.0), and bool as a 1-bit integer
@@ -408,14 +434,10 @@ def _refuse_wrong_sign_semantics(module: ir.Module) -> None:
 
     def visit(op):
         name = op.name
-        if not name.startswith("torch.aten.") or "tosa_custom.carrier" in op.attributes:
+        if not name.startswith("torch.") or "tosa_custom.carrier" in op.attributes:
             return ir.WalkResult.ADVANCE
-        short = name[len("torch.aten."):]
-        if short not in _SIGN_BLIND \
-                and any(str(v.type).endswith(",ui8>") for v in list(op.operands) + list(op.results)):
-            if name == "torch.aten.to.dtype" and all(str(v.type).endswith((",ui8>", ",si8>")) for v in
-                                                      [op.operands[0], op.results[0]]):
-                return ir.WalkResult.ADVANCE  # uint8 <-> int8 wraps: the same bits
+        short = name[len("torch.aten."):] if name.startswith("torch.aten.") else None
+        if not _uint8_safe(op, name, short):
             bad.append(f"{op.location}: {name}")
         if short in _BOOL_ARITHMETIC and all(str(v.type).endswith(",i1>") for v in op.operands
                                              if str(v.type).startswith("!torch.vtensor")):

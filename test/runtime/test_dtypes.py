@@ -148,6 +148,26 @@ def test_uint8_stock_semantics():
     torch.testing.assert_close(program(x), fn(x))
     wrap = _compile_load(lambda x: x + x, (x,))  # sign-blind: stock, uint8 in and out
     assert wrap(x).dtype == torch.uint8 and torch.equal(wrap(x), x + x)
+    picked = _compile_load(lambda x, i: x.index_select(1, i) * x[:, :2], (x, torch.tensor([3, 0])))
+    torch.testing.assert_close(picked(x, torch.tensor([3, 0])), x.index_select(1, torch.tensor([3, 0])) * x[:, :2])
+
+
+@pytest.mark.parametrize("fn, args, op", [
+    # A sign-blind op with a wider operand promotes: uint8 200 + int8 1 is 201 in int16.
+    (lambda a, b: a + b, (torch.tensor([200], dtype=torch.uint8), torch.tensor([1], dtype=torch.int8)),
+     "aten.add.Tensor"),
+    (lambda a, b: a == b, (torch.tensor([200], dtype=torch.uint8), torch.tensor([-56], dtype=torch.int8)),
+     "aten.eq.Tensor"),
+    (lambda a, b: a * b, (torch.tensor([200], dtype=torch.uint8), torch.tensor([0.5])), "aten.mul.Tensor"),
+    # Not an aten op, the same signed lowering.
+    (lambda x: torch.ops.quantized_decomposed.quantize_per_tensor(x, 0.02, 128, 0, 255, torch.uint8),
+     (torch.randn(2, 6),), "quantized_decomposed.quantize_per_tensor"),
+])
+def test_uint8_mixed_with_other_dtypes_is_refused(fn, args, op):
+    import torch.ao.quantization.fx._decomposed  # noqa: F401  registers quantized_decomposed
+
+    with pytest.raises(tosa_custom.CompileError, match=rf"depends on their sign.*torch\.{op}"):
+        tosa_custom.compile(Fn(fn), args)
 
 
 # --------------------------------------------------------------------------
