@@ -217,28 +217,24 @@ def ItemScalarOperandModule_runtime_alpha():
     return Fn(lambda a, b: torch.add(a, b, alpha=b.abs().max().item()))
 
 
-@case(inputs=lambda: (torch.randn(3, 4), 2.5), family=FAMILY,
-      xfail={"stock": "a Python float input becomes an f64 function argument; the runtime takes tensors only"})
+@case(inputs=lambda: (torch.randn(3, 4), 2.5), family=FAMILY)
 def PythonFloatInputModule_basic():
     """forward(x, scale: float)."""
     return Fn(lambda x, scale: x * scale + 1)
 
 
-@case(inputs=lambda: (torch.randn(3, 4), 3), family=FAMILY,
-      xfail={"stock": "a Python int input becomes an i64 function argument; the runtime takes tensors only"})
+@case(inputs=lambda: (torch.randn(3, 4), 3), family=FAMILY)
 def PythonIntInputModule_basic():
     return Fn(lambda x, n: x.repeat(1, n) + n)
 
 
-@case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY,
-      xfail={"stock": "a Python int result becomes an i64 function result; the runtime returns tensors only"})
+@case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY)
 def PythonScalarOutputModule_shape():
     """Returns (tensor, int, float) where the scalars are Python constants of the trace."""
     return Fn(lambda x: (x + 1, x.shape[0], 0.5))
 
 
-@case(inputs=lambda: (torch.randn(2, 3), True), family=FAMILY,
-      xfail={"stock": "a Python bool input becomes an i1 function argument; the runtime takes tensors only"})
+@case(inputs=lambda: (torch.randn(2, 3), True), family=FAMILY)
 def PythonBoolInputModule_flag():
     return Fn(lambda x, flag: torch.relu(x) if flag else x)
 

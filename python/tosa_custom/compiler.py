@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import enum
 import inspect
+import re
 import warnings
 from typing import Any, Iterable, Sequence
 
@@ -124,6 +125,21 @@ def _all_dims_dynamic(args: tuple):
         {i: torch.export.Dim.AUTO for i in range(a.dim())} if isinstance(a, torch.Tensor) else None
         for a in args
     )
+
+
+def _import_error(e: Exception) -> CompileError:
+    """torch-mlir's FX importer raises bare Python errors for graph nodes it
+    has no import for; name the node and what to do."""
+    first = str(e).splitlines()[0] if str(e) else ""
+    m = re.search(r"target=<function (\w+)", first)
+    target = m[1] if m else None
+    hint = ""
+    if target and target.startswith("sym_"):
+        hint = (f" The model computes with a dynamic size as a number ({target}), which the importer cannot "
+                "import: give static shapes (no ignore_traced_shapes / -1 placeholders) or keep that arithmetic "
+                "out of the model.")
+    detail = f"a node calling {target}" if target else f"{type(e).__name__}: {first[:300]}"
+    return CompileError(f"torch-mlir's FX importer could not import the exported program ({detail}).{hint}")
 
 
 def _dynamic_by_parameter(model, args: tuple, specs: tuple):
@@ -351,7 +367,7 @@ def _report_rewritten(report: CompileReport, selection: OpSelection, present: co
 _VERIFY_PASS = "torch-verify-tosa-backend-contract"
 # Builtin ops the pass itself makes outside tosa.custom (CONTRACT.md 4.5, 3.4):
 # a run-time scalar operand's 0-d tensor, and a zero-size value.
-_TOSA_EXTRAS = ("tensor.from_elements", "tensor.empty")
+_TOSA_EXTRAS = ("tensor.from_elements", "tensor.empty", "tensor.extract")
 
 
 def _tosa_pipeline_without_verify() -> list[str]:
@@ -362,16 +378,16 @@ def _tosa_pipeline_without_verify() -> list[str]:
     return [e for e in split_pipeline(inner) if e.split("{")[0] != _VERIFY_PASS]
 
 
-def _verify_tosa(module: ir.Module, log: DiagnosticLog) -> None:
-    def foreign(op):
-        name = op.name
-        if name.split(".")[0] not in ("tosa", "func", "builtin") and name not in _TOSA_EXTRAS:
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    if module.operation.walk(foreign) == ir.WalkResult.INTERRUPT:
-        run_pipeline(module, f"builtin.module({_VERIFY_PASS})", "Lowering to TOSA", log)  # its diagnostics
-        raise CompileError("Lowering to TOSA failed: ops outside TOSA remain", log.diagnostics)
+def _verify_tosa(module: ir.Module) -> None:
+    """Nothing but TOSA, `func` and the builtin ops CONTRACT.md 4.5 allows."""
+    foreign = _ir.collect_ops(module, lambda op: op.name.split(".")[0] not in ("tosa", "func", "builtin")
+                              and op.name not in _TOSA_EXTRAS)
+    if foreign:
+        raise CompileError(
+            "Lowering to TOSA failed: ops outside TOSA remain (CONTRACT.md 4.5 allows only "
+            + ", ".join(_TOSA_EXTRAS) + " besides TOSA and func):",
+            [Diagnostic("error", str(op.location), f"'{op.name}' is not TOSA") for op in foreign[:10]],
+        )
 
 
 # Ops whose result bits do not depend on reading uint8 as signed or unsigned:
@@ -484,6 +500,74 @@ def _record_signature_dtypes(module: ir.Module, found: dict) -> None:
             _ir.add_signature_attrs(func, "res_attrs", len(ftype.results), {i: uint8 for i in results})
 
 
+_SCALAR_KINDS = {"i64": "int", "f64": "float", "i1": "bool"}
+
+
+def _tensor_constants_as_tosa(module: ir.Module) -> None:
+    """torch-mlir's canonicalizations leave some tensor constants (index
+    tensors of a gather) as `arith.constant`; TOSA spells them `tosa.const`."""
+    with module.context:
+        for op in _ir.collect_ops(module, lambda op: op.name == "arith.constant"
+                                  and isinstance(op.results[0].type, ir.RankedTensorType)):
+            with ir.InsertionPoint(op), op.location:
+                const = ir.Operation.create("tosa.const", results=[op.results[0].type],
+                                            attributes={"values": op.attributes["value"]})
+            op.results[0].replace_all_uses_with(const.result)
+            op.erase()
+
+
+def _tensorize_builtin_scalars(module: ir.Module) -> None:
+    """A Python number torch-mlir's lowering left as a scalar argument or
+    result of a public function (`f64`, `i64`, `i1`: the modes that keep no op
+    that reads it) becomes a 0-d tensor marked `tosa_custom.scalar`, as the
+    conversion makes the ones it reaches (CONTRACT.md 4.7): an argument is read
+    with `tensor.extract`, a constant result is a `tosa.const`, another one is
+    built with `tensor.from_elements`."""
+    with module.context, ir.Location.unknown():
+        for func in _ir.public_functions(module):
+            ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+            block = func.regions[0].blocks[0]
+            inputs, results = list(ftype.inputs), list(ftype.results)
+            arg_marks, res_marks = {}, {}
+            for i, arg in enumerate(block.arguments):
+                kind = _SCALAR_KINDS.get(str(arg.type))
+                if kind is None:
+                    continue
+                scalar, uses = arg.type, list(arg.uses)
+                arg.set_type(ir.RankedTensorType.get([], scalar))
+                inputs[i] = arg.type
+                if uses:  # export often bakes the number in: then nothing reads it
+                    with ir.InsertionPoint.at_block_begin(block), func.location:
+                        read = ir.Operation.create("tensor.extract", results=[scalar], operands=[arg]).result
+                    for use in uses:
+                        use.owner.operands[use.operand_number] = read
+                arg_marks[i] = {"tosa_custom.scalar": kind}
+            ret = block.operations[len(block.operations) - 1]
+            for i, value in enumerate(ret.operands):
+                kind = _SCALAR_KINDS.get(str(value.type))
+                if kind is None:
+                    continue
+                tensor_type = ir.RankedTensorType.get([], value.type)
+                owner = value.owner
+                with ir.InsertionPoint(ret), ret.location:
+                    if not isinstance(owner, ir.Block) and owner.name == "arith.constant":
+                        number = owner.attributes["value"]
+                        attr = ir.DenseElementsAttr.get_splat(tensor_type, number)
+                        made = ir.Operation.create("tosa.const", results=[tensor_type], attributes={"values": attr})
+                    else:
+                        made = ir.Operation.create("tensor.from_elements", results=[tensor_type], operands=[value])
+                ret.operands[i] = made.result
+                results[i] = tensor_type
+                res_marks[i] = {"tosa_custom.scalar": kind}
+                if not isinstance(owner, ir.Block) and owner.name == "arith.constant" and \
+                        not any(True for _ in owner.result.uses):
+                    owner.erase()
+            if arg_marks or res_marks:
+                func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+                _ir.add_signature_attrs(func, "arg_attrs", len(inputs), arg_marks)
+                _ir.add_signature_attrs(func, "res_attrs", len(results), res_marks)
+
+
 # --------------------------------------------------------------------------
 # compile().
 # --------------------------------------------------------------------------
@@ -573,10 +657,13 @@ def compile(
 
     def import_module(tunnel: bool, record: bool = False) -> ir.Module:
         importer = FxImporter(context=_ir.make_context())
-        if weight_names is None:
-            importer.import_frozen_program(program, func_name=func_name)
-        else:
-            _weights.import_with_weight_arguments(importer, program, weight_names, func_name)
+        try:
+            if weight_names is None:
+                importer.import_frozen_program(program, func_name=func_name)
+            else:
+                _weights.import_with_weight_arguments(importer, program, weight_names, func_name)
+        except (NotImplementedError, NameError, TypeError, ValueError, KeyError) as e:
+            raise _import_error(e) from e
         module = importer.module
         if record:
             report.ops_seen = dict(_aten_ops(module))
@@ -668,7 +755,9 @@ def compile(
         run_pipeline(module, tunnel_pm, "Lowering to TOSA", log)
         _refuse_wrong_sign_semantics(module)
         run_pipeline(module, pm, "Lowering to TOSA", log)
-        _verify_tosa(module, log)
+        _tensor_constants_as_tosa(module)
+        _tensorize_builtin_scalars(module)
+        _verify_tosa(module)
         _record_signature_dtypes(module, torch_dtypes)
     finally:
         for result in late:

@@ -767,3 +767,59 @@ def test_model_is_put_in_eval_mode():
     counts = op_counts(module)
     assert counts["tosa.custom"] == 1
     assert not model.training
+
+
+# --------------------------------------------------------------------------
+# The TOSA compile() returns: only TOSA, func and CONTRACT.md 4.5's builtin ops.
+# --------------------------------------------------------------------------
+
+
+def test_python_numbers_at_the_boundary_of_a_stock_model_are_0d_tensors():
+    """No op kept: torch-mlir leaves f64/i64/i1 arguments and results, which
+    compile() makes 0-d tensors marked tosa_custom.scalar (CONTRACT.md 4.7)."""
+    model = Fn(lambda s, x, scale, flag: (x * scale if flag else x, x.shape[0]))
+    args = (torch.randn(3), 2.5, True)
+    module = compile_quiet(model, args)
+    text = str(module)
+    assert 'tensor<f64> {tosa_custom.scalar = "float"}' in text and 'tensor<i1> {tosa_custom.scalar = "bool"}' in text
+    assert '-> (tensor<3xf32>, tensor<i64> {tosa_custom.scalar = "int"})' in text
+    assert "arith." not in text
+    from tosa_custom import runtime
+
+    got = runtime.load(module)(*args)
+    torch.testing.assert_close(got[0], model(*args)[0])
+    assert got[1].item() == 3
+
+
+def test_ops_outside_tosa_are_refused_naming_them_and_their_location():
+    from tosa_custom.compiler import _verify_tosa
+
+    ctx = tosa_custom._ir.make_context()
+    module = ir.Module.parse("""
+func.func @f(%a: tensor<2xi64>, %b: tensor<2xi64>) -> tensor<2xi64> {
+  %0 = arith.addi %a, %b : tensor<2xi64> loc("model.py":7:3)
+  return %0 : tensor<2xi64>
+}""", ctx)
+    with pytest.raises(CompileError, match=r"ops outside TOSA remain") as info:
+        _verify_tosa(module)
+    assert 'model.py:7:3: error: \'arith.addi\' is not TOSA' in str(info.value)
+
+
+def test_tensor_constants_become_tosa_const():
+    """BERT's attention mask path leaves an index tensor as arith.constant."""
+    from tosa_custom.compiler import _tensor_constants_as_tosa
+
+    ctx = tosa_custom._ir.make_context()
+    module = ir.Module.parse("""
+func.func @f() -> tensor<2xi64> {
+  %0 = arith.constant dense<[0, 1]> : tensor<2xi64>
+  return %0 : tensor<2xi64>
+}""", ctx)
+    _tensor_constants_as_tosa(module)
+    assert 'tosa.const' in str(module) and "arith" not in str(module)
+
+
+def test_importer_failure_is_a_compile_error_with_the_fix():
+    model = Fn(lambda s, x: torch.full((2,), x.shape[0] * 1.5))
+    with pytest.raises(CompileError, match=r"FX importer could not import.*sym_float.*give static shapes"):
+        tosa_custom.compile(model, torch.randn(3, 4), use_tracing=True, ignore_traced_shapes=True)
