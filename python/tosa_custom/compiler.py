@@ -661,7 +661,8 @@ def compile(
             if weight_names is None:
                 importer.import_frozen_program(program, func_name=func_name)
             else:
-                _weights.import_with_weight_arguments(importer, program, weight_names, func_name)
+                _weights.import_with_weight_arguments(importer, program, weight_names, func_name,
+                                                      _weights.tied_weights(model, weight_names))
         except (NotImplementedError, NameError, TypeError, ValueError, KeyError) as e:
             raise _import_error(e) from e
         module = importer.module

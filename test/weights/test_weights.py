@@ -150,23 +150,44 @@ def test_torch_save_checkpoint(gpt2, tmp_path):
     program.load_weights(a)
 
 
+class _Tied(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 4)
+        self.b = nn.Linear(4, 4)
+        self.b.weight = self.a.weight
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
 def test_tied_weights_save(tmp_path):
     """Tied tensors share storage; safetensors refuses that unless copies are made."""
-    class Tied(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.a = nn.Linear(4, 4)
-            self.b = nn.Linear(4, 4)
-            self.b.weight = self.a.weight
-
-        def forward(self, x):
-            return self.b(torch.relu(self.a(x)))
-
-    model = Tied().eval()
+    model = _Tied().eval()
     x = torch.randn(3, 4)
     program = runtime.load(tosa_custom.compile(model, (x,), weights="arguments"), weights=model)
     program.save(tmp_path)
     torch.testing.assert_close(runtime.load(tmp_path)(x), _expect(model, (x,)), rtol=RTOL, atol=ATOL)
+
+
+def test_tied_weights_are_marked_and_a_checkpoint_may_name_one_of_them(tmp_path):
+    """save_pretrained writes a tied group under one name; CONTRACT.md 10.3."""
+    model = _Tied().eval()
+    x = torch.randn(3, 4)
+    module = tosa_custom.compile(model, (x,), weights="arguments")
+    assert 'tosa_custom.tied_to = "a.weight", tosa_custom.weight = "b.weight"' in str(module)
+    program = runtime.load(module)
+    manifest = program.weights_manifest
+    assert [(w.name, w.tied_to) for w in manifest.weights] == [
+        ("a.weight", None), ("a.bias", None), ("b.weight", "a.weight"), ("b.bias", None)]
+    assert weights.Manifest.from_json(json.loads(json.dumps(manifest.to_json()))) == manifest
+    other = _Tied().eval()
+    for drop in ("a.weight", "b.weight"):  # either name of the group will do
+        state = {k: v for k, v in other.state_dict().items() if k != drop}
+        program.load_weights(state)
+        torch.testing.assert_close(program(x), _expect(other, (x,)), rtol=RTOL, atol=ATOL)
+    with pytest.raises(WeightError, match=r"missing: a\.weight .*, b\.weight"):
+        program.load_weights({k: v for k, v in other.state_dict().items() if not k.endswith("weight")})
 
 
 # --------------------------------------------------------------------------

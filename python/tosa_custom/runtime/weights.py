@@ -143,7 +143,7 @@ class WeightSlots:
 
     def check(self, source: Any) -> list[torch.Tensor]:
         """The tensors of `source` in argument order; WeightError listing every problem."""
-        given = read_checkpoint(source)
+        given = self._fill_tied(read_checkpoint(source))
         problems, tensors = [], []
         names = set(self.manifest.names)
         missing = [w for w in self.manifest.weights if w.name not in given]
@@ -171,6 +171,20 @@ class WeightSlots:
                 f"the weights do not fit @{self.manifest.entry} ({self.count} weights):\n  " + "\n  ".join(problems)
             )
         return tensors
+
+    def _fill_tied(self, given: dict) -> dict:
+        """A tied group (same tensor, several names; CONTRACT.md 10.3) given
+        under one of its names gives the others: `save_pretrained` writes one."""
+        groups: dict[str, list[str]] = {}
+        for w in self.manifest.weights:
+            groups.setdefault(w.tied_to or w.name, []).append(w.name)
+        given = dict(given)
+        for members in groups.values():
+            present = [n for n in members if n in given]
+            for n in members:
+                if present and n not in given:
+                    given[n] = given[present[0]]
+        return given
 
     def bind(self, tensors: list[torch.Tensor]) -> None:
         """Point the weight descriptors at `tensors` (already checked)."""

@@ -23,9 +23,9 @@ from typing import Any
 import torch
 from torch_mlir import ir
 
-from .manifest import INPUT_ATTR, WEIGHT_ATTR, set_argument_attrs
+from .manifest import INPUT_ATTR, TIED_ATTR, WEIGHT_ATTR, set_argument_attrs
 
-__all__ = ["WEIGHT_MODES", "weight_placeholders", "import_with_weight_arguments"]
+__all__ = ["WEIGHT_MODES", "weight_placeholders", "tied_weights", "import_with_weight_arguments"]
 
 WEIGHT_MODES = ("inline", "arguments")
 
@@ -73,8 +73,31 @@ def weight_placeholders(program: torch.export.ExportedProgram, model: Any) -> li
     return names
 
 
-def import_with_weight_arguments(importer, program, names: list[str], func_name: str) -> None:
-    """Import the graph `weight_placeholders` prepared, and mark each argument."""
+def tied_weights(model: Any, names: list[str]) -> dict[str, str]:
+    """Each weight that is the same tensor as an earlier one (an LM head tied
+    to its embedding), mapped to that first name: a checkpoint written by
+    `save_pretrained` stores a tied group under one name only."""
+    if not isinstance(model, torch.nn.Module):
+        return {}
+    state = model.state_dict(keep_vars=True)
+    first: dict[tuple, str] = {}
+    tied = {}
+    for name in names:
+        t = state.get(name)
+        if t is None:
+            continue
+        key = (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape), tuple(t.stride()), t.dtype)
+        if key in first:
+            tied[name] = first[key]
+        else:
+            first[key] = name
+    return tied
+
+
+def import_with_weight_arguments(importer, program, names: list[str], func_name: str,
+                                 tied: dict[str, str] | None = None) -> None:
+    """Import the graph `weight_placeholders` prepared, and mark each argument
+    (a tied weight also with the name it is tied to)."""
     graph = program.graph
     if getattr(graph, "owning_module", None) is not None:
         importer._import_all_child_modules(graph.owning_module, func_name)
@@ -83,5 +106,7 @@ def import_with_weight_arguments(importer, program, names: list[str], func_name:
     with func.context:
         i64 = ir.IntegerType.get_signless(64)
         attrs = [{INPUT_ATTR: ir.IntegerAttr.get(i64, i)} for i in range(n_inputs)]
-        attrs += [{WEIGHT_ATTR: ir.StringAttr.get(n)} for n in names]
+        tied = tied or {}
+        attrs += [{WEIGHT_ATTR: ir.StringAttr.get(n),
+                   **({TIED_ATTR: ir.StringAttr.get(tied[n])} if n in tied else {})} for n in names]
         set_argument_attrs(func, attrs)

@@ -20,6 +20,7 @@ from .. import _ir
 __all__ = [
     "INPUT_ATTR",
     "WEIGHT_ATTR",
+    "TIED_ATTR",
     "VALUES_ATTR",
     "MANIFEST_FORMAT",
     "MANIFEST_VERSION",
@@ -34,6 +35,8 @@ __all__ = [
 
 INPUT_ATTR = "tosa_custom.input"
 WEIGHT_ATTR = "tosa_custom.weight"
+# On a weight that is the same tensor as an earlier one: that weight's name.
+TIED_ATTR = "tosa_custom.tied_to"
 # Module attribute the lift pass keeps the lifted values in when it is not
 # asked to write them to a file: {name = <elements attr>, ...}.
 VALUES_ATTR = "tosa_custom.weight_values"
@@ -78,6 +81,7 @@ class ArgumentSpec:
     dtype: str                         # torch dtype name: "float32", "int64", ...
     name: str | None = None            # weights: the fully qualified PyTorch name
     position: int | None = None        # inputs: the position in the model's call
+    tied_to: str | None = None         # weights: the earlier weight this one is the same tensor as
 
     def describe(self) -> str:
         shape = "?" if self.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in self.shape) + "]"
@@ -87,6 +91,8 @@ class ArgumentSpec:
         out: dict[str, Any] = {"argument": self.argument}
         if self.name is not None:
             out["name"] = self.name
+            if self.tied_to is not None:
+                out["tied_to"] = self.tied_to
         else:
             out["position"] = self.position
         out["shape"] = None if self.shape is None else list(self.shape)
@@ -138,6 +144,7 @@ class Manifest:
                 dtype=str(d["dtype"]),
                 name=str(d["name"]) if weight else None,
                 position=None if weight else int(d["position"]),
+                tied_to=str(d["tied_to"]) if weight and d.get("tied_to") is not None else None,
             )
 
         try:
@@ -202,7 +209,8 @@ def read_manifest(module, entry: str | None = None) -> Manifest:
             if wname in seen:
                 raise ManifestError(f"two arguments of @{name} are the weight '{wname}'")
             seen.add(wname)
-            weights.append(ArgumentSpec(i, shape, dtype, name=wname))
+            tied = ir.StringAttr(attrs[TIED_ATTR]).value if TIED_ATTR in attrs else None
+            weights.append(ArgumentSpec(i, shape, dtype, name=wname, tied_to=tied))
         else:
             position = ir.IntegerAttr(attrs[INPUT_ATTR]).value if INPUT_ATTR in attrs else len(inputs)
             inputs.append(ArgumentSpec(i, shape, dtype, position=position))
