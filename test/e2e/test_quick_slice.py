@@ -1,5 +1,5 @@
-"""CI's quick slice of the e2e suite: the first case of every family but whole models, in stock
-and dummy mode, through the real audit CLI (two workers).
+"""CI's quick slice of the e2e suite: the first case of every family but whole models, in every mode
+(selective: each case's own ops), through the real audit CLI (two workers).
 
 The whole suite is the audit's job (`tosa-custom-audit --mode dummy`); this
 keeps CI to a few minutes while still crossing every family once.
@@ -42,7 +42,7 @@ def names() -> list[str]:
     return _slice()
 
 
-@pytest.mark.parametrize("mode", ["stock", "dummy"])
+@pytest.mark.parametrize("mode", ["stock", "selective", "dummy"])
 def test_quick_slice(mode, names, audit):
     assert len(names) >= 5, names
     run = audit("--mode", mode, "--suite", str(SUITE), "--filter", "^(" + "|".join(map(re.escape, names)) + ")$",
