@@ -60,5 +60,10 @@ def test_quick_slice(mode, names, audit):
                 assert c["converted"], c["name"]
                 unexplained = set(c["ops_seen"]) - set(c["converted"]) - {s["identifier"] for s in c["skipped"]}
                 assert not unexplained, (c["name"], unexplained)
-            else:
+            elif mode == "stock":
                 assert not c["converted"], c["name"]
+            else:  # selective: the case's own ops, and only those
+                assert all(any(k == f"torch.{op}" or k.startswith(f"torch.{op}.") for op in c["legal_ops"])
+                           for k in c["converted"]), (c["name"], c["converted"], c["legal_ops"])
+    if mode == "selective":
+        assert any(c["converted"] for c in run.summary["cases"]), "no case of the slice kept an op"
