@@ -41,8 +41,8 @@ from ..diagnostics import CompileError, Diagnostic
 from . import native as _native
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import CustomCallSite, lower, outline_custom_ops
-from .tosa_kernels import RUNTIME_DOMAIN, outline_tosa_fallbacks
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
+from .tosa_kernels import RUNTIME_DOMAIN, outline_tosa_fallbacks
 from .weights import WeightSlots, is_saved_program, read_saved
 
 __all__ = ["Program", "KernelError", "load"]

@@ -3,8 +3,8 @@
 torch-mlir's TOSA lowering emits `tosa.scatter` for scatter, index_put,
 slice_scatter, circular padding and its sort/topk networks, and upstream
 MLIR has no linalg lowering for it, so a valid TOSA module would not load.
-Each such op is turned into a `tosa.custom` of domain `tosa` before the
-custom ops are outlined, and runs through the same kernel path (and error
+Each such op is turned into a `tosa.custom` of domain `tosa_custom.runtime`
+before the custom ops are outlined, and runs through the same kernel path (and error
 reporting) as the user's custom ops. `Program.custom_ops` leaves them out:
 they are the runtime's business, not the model's.
 
@@ -23,12 +23,12 @@ from .kernels import KernelCall, register_kernel
 
 __all__ = ["RUNTIME_DOMAIN", "outline_tosa_fallbacks"]
 
-RUNTIME_DOMAIN = "tosa"
+RUNTIME_DOMAIN = "tosa_custom.runtime"
 _FALLBACK_OPS = ("tosa.scatter",)
 
 
 def outline_tosa_fallbacks(module: ir.Module) -> int:
-    """Replace each op of `_FALLBACK_OPS` by a `tosa.custom` of domain `tosa`
+    """Replace each op of `_FALLBACK_OPS` by a `tosa.custom` of domain RUNTIME_DOMAIN
     with the same operands and results; returns how many."""
     ops = collect_ops(module, lambda op: op.name in _FALLBACK_OPS)
     with module.context:
