@@ -26,7 +26,7 @@ from . import _ir
 from .weights import export as _weights
 from .conversion import (
     PASS_ARGUMENT, ConversionFailed, ConversionResult, PassOptions, Skipped, convert_module, make_pass,
-    tensorize_scalar_boundary,
+    tensorize_builtin_scalar_boundary, tensorize_scalar_boundary,
 )
 from .diagnostics import CompileError, Diagnostic, DiagnosticLog
 from .passes import split_pipeline
@@ -500,9 +500,6 @@ def _record_signature_dtypes(module: ir.Module, found: dict) -> None:
             _ir.add_signature_attrs(func, "res_attrs", len(ftype.results), {i: uint8 for i in results})
 
 
-_SCALAR_KINDS = {"i64": "int", "f64": "float", "i1": "bool"}
-
-
 def _tensor_constants_as_tosa(module: ir.Module) -> None:
     """torch-mlir's canonicalizations leave some tensor constants (index
     tensors of a gather) as `arith.constant`; TOSA spells them `tosa.const`."""
@@ -514,58 +511,6 @@ def _tensor_constants_as_tosa(module: ir.Module) -> None:
                                             attributes={"values": op.attributes["value"]})
             op.results[0].replace_all_uses_with(const.result)
             op.erase()
-
-
-def _tensorize_builtin_scalars(module: ir.Module) -> None:
-    """A Python number torch-mlir's lowering left as a scalar argument or
-    result of a public function (`f64`, `i64`, `i1`: the modes that keep no op
-    that reads it) becomes a 0-d tensor marked `tosa_custom.scalar`, as the
-    conversion makes the ones it reaches (CONTRACT.md 4.7): an argument is read
-    with `tensor.extract`, a constant result is a `tosa.const`, another one is
-    built with `tensor.from_elements`."""
-    with module.context, ir.Location.unknown():
-        for func in _ir.public_functions(module):
-            ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-            block = func.regions[0].blocks[0]
-            inputs, results = list(ftype.inputs), list(ftype.results)
-            arg_marks, res_marks = {}, {}
-            for i, arg in enumerate(block.arguments):
-                kind = _SCALAR_KINDS.get(str(arg.type))
-                if kind is None:
-                    continue
-                scalar, uses = arg.type, list(arg.uses)
-                arg.set_type(ir.RankedTensorType.get([], scalar))
-                inputs[i] = arg.type
-                if uses:  # export often bakes the number in: then nothing reads it
-                    with ir.InsertionPoint.at_block_begin(block), func.location:
-                        read = ir.Operation.create("tensor.extract", results=[scalar], operands=[arg]).result
-                    for use in uses:
-                        use.owner.operands[use.operand_number] = read
-                arg_marks[i] = {"tosa_custom.scalar": kind}
-            ret = block.operations[len(block.operations) - 1]
-            for i, value in enumerate(ret.operands):
-                kind = _SCALAR_KINDS.get(str(value.type))
-                if kind is None:
-                    continue
-                tensor_type = ir.RankedTensorType.get([], value.type)
-                owner = value.owner
-                with ir.InsertionPoint(ret), ret.location:
-                    if not isinstance(owner, ir.Block) and owner.name == "arith.constant":
-                        number = owner.attributes["value"]
-                        attr = ir.DenseElementsAttr.get_splat(tensor_type, number)
-                        made = ir.Operation.create("tosa.const", results=[tensor_type], attributes={"values": attr})
-                    else:
-                        made = ir.Operation.create("tensor.from_elements", results=[tensor_type], operands=[value])
-                ret.operands[i] = made.result
-                results[i] = tensor_type
-                res_marks[i] = {"tosa_custom.scalar": kind}
-                if not isinstance(owner, ir.Block) and owner.name == "arith.constant" and \
-                        not any(True for _ in owner.result.uses):
-                    owner.erase()
-            if arg_marks or res_marks:
-                func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
-                _ir.add_signature_attrs(func, "arg_attrs", len(inputs), arg_marks)
-                _ir.add_signature_attrs(func, "res_attrs", len(results), res_marks)
 
 
 # --------------------------------------------------------------------------
@@ -757,7 +702,7 @@ def compile(
         _refuse_wrong_sign_semantics(module)
         run_pipeline(module, pm, "Lowering to TOSA", log)
         _tensor_constants_as_tosa(module)
-        _tensorize_builtin_scalars(module)
+        tensorize_builtin_scalar_boundary(module.operation)
         _verify_tosa(module)
         _record_signature_dtypes(module, torch_dtypes)
     finally:

@@ -32,6 +32,8 @@ __all__ = [
     "ConversionResult",
     "Skipped",
     "SKIP_CATEGORIES",
+    "tensorize_builtin_scalar_boundary",
+    "tensorize_scalar_boundary",
     "convert_module",
     "make_pass",
 ]
@@ -700,6 +702,63 @@ def tensorize_scalar_boundary(module: ir.Operation) -> None:
             func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
             _ir.add_signature_attrs(func, "arg_attrs", len(inputs), {k: v for k, v in arg_marks.items() if v})
             _ir.add_signature_attrs(func, "res_attrs", len(results), res_marks)
+
+
+# The builtin scalar types torch-mlir lowers Python numbers to, by kind.
+_BUILTIN_SCALAR_KINDS = {builtin: _SCALAR_TYPES[t] for t, (_, builtin, _) in _SCALAR_RESULTS.items()}
+
+
+def tensorize_builtin_scalar_boundary(module: ir.Operation) -> None:
+    """A Python number torch-mlir's lowering left as a scalar argument or
+    result of a public function (`f64`, `i64`, `i1`: the modes that keep no op
+    that reads it) becomes a 0-d tensor marked `tosa_custom.scalar`, as the
+    conversion makes the ones it reaches (CONTRACT.md 4.7): an argument is read
+    with `tensor.extract`, a constant result is a `tosa.const`, another one is
+    built with `tensor.from_elements`. (tensorize_scalar_boundary does the
+    same on torch IR, for the numbers converted ops read or compute.)"""
+    with module.context, ir.Location.unknown():
+        for func in _ir.public_functions(module):
+            ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+            block = func.regions[0].blocks[0]
+            inputs, results = list(ftype.inputs), list(ftype.results)
+            arg_marks, res_marks = {}, {}
+            for i, arg in enumerate(block.arguments):
+                kind = _BUILTIN_SCALAR_KINDS.get(str(arg.type))
+                if kind is None:
+                    continue
+                scalar, uses = arg.type, list(arg.uses)
+                arg.set_type(ir.RankedTensorType.get([], scalar))
+                inputs[i] = arg.type
+                if uses:  # export often bakes the number in: then nothing reads it
+                    with ir.InsertionPoint.at_block_begin(block), func.location:
+                        read = ir.Operation.create("tensor.extract", results=[scalar], operands=[arg]).result
+                    for use in uses:
+                        use.owner.operands[use.operand_number] = read
+                arg_marks[i] = {"tosa_custom.scalar": kind}
+            ret = block.operations[len(block.operations) - 1]
+            for i, value in enumerate(ret.operands):
+                kind = _BUILTIN_SCALAR_KINDS.get(str(value.type))
+                if kind is None:
+                    continue
+                tensor_type = ir.RankedTensorType.get([], value.type)
+                constant = _defining_op(value)
+                if constant is not None and constant.name != "arith.constant":
+                    constant = None
+                with ir.InsertionPoint(ret), ret.location:
+                    if constant is not None:
+                        attr = ir.DenseElementsAttr.get_splat(tensor_type, constant.attributes["value"])
+                        made = ir.Operation.create("tosa.const", results=[tensor_type], attributes={"values": attr})
+                    else:
+                        made = ir.Operation.create("tensor.from_elements", results=[tensor_type], operands=[value])
+                ret.operands[i] = made.result
+                results[i] = tensor_type
+                res_marks[i] = {"tosa_custom.scalar": kind}
+                if constant is not None and not _has_uses(constant.result):
+                    constant.erase()
+            if arg_marks or res_marks:
+                func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+                _ir.add_signature_attrs(func, "arg_attrs", len(inputs), arg_marks)
+                _ir.add_signature_attrs(func, "res_attrs", len(results), res_marks)
 
 
 def _erase_dead_carriers(module: ir.Operation) -> None:

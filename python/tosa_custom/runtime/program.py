@@ -95,16 +95,12 @@ def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
                 name = ir.StringAttr(attrs["tosa_custom.dtype"]).value
                 dtype, stored = _BOUNDARY_DTYPES.get(name, (None, None))
                 shape = specs[i].shape
-                if dtype is not None and dtype.is_complex:
-                    fits = shape[-1:] == (2,)
-                    shape = shape[:-1]
-                else:
-                    fits = True
-                if dtype is None or specs[i].dtype != stored or not fits:
+                pairs = dtype is not None and dtype.is_complex
+                if dtype is None or specs[i].dtype != stored or (pairs and shape[-1:] != (2,)):
                     raise ValueError(f"{key[:3]} #{i}: tosa_custom.dtype = {name!r} does not fit {specs[i].describe()}"
                                      f" (known: {', '.join(f'{k} on {str(v[1])[6:]}' for k, v in _BOUNDARY_DTYPES.items())}"
-                                     f"{'; complex needs a trailing dim of 2' if dtype is not None and dtype.is_complex else ''})")
-                specs[i] = _TensorSpec(shape, dtype)
+                                     f"{'; complex needs a trailing dim of 2' if pairs else ''})")
+                specs[i] = _TensorSpec(shape[:-1] if pairs else shape, dtype)
 
 
 def _read_constant(value: ir.Value):
