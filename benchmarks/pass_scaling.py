@@ -167,7 +167,7 @@ def time_full(ctx: ir.Context, text: str, options_text: str, expected: int) -> t
     inner_s: list[float] = []
     with ctx, ir.Location.unknown():
         entry = passes.lookup_pass(PASS_ARGUMENT)
-        inner = entry.factory(options_text, log)
+        inner = entry.create(options_text, log)
 
         def timed(op, pass_):
             t0 = time.perf_counter()

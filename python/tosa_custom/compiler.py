@@ -1,35 +1,36 @@
 """`compile()`: the historic `torch_mlir.compile` signature on torch.export/FX.
 
-A listed op must survive two decomposers: PyTorch's (its decomposition table,
-applied by `run_decompositions`) and torch-mlir's (`backend-legal-ops`). This
-module removes the op from the first, names it to the second, and checks after
-each that the op is still there, failing with which step removed it.
+compile() is a list of stages on one `_Compilation`: capture (export and
+PyTorch's decompositions, capture.py), import, then pipelines of named passes
+(tunnel at import, torch-mlir's lowering to the backend contract, tunnel and
+lower to TOSA, check), each recorded as text so `verbose` prints the one
+pipeline that `tosa-custom-opt --pass-pipeline=...` replays on the imported
+module. A listed op must survive PyTorch's decompositions and torch-mlir's;
+after each, compile() checks that it did and names the step that removed it.
 """
 
 from __future__ import annotations
 
 import collections
-import contextlib
 import dataclasses
 import enum
-import inspect
 import re
 import warnings
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import torch
 from torch_mlir import ir, passmanager
-from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter
 
 from . import _ir
+from . import capture as _capture
+from . import checks as _checks
 from .weights import export as _weights
 from .conversion import (
-    PASS_ARGUMENT, ConversionFailed, ConversionResult, PassOptions, Skipped, convert_module, make_pass,
-    tensorize_builtin_scalar_boundary, tensorize_scalar_boundary,
+    PASS_ARGUMENT, TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY, ConversionResult, Skipped,
 )
 from .diagnostics import CompileError, Diagnostic, DiagnosticLog
-from .passes import split_pipeline
+from .passes import build_pass_manager, lookup_pass, name_and_options, pipeline_text, split_pipeline
 from .schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
 
 __all__ = ["CompileReport", "OutputType", "compile", "install_torch_mlir_compile", "run_pipeline"]
@@ -79,52 +80,29 @@ class OutputType(enum.Enum):
         )
 
 
-def run_pipeline(module: ir.Module, pipeline: str | passmanager.PassManager, what: str,
-                 log: DiagnosticLog | None = None) -> None:
-    """Run a pass pipeline; failures become one CompileError with every
-    diagnostic, including the warnings our passes logged before it failed."""
+def run_pipeline(module: ir.Module, pipeline: str | Sequence[str], what: str,
+                 log: DiagnosticLog | None = None, on_result: dict[str, Callable] | None = None,
+                 category: str = "lowering-failed") -> None:
+    """Run a pass pipeline (text or elements; ours spliced in); failures become
+    one CompileError with every diagnostic, including the warnings our passes
+    logged before it failed."""
     with module.context:
-        pm = passmanager.PassManager.parse(pipeline) if isinstance(pipeline, str) else pipeline
+        pm = build_pass_manager(pipeline, log, on_result)
         try:
             pm.run(module.operation)
         except ir.MLIRError as e:
             diagnostics = (log.diagnostics if log else []) + [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
-            raise CompileError(f"{what} failed:", diagnostics) from None
+            raise CompileError(f"{what} failed:", diagnostics, category=category,
+                               ops=_illegal_ops(diagnostics)) from None
 
 
-# --------------------------------------------------------------------------
-# Arguments.
-# --------------------------------------------------------------------------
+# A torch.operator names nothing useful: its op name is in an attribute.
+_ILLEGAL_OP = re.compile(r"failed to legalize operation '(?P<op>torch\.(?!operator')[\w.]+)'")
 
 
-def _example_args(example_args) -> tuple[tuple, Any]:
-    """Tensors for export, and the dynamic_shapes spec for placeholders with -1."""
-    if isinstance(example_args, (torch.Tensor,)) or hasattr(example_args, "shape") and hasattr(example_args, "dtype"):
-        example_args = (example_args,)
-    if not isinstance(example_args, (tuple, list)):
-        raise TypeError(
-            f"example_args must be a tensor or a tuple/list of tensors, got {type(example_args).__name__}"
-        )
-    tensors, dynamic, any_dynamic = [], [], False
-    for a in example_args:
-        if isinstance(a, torch.Tensor) or not (hasattr(a, "shape") and hasattr(a, "dtype")):
-            tensors.append(a)
-            dynamic.append(None)
-            continue
-        # torch_mlir.TensorPlaceholder: -1 marks a dynamic dimension.
-        shape = [2 if d == -1 else d for d in a.shape]
-        tensors.append(torch.zeros(shape, dtype=a.dtype))
-        dims = {i: torch.export.Dim.AUTO for i, d in enumerate(a.shape) if d == -1}
-        any_dynamic |= bool(dims)
-        dynamic.append(dims or None)
-    return tuple(tensors), (tuple(dynamic) if any_dynamic else None)
-
-
-def _all_dims_dynamic(args: tuple):
-    return tuple(
-        {i: torch.export.Dim.AUTO for i in range(a.dim())} if isinstance(a, torch.Tensor) else None
-        for a in args
-    )
+def _illegal_ops(diagnostics: list[Diagnostic]) -> list[str]:
+    """The torch ops MLIR's conversion driver could not legalize, as it names them."""
+    return sorted({m["op"] for d in diagnostics for m in [_ILLEGAL_OP.search(d.message)] if m})
 
 
 def _import_error(e: Exception) -> CompileError:
@@ -142,116 +120,6 @@ def _import_error(e: Exception) -> CompileError:
     return CompileError(f"torch-mlir's FX importer could not import the exported program ({detail}).{hint}")
 
 
-def _dynamic_by_parameter(model, args: tuple, specs: tuple):
-    """torch.export matches `dynamic_shapes` to forward's parameters, not to
-    the flat example args: a `forward(self, *args)` needs its specs grouped
-    under `args`. Keyed by name, the specs fit any signature."""
-    if specs is None:
-        return None
-    try:
-        signature = inspect.signature(model.forward if isinstance(model, torch.nn.Module) else model)
-        bound = signature.bind(*range(len(args)))  # positions stand in for the args
-    except (TypeError, ValueError):
-        return specs  # let torch.export say what does not fit
-    by_name = {}
-    for name, value in bound.arguments.items():
-        kind = signature.parameters[name].kind
-        by_name[name] = tuple(specs[i] for i in value) if kind is inspect.Parameter.VAR_POSITIONAL else specs[value]
-    return by_name
-
-
-# --------------------------------------------------------------------------
-# Surviving decompositions.
-# --------------------------------------------------------------------------
-
-
-def _graph_ops(graph_module) -> collections.Counter:
-    return collections.Counter(
-        n.target for n in graph_module.graph.nodes
-        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
-    )
-
-
-def _sources(node) -> list:
-    """Every node this one was derived from, through all passes."""
-    found, stack = [], list(node.meta.get("from_node") or [])
-    while stack:
-        src = stack.pop()
-        found.append(src)
-        stack.extend(getattr(src, "from_node", None) or [])
-    return found
-
-
-def _replacements(program, overload) -> list[str]:
-    """The ops PyTorch's mandatory decomposition of `overload` produces (one
-    step, no table), for the error message: list those instead."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        probe = program.run_decompositions({})
-    return sorted({
-        str(n.target) for n in probe.graph.nodes
-        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
-        and any(str(getattr(src, "target", "")) == str(overload) for src in _sources(n))
-    })
-
-
-def _has_cia(overload) -> bool:
-    return torch._C._dispatch_has_kernel_for_dispatch_key(
-        overload.name(), torch._C.DispatchKey.CompositeImplicitAutograd
-    )
-
-
-def _decomposition_table(selection: OpSelection, program=None) -> dict:
-    """torch-mlir's table without the listed ops; with `program`, composites in
-    it whose own (CompositeImplicitAutograd) decomposition yields a listed op
-    decompose that way, instead of by a table entry that would skip the op
-    (e.g. upsample_bilinear2d.vec straight to primitives past .default)."""
-    if selection.everything:  # dummy mode: every op reaches the pass as PyTorch wrote it
-        return {}
-    keep = set(selection.overloads())
-    table = {k: v for k, v in get_decomposition_table().items() if k not in keep}
-    if program is None:
-        return table
-    present = set(_graph_ops(program.graph_module))
-    if not keep - present:
-        return table  # every listed op is already in the graph
-    composites = {op: op.decompose for op in present if op not in keep and op in table and _has_cia(op)}
-    if not composites:
-        return table
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            probe = program.run_decompositions(composites)
-    except Exception:  # some CIA kernels re-enter themselves when traced
-        return table
-    by_name = {str(op): op for op in composites}
-    for n in probe.graph.nodes:
-        if n.op == "call_function" and n.target in keep:
-            for src in _sources(n):
-                composite = by_name.get(str(getattr(src, "target", "")))
-                if composite is not None:
-                    table[composite] = composites[composite]
-    return table
-
-
-def _check_survived_pytorch(selection: OpSelection, before, after, exported) -> set:
-    """Fail for a listed op that PyTorch removed; return the ones it kept."""
-    kept = set()
-    for overload in selection.overloads():
-        if after[overload]:
-            kept.add(overload)
-        elif before[overload]:
-            became = _replacements(exported, overload)
-            raise CompileError(
-                f"backend_legal_ops lists {overload_name(overload)[6:]}, but PyTorch decomposed it "
-                f"during export although it is not in the decomposition table (export always "
-                f"decomposes it, e.g. to make it functional)"
-                + (f"; it became {', '.join(became)}: list that instead" if became else "")
-                + "."
-            )
-    return kept
-
-
 def _module_ops(module: ir.Module) -> collections.Counter:
     """Op counts by identifier; a tosa.custom counts as the op it carries."""
     counts: collections.Counter = collections.Counter()
@@ -266,22 +134,30 @@ def _module_ops(module: ir.Module) -> collections.Counter:
     return counts
 
 
-def _culprit_pass(import_module, pipeline: str, name: str) -> str | None:
-    """Replay `pipeline` one pass at a time on a fresh import, and return the
-    first pass after which the op `name` is gone (failure path only)."""
-    module = import_module()
-    with module.context:
-        expanded = str(passmanager.PassManager.parse(pipeline))
-        steps = []
-        for element in split_pipeline(expanded):
-            anchor, paren, inner = element.partition("(")
-            if paren and anchor in ("func.func",) and inner.endswith(")"):
+def _steps(elements: Sequence[str]) -> list[str]:
+    """`elements` as single passes: torch-mlir's pipelines expanded, op
+    pipelines split per pass; ours stay as they are."""
+    steps = []
+    for element in elements:
+        if lookup_pass(name_and_options(element)[0]) is not None:
+            steps.append(element)
+            continue
+        for part in split_pipeline(str(passmanager.PassManager.parse(f"builtin.module({element})"))):
+            anchor, paren, inner = part.partition("(")
+            if paren and anchor == "func.func" and inner.endswith(")"):
                 steps += [f"{anchor}({e})" for e in split_pipeline(inner[:-1])]
             else:
-                steps.append(element)
-        for step in steps:
+                steps.append(part)
+    return steps
+
+
+def _culprit_pass(module: ir.Module, elements: Sequence[str], name: str) -> str | None:
+    """Replay `elements` one pass at a time on `module` (a fresh import), and
+    return the first pass after which the op `name` is gone (failure path only)."""
+    with module.context:
+        for step in _steps(elements):
             try:
-                passmanager.PassManager.parse(f"builtin.module({step})").run(module.operation)
+                build_pass_manager([step]).run(module.operation)
             except ir.MLIRError:
                 return None
             if not _module_ops(module)[name]:
@@ -290,51 +166,6 @@ def _culprit_pass(import_module, pipeline: str, name: str) -> str | None:
                     culprit += " (through the canonicalization patterns it runs)"
                 return culprit
     return None
-
-
-def _expose_non_persistent_buffers(program) -> None:
-    """torch.export keeps non-persistent buffers (BERT's position_ids) in
-    `constants`, but torch-mlir's frozen import reads only `state_dict`."""
-    from torch.export.graph_signature import InputKind
-
-    for spec in program.graph_signature.input_specs:
-        if spec.kind == InputKind.BUFFER and not spec.persistent and spec.target not in program.state_dict:
-            program.state_dict[spec.target] = program.constants[spec.target]
-
-
-@contextlib.contextmanager
-def _quiet_torch():
-    """Hide torch's own pytree deprecation noise, which is not the user's concern."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*treespec, LeafSpec.*", category=FutureWarning)
-        yield
-
-
-def _show(verbose: bool, stage: str, module: ir.Module) -> None:
-    if verbose:  # weights elided: they would bury the IR
-        print(f"==== {stage}\n" + module.operation.get_asm(large_elements_limit=16))
-
-
-def _export(model, args, dynamic, export_strict, report: CompileReport):
-    """torch.export, with "auto" retrying non-strict when strict capture fails."""
-    modes = [True, False] if export_strict == "auto" else [bool(export_strict)]
-    for strict_mode in modes:
-        try:
-            with _quiet_torch():
-                program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=strict_mode)
-        except Exception as e:
-            first = str(e).splitlines()[0] if str(e) else ""
-            if strict_mode and len(modes) > 1:
-                report.export_strict_error = f"{type(e).__name__}: {first}"
-                continue
-            raise CompileError(
-                f"torch.export ({'strict' if strict_mode else 'non-strict'}) could not capture the model "
-                f"({type(e).__name__}): {first}"
-                + (f"; strict export failed first ({report.export_strict_error})" if report.export_strict_error else "")
-            ) from e
-        report.export_mode = "strict" if strict_mode else "non-strict"
-        return program
-    raise AssertionError("unreachable")
 
 
 def _aten_ops(module: ir.Module) -> collections.Counter:
@@ -365,157 +196,224 @@ def _report_rewritten(report: CompileReport, selection: OpSelection, present: co
 
 
 _VERIFY_PASS = "torch-verify-tosa-backend-contract"
-# Builtin ops the pass itself makes outside tosa.custom (CONTRACT.md 4.5, 3.4):
-# a run-time scalar operand's 0-d tensor, and a zero-size value.
-_TOSA_EXTRAS = ("tensor.from_elements", "tensor.empty", "tensor.extract")
 
 
 def _tosa_pipeline_without_verify() -> list[str]:
     """torch-mlir's TOSA backend pipeline, minus its contract check, which
-    refuses the two builtin ops above; `_verify_tosa` checks the rest."""
+    refuses the builtin ops CONTRACT.md 4.5 allows; `tosa-custom-verify-tosa`
+    checks the rest."""
     expanded = str(passmanager.PassManager.parse("builtin.module(torch-backend-to-tosa-backend-pipeline)"))
-    inner = expanded[len("builtin.module("):-1]
-    return [e for e in split_pipeline(inner) if e.split("{")[0] != _VERIFY_PASS]
-
-
-def _verify_tosa(module: ir.Module) -> None:
-    """Nothing but TOSA, `func` and the builtin ops CONTRACT.md 4.5 allows."""
-    foreign = _ir.collect_ops(module, lambda op: op.name.split(".")[0] not in ("tosa", "func", "builtin")
-                              and op.name not in _TOSA_EXTRAS)
-    if foreign:
-        raise CompileError(
-            "Lowering to TOSA failed: ops outside TOSA remain (CONTRACT.md 4.5 allows only "
-            + ", ".join(_TOSA_EXTRAS) + " besides TOSA and func):",
-            [Diagnostic("error", str(op.location), f"'{op.name}' is not TOSA") for op in foreign[:10]],
-        )
-
-
-# Ops whose result bits do not depend on reading uint8 as signed or unsigned:
-# wrapping arithmetic, bitwise logic, equality, selection and data movement.
-_SIGN_BLIND = {
-    "add.Tensor", "add.Scalar", "sub.Tensor", "sub.Scalar", "mul.Tensor", "mul.Scalar", "neg",
-    "bitwise_and.Tensor", "bitwise_or.Tensor", "bitwise_xor.Tensor", "bitwise_not", "logical_not",
-    "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "where.self", "clone", "copy", "contiguous",
-    "detach", "alias", "lift_fresh_copy", "view", "reshape", "_reshape_alias", "_unsafe_view", "permute",
-    "transpose.int", "t", "expand", "broadcast_to", "squeeze", "squeeze.dim", "squeeze.dims", "unsqueeze",
-    "flatten.using_ints", "unflatten.int", "cat", "stack", "slice.Tensor", "select.int", "index_select",
-    "gather", "index.Tensor", "repeat", "tile", "flip", "roll", "zeros_like", "ones_like", "empty_like",
-    "full_like", "fill.Scalar", "masked_fill.Scalar", "constant_pad_nd", "embedding",
-}
-
-
-# On bool tensors TorchToTosa emits i1 tosa.add / maximum / greater, which
-# compute xor and signed order: wrong answers, so these are refused. (i1
-# tosa.mul is logical and, PyTorch's bool mul: it stays.)
-_BOOL_ARITHMETIC = {
-    "add.Tensor", "sub.Tensor", "maximum", "minimum", "gt.Tensor", "lt.Tensor", "ge.Tensor",
-    "le.Tensor", "clamp", "max", "min", "amax", "amin", "max.dim", "min.dim",
-}
-
-
-# Ops that only move uint8 values (lists, literals, casts between torch and
-# builtin types) and the index operands sign-blind ops may take besides.
-_UINT8_NEUTRAL = {
-    "torch.prim.ListConstruct", "torch.prim.ListUnpack", "torch.prim.TupleConstruct", "torch.prim.TupleIndex",
-    "torch.vtensor.literal", "torch.derefine", "torch.tensor_static_info_cast",
-}
-_INDEX_OPERANDS = {"index_select": 2, "gather": 2, "embedding": 1}
-
-
-def _uint8_safe(op, name: str, short: str | None) -> bool:
-    """No uint8 tensor, or an op whose answer is the same on int8 bits: a
-    sign-blind op whose every tensor is uint8 (or bool), apart from index
-    operands. Mixed dtypes promote, and reading the bits as signed is then wrong
-    (uint8 200 + int8 1 is 201 in int16, -55 after torch-mlir)."""
-    tensors = [(i, str(v.type)) for i, v in enumerate(list(op.operands) + list(op.results))
-               if str(v.type).startswith("!torch.vtensor")]
-    if not any(t.endswith(",ui8>") for _, t in tensors) or name in _UINT8_NEUTRAL:
-        return True
-    if name == "torch.aten.to.dtype":  # uint8 <-> int8 wraps: the same bits
-        return all(str(v.type).endswith((",ui8>", ",si8>")) for v in [op.operands[0], op.results[0]])
-    if short not in _SIGN_BLIND:
-        return False
-    exempt = _INDEX_OPERANDS.get(short)
-    return all(t.endswith((",ui8>", ",i1>")) for i, t in tensors if i != exempt)
-
-
-def _refuse_wrong_sign_semantics(module: ir.Module) -> None:
-    """torch-mlir's TOSA lowering types uint8 as int8 and computes signed
-    (200 > 50 is false, 200.0 becomes -56.0), and bool as a 1-bit integer
-    (True + True is False). Ops whose answer depends on that would be silently
-    wrong, so they are refused, naming the fix."""
-    bad = []
-
-    bad_bool = []
-
-    def visit(op):
-        name = op.name
-        if not name.startswith("torch.") or "tosa_custom.carrier" in op.attributes:
-            return ir.WalkResult.ADVANCE
-        short = name[len("torch.aten."):] if name.startswith("torch.aten.") else None
-        if not _uint8_safe(op, name, short):
-            bad.append(f"{op.location}: {name}")
-        if short in _BOOL_ARITHMETIC and all(str(v.type).endswith(",i1>") for v in op.operands
-                                             if str(v.type).startswith("!torch.vtensor")):
-            bad_bool.append(f"{op.location}: {name}")
-        return ir.WalkResult.ADVANCE
-
-    module.operation.walk(visit)
-    if bad_bool:
-        raise CompileError(
-            "bool tensors reach arithmetic or ordering ops that torch-mlir's TOSA lowering computes on i1 "
-            "(True + True becomes False, True > False becomes false): " + "; ".join(bad_bool[:5])
-            + ". Keep these ops as tosa.custom (backend_legal_ops), or use logical ops (| & ^) in the model."
-        )
-    if bad:
-        raise CompileError(
-            "uint8 values reach ops whose result depends on their sign, which torch-mlir's TOSA lowering "
-            "computes as signed int8 (a silently wrong answer for values above 127): "
-            + "; ".join(bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
-            + ". Keep these ops as tosa.custom (backend_legal_ops), or convert to a wider dtype in the model."
-        )
-
-
-def _signature_dtypes(module: ir.Module) -> dict:
-    """uint8 arguments and results at the backend contract, by function."""
-    found = {}
-    for func in _ir.public_functions(module):
-        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-        found[ir.StringAttr(func.attributes["sym_name"]).value] = (
-            [i for i, t in enumerate(ftype.inputs) if str(t).endswith(",ui8>")],
-            [i for i, t in enumerate(ftype.results) if str(t).endswith(",ui8>")],
-        )
-    return found
-
-
-def _record_signature_dtypes(module: ir.Module, found: dict) -> None:
-    """torch-mlir types uint8 as i8 in TOSA; `tosa_custom.dtype = "uint8"` on
-    the argument or result tells the runtime (and a backend) what it holds."""
-    with module.context:
-        for func in _ir.public_functions(module):
-            args, results = found.get(ir.StringAttr(func.attributes["sym_name"]).value, ([], []))
-            ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-            uint8 = {"tosa_custom.dtype": "uint8"}
-            _ir.add_signature_attrs(func, "arg_attrs", len(ftype.inputs), {i: uint8 for i in args})
-            _ir.add_signature_attrs(func, "res_attrs", len(ftype.results), {i: uint8 for i in results})
-
-
-def _tensor_constants_as_tosa(module: ir.Module) -> None:
-    """torch-mlir's canonicalizations leave some tensor constants (index
-    tensors of a gather) as `arith.constant`; TOSA spells them `tosa.const`."""
-    with module.context:
-        for op in _ir.collect_ops(module, lambda op: op.name == "arith.constant"
-                                  and isinstance(op.results[0].type, ir.RankedTensorType)):
-            with ir.InsertionPoint(op), op.location:
-                const = ir.Operation.create("tosa.const", results=[op.results[0].type],
-                                            attributes={"values": op.attributes["value"]})
-            op.results[0].replace_all_uses_with(const.result)
-            op.erase()
+    return [e for e in split_pipeline(expanded) if e.split("{")[0] != _VERIFY_PASS]
 
 
 # --------------------------------------------------------------------------
 # compile().
 # --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class _Settings:
+    """compile()'s arguments, checked once."""
+
+    output: OutputType
+    selection: OpSelection
+    encoding: str
+    strict: bool
+    export_strict: "bool | str"
+    func_name: str
+    weights: str
+    library: str | None
+    verbose: bool
+
+    @property
+    def tunnel(self) -> bool:
+        return bool(self.selection) and self.output is OutputType.TOSA
+
+    def ops_option(self, strict: bool) -> str:
+        return (f"{PASS_ARGUMENT}{{ops={','.join(self.selection.specs)} encoding={self.encoding}"
+                + (" strict=true" if strict else "") + "}")
+
+
+def _settings(output_type, use_tracing: bool, ignore_traced_shapes: bool, backend_legal_ops, extra_library,
+              verbose: bool, encoding: str, strict: bool, export_strict, func_name: str, weights: str) -> _Settings:
+    if weights not in _weights.WEIGHT_MODES:
+        raise ValueError(f"weights must be one of {', '.join(map(repr, _weights.WEIGHT_MODES))}, not {weights!r}")
+    if export_strict not in (True, False, "auto"):
+        raise ValueError(f"export_strict must be True, False or 'auto', not {export_strict!r}")
+    lookup_pass(PASS_ARGUMENT).parse_options({"encoding": encoding})  # the pass's own check
+    output = OutputType.get(output_type)
+    selection = OpSelection(backend_legal_ops or [])
+    if selection and output is OutputType.LINALG_ON_TENSORS:
+        raise ValueError(
+            "backend_legal_ops become tosa.custom ops, which only output_type='tosa' carries; "
+            "use output_type='torch' to see them kept in torch IR"
+        )
+    if ignore_traced_shapes and not use_tracing:
+        raise ValueError("ignore_traced_shapes=True requires use_tracing=True (as in torch_mlir.compile)")
+    library_paths = []
+    for item in extra_library or ():
+        if callable(item):
+            raise TypeError(
+                "extra_library entries must be paths to MLIR shape-library files: with torch.export, "
+                "PyTorch's meta kernels give shapes and dtypes, so Python shape functions are not needed"
+            )
+        library_paths.append(str(item))
+    if len(library_paths) > 1:
+        raise ValueError("torch-mlir takes one extra_library file; concatenate the functions into one")
+    return _Settings(output, selection, encoding, strict, export_strict, func_name, weights,
+                     library_paths[0] if library_paths else None, verbose)
+
+
+class _Compilation:
+    """One compile() call: the stages share this state instead of a closure.
+
+    `pipeline` records every pass element run on the imported module, in
+    order, so the whole lowering can be printed and replayed as one pipeline.
+    """
+
+    def __init__(self, model, settings: _Settings, report: CompileReport):
+        self.model, self.settings, self.report = model, settings, report
+        self.pipeline: list[str] = []
+        self.program = None
+        self.kept: set = set()
+        self.weight_names = None
+        self.log = DiagnosticLog()  # our passes' warnings from the final tunnel
+
+    # -- capture -------------------------------------------------------------
+
+    def capture(self, example_args, ignore_traced_shapes: bool) -> None:
+        """torch.export, then PyTorch's decompositions minus the listed ops."""
+        s = self.settings
+        args, dynamic = _capture.example_args(example_args)
+        if ignore_traced_shapes:
+            dynamic = _capture.all_dims_dynamic(args)
+        dynamic = _capture.dynamic_by_parameter(self.model, args, dynamic)
+        exported = _capture.export(self.model, args, dynamic, s.export_strict, self.report)
+        before = _capture.graph_ops(exported.graph_module)
+        try:
+            with _capture.quiet_torch():
+                program = exported.run_decompositions(_capture.decomposition_table(s.selection, exported))
+        except Exception as e:
+            raise CompileError(
+                f"PyTorch's decompositions failed on the exported model ({type(e).__name__}): "
+                f"{str(e).splitlines()[0] if str(e) else ''}", category="decomposition-failed",
+            ) from e
+        _capture.expose_non_persistent_buffers(program)
+        if s.weights == "arguments":
+            self.weight_names = _weights.weight_placeholders(program, self.model)
+        self.kept = _capture.check_survived_pytorch(s.selection, before, _capture.graph_ops(program.graph_module),
+                                                    exported)
+        self.program = program
+        if s.verbose:
+            print("==== FX graph after decompositions\n", program.graph_module.code)
+
+    def import_module(self) -> ir.Module:
+        """A fresh torch-mlir import of the decomposed program."""
+        importer = FxImporter(context=_ir.make_context())
+        try:
+            if self.weight_names is None:
+                importer.import_frozen_program(self.program, func_name=self.settings.func_name)
+            else:
+                _weights.import_with_weight_arguments(importer, self.program, self.weight_names,
+                                                      self.settings.func_name,
+                                                      _weights.tied_weights(self.model, self.weight_names))
+        except (NotImplementedError, NameError, TypeError, ValueError, KeyError) as e:
+            raise _import_error(e) from e
+        return importer.module
+
+    # -- pipelines -----------------------------------------------------------
+
+    def run(self, module: ir.Module, elements: list[str], what: str, **kw) -> None:
+        self.pipeline += elements
+        run_pipeline(module, elements, what, **kw)
+
+    def tunnel_at_import(self, module: ir.Module) -> None:
+        """Tunnel listed ops before torch-mlir's pipeline sees them: its
+        canonicalizations and decompositions rewrite some ops even when they
+        are backend-legal (int8 _int_mm becomes mm), and it cannot lower ops
+        it only knows as torch.operator. Ops skipped here are retried, and
+        reported, at the backend contract."""
+        elements = [TENSORIZE_SCALAR_BOUNDARY, self.settings.ops_option(strict=False), TENSORIZE_SCALAR_BOUNDARY]
+        self.run(module, elements, "Tunneling the listed ops after import", category="compile-failed",
+                 log=DiagnosticLog(),  # its skips are retried, and reported, by the final tunnel
+                 on_result={PASS_ARGUMENT: self.report._add_converted})
+
+    def to_backend_contract(self, module: ir.Module) -> None:
+        s = self.settings
+        legal = s.selection.torch_mlir_names()
+        if s.selection.everything:  # what the early tunnel left: torch-mlir must not decompose it either
+            legal = sorted(set(legal) | {n[len("torch."):] for n in _aten_ops(module) if n.startswith("torch.")})
+        options = (["backend-legal-ops=" + ",".join(legal)] if legal else []) + (
+            ["extra-library=" + s.library] if s.library else [])
+        self.run(module, ["func.func(torch-match-quantized-custom-ops)",
+                          f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(options)}}}"],
+                 "Lowering torch IR to the backend contract")
+
+    def check_kept(self, module: ir.Module) -> collections.Counter:
+        """Fail for a listed op torch-mlir removed, naming the step; warn for
+        a listed op the model does not have. Returns the op counts."""
+        present = _module_ops(module)
+        for overload in sorted(self.kept, key=str):
+            name = overload_name(overload)
+            if not present[name]:
+                raise self._removed_by_torch_mlir(name)
+        selection = self.settings.selection
+        if selection and not selection.everything:
+            listed_present = {o for o in selection.overloads() if present[overload_name(o)]}
+            for spec in selection.specs:
+                single = OpSelection([spec])
+                if not any(single.matches(overload_name(o)) for o in listed_present):
+                    warnings.warn(f"backend_legal_ops lists {spec}, but the model contains no such op", stacklevel=3)
+        return present
+
+    def _removed_by_torch_mlir(self, name: str) -> CompileError:
+        if not _module_ops(self.import_module())[name]:
+            return CompileError(
+                f"backend_legal_ops lists {name[6:]}, which survived PyTorch's decompositions, but torch-mlir's "
+                "FX importer imported it as another op (a Tensor overload called with a Python number becomes "
+                "the Scalar overload, e.g. aten.add.Tensor -> aten.add.Scalar). List the op it became; "
+                "output_type='raw' shows the imported ops.", category="rewritten-by-torch-mlir", ops=[name])
+        culprit = _culprit_pass(self.import_module(), self.pipeline, name)
+        return CompileError(
+            f"backend_legal_ops lists {name[6:]}, which survived PyTorch's decompositions but "
+            f"not torch-mlir's lowering to the backend contract: "
+            + (culprit or "a torch-mlir pass") + " rewrote it"
+            + " although it was named in backend-legal-ops. Keep the op it became, or "
+            "file the rewrite with torch-mlir.", category="rewritten-by-torch-mlir", ops=[name])
+
+    def to_tosa(self, module: ir.Module) -> None:
+        """Tunnel what is left of the listed ops, refuse what TorchToTosa
+        would compute wrongly, lower the rest, check that only TOSA remains."""
+        late: list[ConversionResult] = []
+        with module.context:
+            lowering = _tosa_pipeline_without_verify()
+        tunnel = [self.settings.ops_option(self.settings.strict)] if self.settings.selection else []
+        elements = [_checks.MARK_BOUNDARY_DTYPES, *tunnel, _checks.CHECK_SIGN_SEMANTICS, *lowering,
+                    _checks.TENSOR_CONSTANTS_AS_TOSA, TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _checks.VERIFY_TOSA]
+        try:
+            self.run(module, elements, "Lowering to TOSA", log=self.log, on_result={PASS_ARGUMENT: late.append})
+        finally:
+            for result in late:
+                self.report._add_converted(result)
+                self.report.skipped.extend(result.skipped)
+
+    def to_linalg(self, module: ir.Module) -> None:
+        self.run(module, ["torch-backend-to-linalg-on-tensors-backend-pipeline"],
+                 "Lowering the backend contract to linalg-on-tensors")
+
+    # -- reporting -----------------------------------------------------------
+
+    def show(self, stage: str, module: ir.Module) -> None:
+        if self.settings.verbose:  # weights elided: they would bury the IR
+            print(f"==== {stage}\n" + module.operation.get_asm(large_elements_limit=16))
+
+    def finish(self, module: ir.Module) -> ir.Module:
+        for d in self.log.of("warning"):
+            warnings.warn(str(d), stacklevel=3)
+        if self.settings.verbose:
+            print("==== pipeline (tosa-custom-opt --pass-pipeline='...' replays it on output_type='raw')\n"
+                  + pipeline_text(self.pipeline))
+        return module
 
 
 def compile(
@@ -550,170 +448,38 @@ def compile(
     `report` (a `CompileReport`) is filled with what happened to each op.
     `weights="arguments"` makes every parameter and persistent buffer a named
     argument of the entry function instead of a constant (CONTRACT.md §10).
+    `verbose` prints each stage's IR and, last, the pass pipeline that turns
+    the `output_type="raw"` import into the result.
     """
-    if weights not in _weights.WEIGHT_MODES:
-        raise ValueError(f"weights must be one of {', '.join(map(repr, _weights.WEIGHT_MODES))}, not {weights!r}")
-    if export_strict not in (True, False, "auto"):
-        raise ValueError(f"export_strict must be True, False or 'auto', not {export_strict!r}")
+    settings = _settings(output_type, use_tracing, ignore_traced_shapes, backend_legal_ops, extra_library,
+                         verbose, encoding, strict, export_strict, func_name, weights)
     report = report if report is not None else CompileReport()
-    output = OutputType.get(output_type)
-    selection = OpSelection(backend_legal_ops or [])
-    options = PassOptions(selection, encoding=encoding, strict=strict)
-    if selection and output is OutputType.LINALG_ON_TENSORS:
-        raise ValueError(
-            "backend_legal_ops become tosa.custom ops, which only output_type='tosa' carries; "
-            "use output_type='torch' to see them kept in torch IR"
-        )
-    if ignore_traced_shapes and not use_tracing:
-        raise ValueError("ignore_traced_shapes=True requires use_tracing=True (as in torch_mlir.compile)")
-    library_paths = []
-    for item in extra_library or ():
-        if callable(item):
-            raise TypeError(
-                "extra_library entries must be paths to MLIR shape-library files: with torch.export, "
-                "PyTorch's meta kernels give shapes and dtypes, so Python shape functions are not needed"
-            )
-        library_paths.append(str(item))
-    if len(library_paths) > 1:
-        raise ValueError("torch-mlir takes one extra_library file; concatenate the functions into one")
     if isinstance(model, torch.nn.Module):
         model = model.eval()
-
-    args, dynamic = _example_args(example_args)
-    if ignore_traced_shapes:
-        dynamic = _all_dims_dynamic(args)
-    dynamic = _dynamic_by_parameter(model, args, dynamic)
-    exported = _export(model, args, dynamic, export_strict, report)
-    before = _graph_ops(exported.graph_module)
+    c = _Compilation(model, settings, report)
+    c.capture(example_args, ignore_traced_shapes)
+    module = c.import_module()
+    report.ops_seen = dict(_aten_ops(module))
+    if settings.output is OutputType.RAW:
+        c.show("torch IR (raw import)", module)
+        return c.finish(module)
+    if settings.tunnel:
+        c.tunnel_at_import(module)
+    c.show("torch IR (import" + (", listed ops tunneled)" if settings.tunnel else ")"), module)
+    c.to_backend_contract(module)
+    present = c.check_kept(module)
+    c.show("torch IR (backend contract)", module)
+    if settings.output is OutputType.TORCH:
+        return c.finish(module)
+    if settings.output is OutputType.LINALG_ON_TENSORS:
+        c.to_linalg(module)
+        return c.finish(module)
     try:
-        with _quiet_torch():
-            program = exported.run_decompositions(_decomposition_table(selection, exported))
-    except Exception as e:
-        raise CompileError(
-            f"PyTorch's decompositions failed on the exported model ({type(e).__name__}): "
-            f"{str(e).splitlines()[0] if str(e) else ''}"
-        ) from e
-    _expose_non_persistent_buffers(program)
-    weight_names = _weights.weight_placeholders(program, model) if weights == "arguments" else None
-    after = _graph_ops(program.graph_module)
-    kept = _check_survived_pytorch(selection, before, after, exported)
-    if verbose:
-        print("==== FX graph after decompositions\n", program.graph_module.code)
-
-    def import_module(tunnel: bool, record: bool = False) -> ir.Module:
-        importer = FxImporter(context=_ir.make_context())
-        try:
-            if weight_names is None:
-                importer.import_frozen_program(program, func_name=func_name)
-            else:
-                _weights.import_with_weight_arguments(importer, program, weight_names, func_name,
-                                                      _weights.tied_weights(model, weight_names))
-        except (NotImplementedError, NameError, TypeError, ValueError, KeyError) as e:
-            raise _import_error(e) from e
-        module = importer.module
-        if record:
-            report.ops_seen = dict(_aten_ops(module))
-        if tunnel:
-            # Tunnel listed ops before torch-mlir's pipeline sees them: its
-            # canonicalizations and decompositions rewrite some ops even when
-            # they are backend-legal (int8 _int_mm becomes mm), and it cannot
-            # lower ops it only knows as torch.operator. The import already
-            # has value tensors with static types. Ops skipped here are
-            # retried, and reported, at the backend contract below.
-            with module.context:
-                try:
-                    with DiagnosticLog().attach(module.context) as early_log:
-                        tensorize_scalar_boundary(module.operation)
-                        early = convert_module(module.operation, PassOptions(selection, encoding=encoding), early_log)
-                        tensorize_scalar_boundary(module.operation)
-                except ConversionFailed:
-                    raise CompileError("Tunneling the listed ops after import failed:", early_log.diagnostics) from None
-            if record:
-                report._add_converted(early)
-        return module
-
-    if output is OutputType.RAW:
-        module = import_module(tunnel=False, record=True)
-        _show(verbose, "torch IR (raw import)", module)
-        return module
-    tunnel = bool(selection) and output is OutputType.TOSA
-    module = import_module(tunnel, record=True)
-    ctx = module.context
-    _show(verbose, "torch IR (import" + (", listed ops tunneled)" if tunnel else ")"), module)
-    legal = selection.torch_mlir_names()
-    if selection.everything:  # what the early tunnel left: torch-mlir must not decompose it either
-        legal = sorted(set(legal) | {name[len("torch."):] for name in _aten_ops(module) if name.startswith("torch.")})
-    opts = []
-    if legal:
-        opts.append("backend-legal-ops=" + ",".join(legal))
-    if library_paths:
-        opts.append("extra-library=" + library_paths[0])
-    backend_pipeline = (
-        "builtin.module(func.func(torch-match-quantized-custom-ops), "
-        f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(opts)}}})"
-    )
-    run_pipeline(module, backend_pipeline, "Lowering torch IR to the backend contract")
-    present = _module_ops(module)
-    for overload in sorted(kept, key=str):
-        name = overload_name(overload)
-        if not present[name] and not _module_ops(import_module(False, False))[name]:
-            raise CompileError(
-                f"backend_legal_ops lists {name[6:]}, which survived PyTorch's decompositions, but torch-mlir's "
-                "FX importer imported it as another op (a Tensor overload called with a Python number becomes "
-                "the Scalar overload, e.g. aten.add.Tensor -> aten.add.Scalar). List the op it became; "
-                "output_type='raw' shows the imported ops."
-            )
-        if not present[name]:
-            culprit = _culprit_pass(lambda: import_module(tunnel), backend_pipeline, name)
-            raise CompileError(
-                f"backend_legal_ops lists {name[6:]}, which survived PyTorch's decompositions but "
-                f"not torch-mlir's lowering to the backend contract: "
-                + (culprit or "a torch-mlir pass") + " rewrote it"
-                + " although it was named in backend-legal-ops. Keep the op it became, or "
-                "file the rewrite with torch-mlir."
-            )
-    listed_present = {o for o in selection.overloads() if present[overload_name(o)]}
-    if selection and not selection.everything:
-        for spec in selection.specs:
-            single = OpSelection([spec])
-            if not any(single.matches(overload_name(o)) for o in listed_present):
-                warnings.warn(f"backend_legal_ops lists {spec}, but the model contains no such op", stacklevel=2)
-    _show(verbose, "torch IR (backend contract)", module)
-    if output is OutputType.TORCH:
-        return module
-
-    if output is OutputType.LINALG_ON_TENSORS:
-        run_pipeline(module, "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)",
-                     "Lowering the backend contract to linalg-on-tensors")
-        return module
-
-    log = DiagnosticLog()
-    late: list[ConversionResult] = []
-    with ctx:
-        tunnel_pm = passmanager.PassManager()
-        tunnel_pm.add(make_pass(options, log, late.append), name="ConvertTorchBackendLegalToTosaCustom",
-                      argument=PASS_ARGUMENT)
-        pm = passmanager.PassManager()
-        for element in _tosa_pipeline_without_verify():
-            pm.add(element)
-    torch_dtypes = _signature_dtypes(module)
-    try:
-        run_pipeline(module, tunnel_pm, "Lowering to TOSA", log)
-        _refuse_wrong_sign_semantics(module)
-        run_pipeline(module, pm, "Lowering to TOSA", log)
-        _tensor_constants_as_tosa(module)
-        tensorize_builtin_scalar_boundary(module.operation)
-        _verify_tosa(module)
-        _record_signature_dtypes(module, torch_dtypes)
+        c.to_tosa(module)
     finally:
-        for result in late:
-            report._add_converted(result)
-            report.skipped.extend(result.skipped)
-        _report_rewritten(report, selection, present)
-    for d in log.of("warning"):
-        warnings.warn(str(d), stacklevel=2)
-    _show(verbose, "TOSA", module)
-    return module
+        _report_rewritten(report, settings.selection, present)
+    c.show("TOSA", module)
+    return c.finish(module)
 
 
 def install_torch_mlir_compile() -> None:

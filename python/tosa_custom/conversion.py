@@ -11,9 +11,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import shlex
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -23,10 +22,12 @@ from . import _ir  # (importing it also installs the torch_c stand-in module)
 from . import contract as _c
 from . import schema as _schema
 from .diagnostics import DiagnosticLog
-from .passes import PythonPass, register_pass
+from .passes import Option, PassContext, lookup_pass, parse_flag, register_pass
 
 __all__ = [
     "PASS_ARGUMENT",
+    "TENSORIZE_SCALAR_BOUNDARY",
+    "TENSORIZE_BUILTIN_SCALAR_BOUNDARY",
     "PassOptions",
     "ConversionFailed",
     "ConversionResult",
@@ -35,10 +36,11 @@ __all__ = [
     "tensorize_builtin_scalar_boundary",
     "tensorize_scalar_boundary",
     "convert_module",
-    "make_pass",
 ]
 
 PASS_ARGUMENT = "convert-torch-backend-legal-to-tosa-custom"
+TENSORIZE_SCALAR_BOUNDARY = "tosa-custom-tensorize-scalar-boundary"
+TENSORIZE_BUILTIN_SCALAR_BOUNDARY = "tosa-custom-tensorize-builtin-scalar-boundary"
 
 
 # Why a selected op was left unconverted: a fixed set, documented in CONTRACT.md.
@@ -77,27 +79,11 @@ class PassOptions:
     @staticmethod
     def parse(text: str) -> "PassOptions":
         """Parse MLIR pass-option syntax: `ops=a,b encoding=const strict=true`."""
-        text = text.strip()
-        if text.startswith("{") and text.endswith("}"):
-            text = text[1:-1]
-        values: dict[str, str] = {}
-        for item in shlex.split(text):
-            key, sep, value = item.partition("=")
-            if not sep:
-                value = "true"
-            if key not in ("ops", "encoding", "strict"):
-                raise ValueError(
-                    f"unknown option '{key}' for {PASS_ARGUMENT}: expected ops=, encoding=, strict="
-                )
-            values[key] = value.strip("{}")
-        strict = values.get("strict", "false").lower()
-        if strict not in ("true", "false", "1", "0"):
-            raise ValueError(f"strict= takes true or false, not '{strict}'")
-        return PassOptions(
-            ops=_schema.OpSelection(values.get("ops", "")),
-            encoding=values.get("encoding", "json"),
-            strict=strict in ("true", "1"),
-        )
+        return PassOptions.of(lookup_pass(PASS_ARGUMENT).parse_options(text))
+
+    @staticmethod
+    def of(parsed) -> "PassOptions":
+        return PassOptions(ops=parsed.ops, encoding=parsed.encoding, strict=parsed.strict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -649,7 +635,10 @@ def _scalar_literal(value: ir.Value) -> ir.Value | None:
                           {"value": attr})
 
 
-def tensorize_scalar_boundary(module: ir.Operation) -> None:
+@register_pass(TENSORIZE_SCALAR_BOUNDARY,
+               "Make Python-number and complex arguments and results of public torch functions 0-d and real-pair "
+               "tensors (CONTRACT.md 4.7)")
+def tensorize_scalar_boundary(module: ir.Operation, ctx: PassContext | None = None) -> None:
     """Python-scalar and complex arguments and results of public functions
     become tensors TOSA can type (CONTRACT.md 4.7): a scalar a 0-d tensor, a
     complex tensor its `view_as_real` pairs. An argument reaches its users
@@ -708,7 +697,10 @@ def tensorize_scalar_boundary(module: ir.Operation) -> None:
 _BUILTIN_SCALAR_KINDS = {builtin: _SCALAR_TYPES[t] for t, (_, builtin, _) in _SCALAR_RESULTS.items()}
 
 
-def tensorize_builtin_scalar_boundary(module: ir.Operation) -> None:
+@register_pass(TENSORIZE_BUILTIN_SCALAR_BOUNDARY,
+               "Make builtin scalar arguments and results (f64, i64, i1) of public functions 0-d tensors "
+               "(CONTRACT.md 4.7)")
+def tensorize_builtin_scalar_boundary(module: ir.Operation, ctx: PassContext | None = None) -> None:
     """A Python number torch-mlir's lowering left as a scalar argument or
     result of a public function (`f64`, `i64`, `i1`: the modes that keep no op
     that reads it) becomes a 0-d tensor marked `tosa_custom.scalar`, as the
@@ -834,31 +826,25 @@ class ConversionFailed(Exception):
     """`convert_module` emitted errors (strict mode, or an internal error)."""
 
 
-def make_pass(options: PassOptions, log: DiagnosticLog | None = None,
-              on_result: Callable[[ConversionResult], None] | None = None):
-    """A callable for `PassManager.add(fn, name=..., argument=PASS_ARGUMENT)`;
-    `on_result` receives what each run converted and skipped."""
-
-    def run(op, pass_) -> None:
-        try:
-            result = convert_module(op, options, log)
-            if on_result is not None:
-                on_result(result)
-        except ConversionFailed:
-            pass_.signal_pass_failure()
-            return
-        except Exception as e:  # a bug of ours outside any one op
-            op.location.emit_error(f"internal error in {PASS_ARGUMENT} ({type(e).__name__}: {e})")
-            pass_.signal_pass_failure()
-
-    run.__name__ = "ConvertTorchBackendLegalToTosaCustom"
-    return run
+def _parse_encoding(text: str) -> str:
+    if text not in _c.ENCODINGS:
+        raise ValueError(f"unknown encoding '{text}': expected one of {', '.join(_c.ENCODINGS)}")
+    return text
 
 
-register_pass(PythonPass(
-    argument=PASS_ARGUMENT,
-    name="ConvertTorchBackendLegalToTosaCustom",
-    description="Convert selected torch ops at the backend contract to tosa.custom "
-                "(options: ops=a,b encoding=json|const strict=true|false)",
-    factory=lambda options, log: make_pass(PassOptions.parse(options), log),
-))
+@register_pass(
+    PASS_ARGUMENT,
+    "Convert selected torch ops at the backend contract to tosa.custom",
+    options=(
+        Option("ops", "the ops to convert (CONTRACT.md 2)", "", _schema.OpSelection, metavar="a,b"),
+        Option("encoding", "how non-tensor arguments travel", "json", _parse_encoding, metavar="json|const"),
+        Option("strict", "an op that cannot be converted is an error", False, parse_flag, implicit="true",
+               metavar="true|false"),
+    ),
+)
+def convert_torch_backend_legal_to_tosa_custom(module: ir.Operation, ctx: PassContext) -> ConversionResult | None:
+    try:
+        return convert_module(module, PassOptions.of(ctx.options), ctx.log)
+    except ConversionFailed:  # the errors are on the ops already
+        ctx.failed = True
+        return None

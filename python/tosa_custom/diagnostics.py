@@ -99,10 +99,18 @@ class DiagnosticLog:
 
 
 class CompileError(Exception):
-    """A compilation step failed; `diagnostics` lists what MLIR said, and where."""
+    """A compilation step failed; `diagnostics` lists what MLIR said, and where.
 
-    def __init__(self, message: str, diagnostics: Iterable[Diagnostic] = ()):
+    `category` (a name from CONTRACT.md 7.1) and `ops` (the op identifiers the
+    error is about) are set where the error is raised, so that an audit files
+    it without reading the message.
+    """
+
+    def __init__(self, message: str, diagnostics: Iterable[Diagnostic] = (), *,
+                 category: str = "compile-failed", ops: Iterable[str] = ()):
         self.diagnostics = list(diagnostics)
+        self.category = category
+        self.ops = tuple(ops)
         text = message
         if self.diagnostics:
             text += "\n" + "\n".join("  " + str(d).replace("\n", "\n  ") for d in self.diagnostics)

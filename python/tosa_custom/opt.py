@@ -67,8 +67,8 @@ def _parse_args(argv: list[str]) -> _Args | None:
             print(_USAGE, end="")
             return None
         if a == "--list-passes":
-            for p in registered_passes().values():
-                print(f"  --{p.argument}\n      {p.description}")
+            for _, p in sorted(registered_passes().items()):
+                print(f"  --{p.argument}\n      {p.summary()}")
             return None
         if a == "-o":
             args.output = next(it, None) or _fail("-o needs a file name")

@@ -1,37 +1,218 @@
-"""Registry of our Python-defined passes, by their command-line argument.
+"""Our Python passes: one registry entry each, declared next to its code.
 
 MLIR's textual pipeline parser cannot see a pass added from Python, so the opt
-tool and `build_pass_manager()` look ours up here and splice them between the
-C++ passes in order. A pass declares its entry next to its code.
+tool, `compile()` and the runtime look ours up here and splice them between the
+C++ passes in order: a pipeline is text either way, and any stage can be
+replayed from a dump with `tosa-custom-opt --pass-pipeline=...`.
+
+Every pass body has the same shape, `body(module_op, ctx: PassContext)`, and
+runs under one wrapper: `PassFailure` and `ctx.error` become error diagnostics
+on the op's location and fail the pass; any other exception is reported as an
+internal error on the module, never a Python traceback out of the pass manager.
+Options are parsed once, by `parse_options`, for every pass.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable
+import shlex
+import types
+from typing import Any, Callable
 
-from torch_mlir import passmanager
+from torch_mlir import ir, passmanager
 
 from ._registry import Registry
 from .diagnostics import DiagnosticLog
 
-__all__ = ["PythonPass", "register_pass", "registered_passes", "lookup_pass", "build_pass_manager", "split_pipeline"]
+__all__ = [
+    "Option", "PassContext", "PassFailure", "PythonPass", "register_pass", "registered_passes", "lookup_pass",
+    "build_pass_manager", "split_pipeline", "parse_flag", "parse_count", "pipeline_text",
+]
+
+
+class PassFailure(Exception):
+    """Raised in a pass body: reported as an error at `where` (an op, a value
+    or a location; the module when None), and the pass fails."""
+
+    def __init__(self, message: str, where=None):
+        super().__init__(message)
+        self.where = where
+
+
+def location_of(where, default: ir.Location) -> ir.Location:
+    if where is None:
+        return default
+    if isinstance(where, ir.Location):
+        return where
+    if isinstance(where, ir.Value):
+        return where.owner.location if hasattr(where.owner, "location") else default
+    return getattr(where, "location", default)
+
+
+def parse_flag(text: str) -> bool:
+    value = text.lower()
+    if value not in ("true", "false", "1", "0"):
+        raise ValueError(f"takes true or false, not '{text}'")
+    return value in ("true", "1")
+
+
+def parse_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"takes a whole number, not '{text}'") from None
+    if value < 0:
+        raise ValueError(f"takes a number >= 0, not '{text}'")
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Option:
+    name: str
+    help: str
+    default: Any = None
+    # text -> value; a ValueError's message is shown after "NAME= ".
+    parse: Callable[[str], Any] = str
+    # A bare `NAME` (no `=value`) means this; None: a value is required.
+    implicit: str | None = None
+    # The value's form in `--list-passes` (`a,b`, `json|const`); the default's text when empty.
+    metavar: str = ""
+
+
+@dataclasses.dataclass
+class PassContext:
+    """What a pass body gets: its parsed options, and where its warnings,
+    errors and result go. Errors are collected so that one run reports every
+    offending op; the wrapper fails the pass afterwards."""
+
+    argument: str
+    options: types.SimpleNamespace
+    log: DiagnosticLog | None = None
+    on_result: Callable[[Any], None] | None = None
+    failed: bool = False
+
+    def warn(self, where, message: str) -> None:
+        loc = location_of(where, ir.Location.unknown())
+        if self.log is not None:
+            self.log.warning(loc, message)
+        else:
+            import warnings
+
+            warnings.warn(f"{loc}: {message}", stacklevel=3)
+
+    def error(self, where, message: str) -> None:
+        location_of(where, ir.Location.unknown()).emit_error(message)
+        self.failed = True
 
 
 @dataclasses.dataclass(frozen=True)
 class PythonPass:
     argument: str
-    name: str
     description: str
-    # (options text, diagnostic log) -> callable(op, pass_) for PassManager.add
-    factory: Callable[[str, DiagnosticLog | None], Callable]
+    # (module op, context) -> a result for `on_result`, or None.
+    body: Callable[[ir.Operation, PassContext], Any]
+    options: tuple[Option, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return "".join(part.capitalize() for part in self.argument.split("-"))
+
+    def summary(self) -> str:
+        """The one-line `--list-passes` text, options included."""
+        if not self.options:
+            return self.description
+        return f"{self.description} (options: " + " ".join(
+            f"{o.name}={o.metavar or _show(o.default)}" for o in self.options) + ")"
+
+    def parse_options(self, text: str | dict = "") -> types.SimpleNamespace:
+        """MLIR pass-option syntax, `a=1 b=x,y c` (braces optional), or a dict
+        of already-typed values; unknown names and bad values are ValueErrors."""
+        by_name = {o.name: o for o in self.options}
+        given: dict[str, Any] = {}
+        if isinstance(text, dict):
+            for key in text:
+                self._known(key, by_name)
+            given = dict(text)
+        else:
+            text = text.strip()
+            if text.startswith("{") and text.endswith("}"):
+                text = text[1:-1]
+            try:
+                items = shlex.split(text)
+            except ValueError as e:
+                raise ValueError(f"cannot read the options of {self.argument} ({e})") from None
+            for item in items:
+                key, sep, value = item.partition("=")
+                option = self._known(key, by_name)
+                if not sep:
+                    if option.implicit is None:
+                        raise ValueError(f"option '{key}' of {self.argument} needs a value ({key}=...)")
+                    value = option.implicit
+                value = value.strip("{}") if value.startswith("{") else value
+                if not value and option.implicit is None:
+                    raise ValueError(f"option '{key}' of {self.argument} needs a value ({key}=...)")
+                try:
+                    given[key] = option.parse(value)
+                except ValueError as e:
+                    raise ValueError(f"{key}= {e}") from None
+        return types.SimpleNamespace(**{o.name: given.get(o.name, o.default) for o in self.options})
+
+    def _known(self, key: str, by_name: dict[str, Option]) -> Option:
+        if key not in by_name:
+            expected = ", ".join(f"{name}=" for name in by_name) or "no options"
+            raise ValueError(f"unknown option '{key}' for {self.argument}: expected {expected}")
+        return by_name[key]
+
+    def create(self, options: str | dict = "", log: DiagnosticLog | None = None,
+               on_result: Callable[[Any], None] | None = None) -> Callable:
+        """The callable `PassManager.add` runs; options are checked now."""
+        parsed = self.parse_options(options)
+
+        def run(op, pass_) -> None:
+            ctx = PassContext(self.argument, parsed, log, on_result)
+            try:
+                result = self.body(op, ctx)
+            except PassFailure as e:
+                location_of(e.where, op.location).emit_error(f"{self.argument}: {e}")
+                ctx.failed = True
+            except Exception as e:  # a bug of ours: say so, on the IR, with the pass
+                op.location.emit_error(
+                    f"internal error in {self.argument} ({type(e).__name__}: {e}); please report this with the IR")
+                ctx.failed = True
+            else:
+                if on_result is not None and result is not None:
+                    on_result(result)
+            if ctx.failed:
+                pass_.signal_pass_failure()
+
+        run.__name__ = self.name
+        return run
+
+    def add_to(self, pm: passmanager.PassManager, options: str | dict = "", log: DiagnosticLog | None = None,
+               on_result: Callable[[Any], None] | None = None) -> None:
+        pm.add(self.create(options, log, on_result), name=self.name, argument=self.argument)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value))
+    return str(value)
 
 
 _PASSES: Registry[PythonPass] = Registry("pass")
 
 
-def register_pass(entry: PythonPass) -> PythonPass:
-    return _PASSES.add(entry.argument, entry)
+def register_pass(argument: str, description: str, options: tuple[Option, ...] = ()):
+    """Decorator: register `body(module_op, ctx)` as the pass `argument`.
+    Returns the body unchanged (callable directly on a module op)."""
+
+    def decorate(body):
+        _PASSES.add(argument, PythonPass(argument, description, body, tuple(options)))
+        return body
+
+    return decorate
 
 
 def registered_passes() -> dict[str, PythonPass]:
@@ -45,8 +226,16 @@ def lookup_pass(argument: str) -> PythonPass | None:
 
 
 def _load_builtin_passes() -> None:
-    from . import conversion  # noqa: F401  (registers itself)
-    from .weights import passes as _weight_passes  # noqa: F401  (registers itself)
+    import importlib
+
+    for module in _BUILTIN_PASS_MODULES:
+        importlib.import_module(module, __package__)
+
+
+# Modules whose import registers passes (each declares its entries beside its code).
+_BUILTIN_PASS_MODULES = (
+    ".conversion", ".weights.passes", ".checks",
+)
 
 
 def split_pipeline(text: str) -> list[str]:
@@ -75,25 +264,35 @@ def split_pipeline(text: str) -> list[str]:
     return [e for e in elements if e]
 
 
-def _name_and_options(element: str) -> tuple[str, str]:
+def pipeline_text(elements: list[str]) -> str:
+    """The textual pipeline `build_pass_manager(elements)` runs."""
+    return "builtin.module(" + ", ".join(elements) + ")"
+
+
+def name_and_options(element: str) -> tuple[str, str]:
     brace = element.find("{")
     if brace >= 0 and element.endswith("}"):
         return element[:brace].strip(), element[brace + 1:-1]
     return element.strip(), ""
 
 
-def build_pass_manager(elements: list[str], log: DiagnosticLog | None = None) -> passmanager.PassManager:
-    """A module PassManager running `elements` in order, ours spliced in.
+def build_pass_manager(elements: list[str] | str, log: DiagnosticLog | None = None,
+                       on_result: dict[str, Callable[[Any], None]] | None = None) -> passmanager.PassManager:
+    """A module PassManager running `elements` (or a pipeline's text) in
+    order, ours spliced in; `on_result` maps a pass argument to the callback
+    that receives what each of its runs returns.
 
     Must be called inside the target `ir.Context`. Raises ValueError naming an
     unknown pass or bad options.
     """
+    if isinstance(elements, str):
+        elements = split_pipeline(elements)
     pm = passmanager.PassManager.parse("builtin.module()")
     for element in elements:
-        name, options = _name_and_options(element)
+        name, options = name_and_options(element)
         entry = lookup_pass(name)
         if entry is not None:
-            pm.add(entry.factory(options, log), name=entry.name, argument=entry.argument)
+            entry.add_to(pm, options, log, (on_result or {}).get(name))
             continue
         if any(argument in element for argument in _PASSES):
             raise ValueError(

@@ -1,4 +1,16 @@
 // RUN: tosa-custom-opt --list-passes | FileCheck %s
 
+// Every IR step of compile() and of the weights tools is a pass with a flag,
+// listed in order with its one-line description and options.
 // CHECK:      --convert-torch-backend-legal-to-tosa-custom
 // CHECK-NEXT: Convert selected torch ops at the backend contract to tosa.custom (options: ops=a,b encoding=json|const strict=true|false)
+// CHECK:      --tosa-custom-bind-weights
+// CHECK-NEXT: (options: weights=FILE entry=NAME)
+// CHECK:      --tosa-custom-check-sign-semantics
+// CHECK:      --tosa-custom-lift-weights
+// CHECK-NEXT: (options: threshold=1024 entry=NAME weights=FILE.safetensors manifest=FILE.json)
+// CHECK:      --tosa-custom-mark-boundary-dtypes
+// CHECK:      --tosa-custom-tensor-constants-as-tosa
+// CHECK:      --tosa-custom-tensorize-builtin-scalar-boundary
+// CHECK:      --tosa-custom-tensorize-scalar-boundary
+// CHECK:      --tosa-custom-verify-tosa

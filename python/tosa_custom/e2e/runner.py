@@ -111,16 +111,6 @@ def legal_ops_for(case: Case, mode: str, ops: Sequence[str] | None) -> list[str]
 # Classifying compile() and runtime failures.
 # --------------------------------------------------------------------------
 
-# compile()'s messages (compiler.py), first match wins; used only when the
-# error carries no category of its own.
-_COMPILE_MESSAGES = [
-    (re.compile(r"torch\.export\b.*could not capture"), "export-failed"),
-    (re.compile(r"PyTorch's decompositions failed"), "decomposition-failed"),
-    (re.compile(r"PyTorch decomposed it"), "decomposed-before-import"),
-    (re.compile(r"not torch-mlir's lowering to the backend contract"), "rewritten-by-torch-mlir"),
-    (re.compile(r"FX importer imported it as another op"), "rewritten-by-torch-mlir"),
-    (re.compile(r"Lowering .* failed"), "lowering-failed"),
-]
 _LOAD_MESSAGES = [
     (re.compile(r"no kernel for (?:[^:\s]+::)?(?P<op>\S+?);"), "no-kernel"),
     (re.compile(r"cannot decode (?P<op>\S+?):"), "decode-failed"),
@@ -129,9 +119,6 @@ _LOAD_MESSAGES = [
     (re.compile(r"lowering to LLVM failed|ExecutionEngine failed"), "runtime-lowering-failed"),
 ]
 _KERNEL_OP = re.compile(r"kernel for (?P<op>\S+) at ")
-_NAMED_OP = re.compile(r"\b(?:backend_legal_ops lists|lists) (?P<op>[\w.]+)")
-# torch-mlir names the op it could not lower (a torch.operator names nothing useful).
-_ILLEGAL_OP = re.compile(r"failed to legalize operation '(?P<op>torch\.(?!operator')[\w.]+)'")
 
 
 def _first_line(e: BaseException) -> str:
@@ -140,24 +127,13 @@ def _first_line(e: BaseException) -> str:
 
 
 def _classify_compile_error(e: BaseException) -> _Failure:
+    """compile() files its errors where it raises them (category, ops)."""
     from ..diagnostics import CompileError
 
-    message = str(e).strip() or type(e).__name__
-    own = getattr(e, "category", None)
-    if own in CATEGORIES:
-        return _Failure(own, message)
     if not isinstance(e, CompileError):
         return _Failure("compile-failed", _first_line(e))
-    for pattern, name in _COMPILE_MESSAGES:
-        if pattern.search(message):
-            ops = []
-            named = _NAMED_OP.search(message)
-            if named and name in ("decomposed-before-import", "rewritten-by-torch-mlir"):
-                ops = ["torch." + named["op"] if not named["op"].startswith("torch.") else named["op"]]
-            elif name == "lowering-failed":
-                ops = sorted({m["op"] for m in _ILLEGAL_OP.finditer(message)})
-            return _Failure(name, message, ops)
-    return _Failure("compile-failed", message)
+    category = e.category if e.category in CATEGORIES else "compile-failed"
+    return _Failure(category, str(e).strip() or type(e).__name__, list(e.ops))
 
 
 def _classify_load_error(e: BaseException) -> _Failure:

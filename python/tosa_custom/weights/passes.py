@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 
 import numpy as np
 import torch
 from torch_mlir import ir
 
-from ..passes import PythonPass, register_pass
+from ..passes import Option, PassFailure, register_pass
 from .manifest import (
     INPUT_ATTR,
     VALUES_ATTR,
@@ -60,21 +59,6 @@ class WeightPassError(ValueError):
     def __init__(self, message: str, location=None):
         super().__init__(message)
         self.location = location
-
-
-def _options(text: str, argument: str, allowed: tuple[str, ...]) -> dict[str, str]:
-    text = text.strip()
-    if text.startswith("{") and text.endswith("}"):
-        text = text[1:-1]
-    values = {}
-    for item in shlex.split(text):
-        key, sep, value = item.partition("=")
-        if key not in allowed:
-            raise ValueError(f"unknown option '{key}' for {argument}: expected " + ", ".join(f"{a}=" for a in allowed))
-        if not sep or not value:
-            raise ValueError(f"option '{key}' of {argument} needs a value ({key}=...)")
-        values[key] = value
-    return values
 
 
 def _resource_key(attr: ir.Attribute) -> str | None:
@@ -345,46 +329,50 @@ def bind_weights(module_op, *, weights_path: str | None = None, entry: str | Non
 # --------------------------------------------------------------------------
 
 
-def _as_pass(argument: str, body):
-    def run(op, pass_) -> None:
+def _weight_errors(body):
+    """Bad weights files and manifests are the user's input errors: report
+    them where they point (an argument's location), not as internal errors."""
+
+    def run(op, ctx):
         try:
-            body(op)
+            return body(op, ctx)
         except (ValueError, ManifestError, OSError) as e:
-            (getattr(e, "location", None) or op.location).emit_error(f"{argument}: {e}")
-            pass_.signal_pass_failure()
-        except Exception as e:  # a bug of ours
-            op.location.emit_error(f"internal error in {argument} ({type(e).__name__}: {e})")
-            pass_.signal_pass_failure()
+            raise PassFailure(str(e), getattr(e, "location", None)) from None
 
     return run
 
 
-def _lift_factory(options: str, log):
-    o = _options(options, LIFT_ARGUMENT, ("threshold", "entry", "weights", "manifest"))
+def _threshold(text: str) -> int:
     try:
-        threshold = int(o.get("threshold", "1024"))
+        return int(text)
     except ValueError:
-        raise ValueError(f"threshold= takes a number of elements, not '{o['threshold']}'") from None
-    return _as_pass(LIFT_ARGUMENT, lambda op: lift_weights(
-        op, threshold=threshold, entry=o.get("entry"), weights_path=o.get("weights"), manifest_path=o.get("manifest")))
+        raise ValueError(f"takes a number of elements, not '{text}'") from None
 
 
-def _bind_factory(options: str, log):
-    o = _options(options, BIND_ARGUMENT, ("weights", "entry"))
-    return _as_pass(BIND_ARGUMENT, lambda op: bind_weights(op, weights_path=o.get("weights"), entry=o.get("entry")))
+@register_pass(
+    LIFT_ARGUMENT,
+    "Lift dense_resource and large dense constants of the entry function into named weight arguments",
+    options=(
+        Option("threshold", "constants with at least this many elements are weights", 1024, _threshold),
+        Option("entry", "the function to lift into (default: the only public one)", None, metavar="NAME"),
+        Option("weights", "write the lifted values here", None, metavar="FILE.safetensors"),
+        Option("manifest", "write the weights manifest here", None, metavar="FILE.json"),
+    ),
+)
+@_weight_errors
+def _lift_pass(op, ctx) -> None:
+    o = ctx.options
+    lift_weights(op, threshold=o.threshold, entry=o.entry, weights_path=o.weights, manifest_path=o.manifest)
 
 
-register_pass(PythonPass(
-    argument=LIFT_ARGUMENT,
-    name="TosaCustomLiftWeights",
-    description="Lift dense_resource and large dense constants of the entry function into named "
-                "weight arguments (options: threshold=1024 entry=NAME weights=FILE.safetensors manifest=FILE.json)",
-    factory=_lift_factory,
-))
-register_pass(PythonPass(
-    argument=BIND_ARGUMENT,
-    name="TosaCustomBindWeights",
-    description="Turn weight arguments back into constants, from weights=FILE or the module's "
-                "tosa_custom.weight_values (options: weights=FILE entry=NAME)",
-    factory=_bind_factory,
-))
+@register_pass(
+    BIND_ARGUMENT,
+    "Turn weight arguments back into constants, from weights=FILE or the module's tosa_custom.weight_values",
+    options=(
+        Option("weights", "read the values from this safetensors file", None, metavar="FILE"),
+        Option("entry", "the function to bind (default: the only public one)", None, metavar="NAME"),
+    ),
+)
+@_weight_errors
+def _bind_pass(op, ctx) -> None:
+    bind_weights(op, weights_path=ctx.options.weights, entry=ctx.options.entry)

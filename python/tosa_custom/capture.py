@@ -1,0 +1,213 @@
+"""Capture: torch.export, then PyTorch's decompositions, keeping the listed ops.
+
+A listed op must survive PyTorch's decomposition table (applied by
+`run_decompositions`): it is left out of the table, composites that would skip
+past it decompose through it instead, and after export each is checked to be
+still there, failing with what it became.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import inspect
+import warnings
+from typing import Any
+
+import torch
+from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+from .diagnostics import CompileError
+from .schema import OpSelection, overload_name
+
+__all__ = ["example_args", "all_dims_dynamic", "dynamic_by_parameter", "graph_ops", "decomposition_table",
+           "check_survived_pytorch", "expose_non_persistent_buffers", "quiet_torch", "export"]
+
+
+# --------------------------------------------------------------------------
+# Arguments.
+# --------------------------------------------------------------------------
+
+
+def example_args(example_args) -> tuple[tuple, Any]:
+    """Tensors for export, and the dynamic_shapes spec for placeholders with -1."""
+    if isinstance(example_args, (torch.Tensor,)) or hasattr(example_args, "shape") and hasattr(example_args, "dtype"):
+        example_args = (example_args,)
+    if not isinstance(example_args, (tuple, list)):
+        raise TypeError(
+            f"example_args must be a tensor or a tuple/list of tensors, got {type(example_args).__name__}"
+        )
+    tensors, dynamic, any_dynamic = [], [], False
+    for a in example_args:
+        if isinstance(a, torch.Tensor) or not (hasattr(a, "shape") and hasattr(a, "dtype")):
+            tensors.append(a)
+            dynamic.append(None)
+            continue
+        # torch_mlir.TensorPlaceholder: -1 marks a dynamic dimension.
+        shape = [2 if d == -1 else d for d in a.shape]
+        tensors.append(torch.zeros(shape, dtype=a.dtype))
+        dims = {i: torch.export.Dim.AUTO for i, d in enumerate(a.shape) if d == -1}
+        any_dynamic |= bool(dims)
+        dynamic.append(dims or None)
+    return tuple(tensors), (tuple(dynamic) if any_dynamic else None)
+
+
+def all_dims_dynamic(args: tuple):
+    return tuple(
+        {i: torch.export.Dim.AUTO for i in range(a.dim())} if isinstance(a, torch.Tensor) else None
+        for a in args
+    )
+
+
+def dynamic_by_parameter(model, args: tuple, specs: tuple):
+    """torch.export matches `dynamic_shapes` to forward's parameters, not to
+    the flat example args: a `forward(self, *args)` needs its specs grouped
+    under `args`. Keyed by name, the specs fit any signature."""
+    if specs is None:
+        return None
+    try:
+        signature = inspect.signature(model.forward if isinstance(model, torch.nn.Module) else model)
+        bound = signature.bind(*range(len(args)))  # positions stand in for the args
+    except (TypeError, ValueError):
+        return specs  # let torch.export say what does not fit
+    by_name = {}
+    for name, value in bound.arguments.items():
+        kind = signature.parameters[name].kind
+        by_name[name] = tuple(specs[i] for i in value) if kind is inspect.Parameter.VAR_POSITIONAL else specs[value]
+    return by_name
+
+
+# --------------------------------------------------------------------------
+# Surviving decompositions.
+# --------------------------------------------------------------------------
+
+
+def graph_ops(graph_module) -> collections.Counter:
+    return collections.Counter(
+        n.target for n in graph_module.graph.nodes
+        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
+    )
+
+
+def _sources(node) -> list:
+    """Every node this one was derived from, through all passes."""
+    found, stack = [], list(node.meta.get("from_node") or [])
+    while stack:
+        src = stack.pop()
+        found.append(src)
+        stack.extend(getattr(src, "from_node", None) or [])
+    return found
+
+
+def _replacements(program, overload) -> list[str]:
+    """The ops PyTorch's mandatory decomposition of `overload` produces (one
+    step, no table), for the error message: list those instead."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        probe = program.run_decompositions({})
+    return sorted({
+        str(n.target) for n in probe.graph.nodes
+        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload)
+        and any(str(getattr(src, "target", "")) == str(overload) for src in _sources(n))
+    })
+
+
+def _has_cia(overload) -> bool:
+    return torch._C._dispatch_has_kernel_for_dispatch_key(
+        overload.name(), torch._C.DispatchKey.CompositeImplicitAutograd
+    )
+
+
+def decomposition_table(selection: OpSelection, program=None) -> dict:
+    """torch-mlir's table without the listed ops; with `program`, composites in
+    it whose own (CompositeImplicitAutograd) decomposition yields a listed op
+    decompose that way, instead of by a table entry that would skip the op
+    (e.g. upsample_bilinear2d.vec straight to primitives past .default)."""
+    if selection.everything:  # dummy mode: every op reaches the pass as PyTorch wrote it
+        return {}
+    keep = set(selection.overloads())
+    table = {k: v for k, v in get_decomposition_table().items() if k not in keep}
+    if program is None:
+        return table
+    present = set(graph_ops(program.graph_module))
+    if not keep - present:
+        return table  # every listed op is already in the graph
+    composites = {op: op.decompose for op in present if op not in keep and op in table and _has_cia(op)}
+    if not composites:
+        return table
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            probe = program.run_decompositions(composites)
+    except Exception:  # some CIA kernels re-enter themselves when traced
+        return table
+    by_name = {str(op): op for op in composites}
+    for n in probe.graph.nodes:
+        if n.op == "call_function" and n.target in keep:
+            for src in _sources(n):
+                composite = by_name.get(str(getattr(src, "target", "")))
+                if composite is not None:
+                    table[composite] = composites[composite]
+    return table
+
+
+def check_survived_pytorch(selection: OpSelection, before, after, exported) -> set:
+    """Fail for a listed op that PyTorch removed; return the ones it kept."""
+    kept = set()
+    for overload in selection.overloads():
+        if after[overload]:
+            kept.add(overload)
+        elif before[overload]:
+            became = _replacements(exported, overload)
+            raise CompileError(
+                f"backend_legal_ops lists {overload_name(overload)[6:]}, but PyTorch decomposed it "
+                f"during export although it is not in the decomposition table (export always "
+                f"decomposes it, e.g. to make it functional)"
+                + (f"; it became {', '.join(became)}: list that instead" if became else "")
+                + ".",
+                category="decomposed-before-import", ops=[overload_name(overload)],
+            )
+    return kept
+
+
+def expose_non_persistent_buffers(program) -> None:
+    """torch.export keeps non-persistent buffers (BERT's position_ids) in
+    `constants`, but torch-mlir's frozen import reads only `state_dict`."""
+    from torch.export.graph_signature import InputKind
+
+    for spec in program.graph_signature.input_specs:
+        if spec.kind == InputKind.BUFFER and not spec.persistent and spec.target not in program.state_dict:
+            program.state_dict[spec.target] = program.constants[spec.target]
+
+
+@contextlib.contextmanager
+def quiet_torch():
+    """Hide torch's own pytree deprecation noise, which is not the user's concern."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*treespec, LeafSpec.*", category=FutureWarning)
+        yield
+
+
+def export(model, args, dynamic, export_strict, report):
+    """torch.export, with "auto" retrying non-strict when strict capture fails."""
+    modes = [True, False] if export_strict == "auto" else [bool(export_strict)]
+    for strict_mode in modes:
+        try:
+            with quiet_torch():
+                program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=strict_mode)
+        except Exception as e:
+            first = str(e).splitlines()[0] if str(e) else ""
+            if strict_mode and len(modes) > 1:
+                report.export_strict_error = f"{type(e).__name__}: {first}"
+                continue
+            raise CompileError(
+                f"torch.export ({'strict' if strict_mode else 'non-strict'}) could not capture the model "
+                f"({type(e).__name__}): {first}"
+                + (f"; strict export failed first ({report.export_strict_error})" if report.export_strict_error else ""),
+                category="export-failed",
+            ) from e
+        report.export_mode = "strict" if strict_mode else "non-strict"
+        return program
+    raise AssertionError("unreachable")
+
+

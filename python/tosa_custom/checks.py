@@ -1,0 +1,147 @@
+"""Passes around torch-mlir's TOSA lowering that refuse, record or tidy.
+
+torch-mlir's TorchToTosa types uint8 as int8 and bool as a 1-bit integer, and
+leaves some tensor constants in `arith`; a program built from its output must
+not be silently wrong, so the ops whose answer depends on that are refused
+(on their locations) before the lowering, the boundary dtypes it loses are
+recorded on the signature, and the final check allows nothing but TOSA and the
+builtin ops CONTRACT.md 4.5 names.
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+
+from . import _ir
+from .passes import PassContext, register_pass
+
+__all__ = [
+    "CHECK_SIGN_SEMANTICS", "MARK_BOUNDARY_DTYPES", "TENSOR_CONSTANTS_AS_TOSA", "VERIFY_TOSA", "TOSA_EXTRAS",
+]
+
+CHECK_SIGN_SEMANTICS = "tosa-custom-check-sign-semantics"
+MARK_BOUNDARY_DTYPES = "tosa-custom-mark-boundary-dtypes"
+TENSOR_CONSTANTS_AS_TOSA = "tosa-custom-tensor-constants-as-tosa"
+VERIFY_TOSA = "tosa-custom-verify-tosa"
+
+# Builtin ops the pass itself makes outside tosa.custom (CONTRACT.md 4.5, 3.4):
+# a run-time scalar operand's 0-d tensor, and a zero-size value.
+TOSA_EXTRAS = ("tensor.from_elements", "tensor.empty", "tensor.extract")
+
+
+# Ops whose result bits do not depend on reading uint8 as signed or unsigned:
+# wrapping arithmetic, bitwise logic, equality, selection and data movement.
+_SIGN_BLIND = {
+    "add.Tensor", "add.Scalar", "sub.Tensor", "sub.Scalar", "mul.Tensor", "mul.Scalar", "neg",
+    "bitwise_and.Tensor", "bitwise_or.Tensor", "bitwise_xor.Tensor", "bitwise_not", "logical_not",
+    "eq.Tensor", "eq.Scalar", "ne.Tensor", "ne.Scalar", "where.self", "clone", "copy", "contiguous",
+    "detach", "alias", "lift_fresh_copy", "view", "reshape", "_reshape_alias", "_unsafe_view", "permute",
+    "transpose.int", "t", "expand", "broadcast_to", "squeeze", "squeeze.dim", "squeeze.dims", "unsqueeze",
+    "flatten.using_ints", "unflatten.int", "cat", "stack", "slice.Tensor", "select.int", "index_select",
+    "gather", "index.Tensor", "repeat", "tile", "flip", "roll", "zeros_like", "ones_like", "empty_like",
+    "full_like", "fill.Scalar", "masked_fill.Scalar", "constant_pad_nd", "embedding",
+}
+
+
+# On bool tensors TorchToTosa emits i1 tosa.add / maximum / greater, which
+# compute xor and signed order: wrong answers, so these are refused. (i1
+# tosa.mul is logical and, PyTorch's bool mul: it stays.)
+_BOOL_ARITHMETIC = {
+    "add.Tensor", "sub.Tensor", "maximum", "minimum", "gt.Tensor", "lt.Tensor", "ge.Tensor",
+    "le.Tensor", "clamp", "max", "min", "amax", "amin", "max.dim", "min.dim",
+}
+
+
+# Ops that only move uint8 values (lists, literals, casts between torch and
+# builtin types) and the index operands sign-blind ops may take besides.
+_UINT8_NEUTRAL = {
+    "torch.prim.ListConstruct", "torch.prim.ListUnpack", "torch.prim.TupleConstruct", "torch.prim.TupleIndex",
+    "torch.vtensor.literal", "torch.derefine", "torch.tensor_static_info_cast",
+}
+_INDEX_OPERANDS = {"index_select": 2, "gather": 2, "embedding": 1}
+
+
+def _tensor_types(op) -> list[tuple[int, str]]:
+    return [(i, str(v.type)) for i, v in enumerate(list(op.operands) + list(op.results))
+            if str(v.type).startswith("!torch.vtensor")]
+
+
+def _uint8_safe(op, name: str, short: str | None) -> bool:
+    """No uint8 tensor, or an op whose answer is the same on int8 bits: a
+    sign-blind op whose every tensor is uint8 (or bool), apart from index
+    operands. Mixed dtypes promote, and reading the bits as signed is then wrong
+    (uint8 200 + int8 1 is 201 in int16, -55 after torch-mlir)."""
+    tensors = _tensor_types(op)
+    if not any(t.endswith(",ui8>") for _, t in tensors) or name in _UINT8_NEUTRAL:
+        return True
+    if name == "torch.aten.to.dtype":  # uint8 <-> int8 wraps: the same bits
+        return all(str(v.type).endswith((",ui8>", ",si8>")) for v in [op.operands[0], op.results[0]])
+    if short not in _SIGN_BLIND:
+        return False
+    exempt = _INDEX_OPERANDS.get(short)
+    return all(t.endswith((",ui8>", ",i1>")) for i, t in tensors if i != exempt)
+
+
+def _bool_arithmetic(op, short: str | None) -> bool:
+    return short in _BOOL_ARITHMETIC and all(
+        str(v.type).endswith(",i1>") for v in op.operands if str(v.type).startswith("!torch.vtensor"))
+
+
+_UINT8_MESSAGE = (
+    "uint8 values reach ops whose result depends on their sign, which torch-mlir's TOSA lowering computes as "
+    "signed int8 (a silently wrong answer for values above 127): {name}. Keep it as tosa.custom "
+    "(backend_legal_ops), or convert to a wider dtype in the model."
+)
+_BOOL_MESSAGE = (
+    "bool tensors reach arithmetic or ordering ops that torch-mlir's TOSA lowering computes on i1 "
+    "(True + True becomes False, True > False becomes false): {name}. Keep it as tosa.custom "
+    "(backend_legal_ops), or use logical ops (| & ^) in the model."
+)
+
+
+@register_pass(CHECK_SIGN_SEMANTICS,
+               "Refuse torch ops that TorchToTosa would compute with the wrong sign (uint8 as int8) or on i1 (bool "
+               "arithmetic): a silently wrong answer otherwise")
+def check_sign_semantics(module: ir.Operation, ctx: PassContext) -> None:
+    for op in _ir.collect_ops(module, lambda op: op.name.startswith("torch.")
+                              and "tosa_custom.carrier" not in op.attributes):
+        name = op.name
+        short = name[len("torch.aten."):] if name.startswith("torch.aten.") else None
+        if _bool_arithmetic(op, short):
+            ctx.error(op, _BOOL_MESSAGE.format(name=name))
+        elif not _uint8_safe(op, name, short):
+            ctx.error(op, _UINT8_MESSAGE.format(name=name))
+
+
+@register_pass(MARK_BOUNDARY_DTYPES,
+               "Mark uint8 arguments and results of public functions tosa_custom.dtype = \"uint8\" (TOSA types "
+               "them as i8)")
+def mark_boundary_dtypes(module: ir.Operation, ctx: PassContext) -> None:
+    uint8 = {"tosa_custom.dtype": "uint8"}
+    for func in _ir.public_functions(module):
+        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        for key, types in (("arg_attrs", ftype.inputs), ("res_attrs", ftype.results)):
+            marks = {i: uint8 for i, t in enumerate(types) if str(t).endswith(",ui8>")}
+            _ir.add_signature_attrs(func, key, len(types), marks)
+
+
+@register_pass(TENSOR_CONSTANTS_AS_TOSA,
+               "Rewrite tensor arith.constant ops (left by torch-mlir's canonicalizations) as tosa.const")
+def tensor_constants_as_tosa(module: ir.Operation, ctx: PassContext) -> None:
+    for op in _ir.collect_ops(module, lambda op: op.name == "arith.constant"
+                              and isinstance(op.results[0].type, ir.RankedTensorType)):
+        with ir.InsertionPoint(op), op.location:
+            const = ir.Operation.create("tosa.const", results=[op.results[0].type],
+                                        attributes={"values": op.attributes["value"]})
+        op.results[0].replace_all_uses_with(const.result)
+        op.erase()
+
+
+@register_pass(VERIFY_TOSA,
+               "Fail on any op outside TOSA, func and the builtin ops CONTRACT.md 4.5 allows")
+def verify_tosa(module: ir.Operation, ctx: PassContext) -> None:
+    foreign = _ir.collect_ops(module, lambda op: op.name.split(".")[0] not in ("tosa", "func", "builtin")
+                              and op.name not in TOSA_EXTRAS)
+    for op in foreign:
+        ctx.error(op, f"'{op.name}' is not TOSA: ops outside TOSA remain (CONTRACT.md 4.5 allows only "
+                      + ", ".join(TOSA_EXTRAS) + " besides TOSA and func)")

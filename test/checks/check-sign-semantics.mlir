@@ -1,0 +1,47 @@
+// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-check-sign-semantics
+
+// uint8 ordering reads the bits as signed after TorchToTosa: refused.
+func.func @uint8_compare(%a: !torch.vtensor<[2],ui8>, %b: !torch.vtensor<[2],ui8>) -> !torch.vtensor<[2],i1> {
+  // expected-error @below {{uint8 values reach ops whose result depends on their sign, which torch-mlir's TOSA lowering computes as signed int8 (a silently wrong answer for values above 127): torch.aten.gt.Tensor. Keep it as tosa.custom (backend_legal_ops)}}
+  %0 = torch.aten.gt.Tensor %a, %b : !torch.vtensor<[2],ui8>, !torch.vtensor<[2],ui8> -> !torch.vtensor<[2],i1>
+  return %0 : !torch.vtensor<[2],i1>
+}
+
+// -----
+
+// Wrapping arithmetic on uint8 alone gives the same bits: allowed.
+func.func @uint8_add(%a: !torch.vtensor<[2],ui8>, %b: !torch.vtensor<[2],ui8>) -> !torch.vtensor<[2],ui8> {
+  %int1 = torch.constant.int 1
+  %0 = torch.aten.add.Tensor %a, %b, %int1 : !torch.vtensor<[2],ui8>, !torch.vtensor<[2],ui8>, !torch.int -> !torch.vtensor<[2],ui8>
+  return %0 : !torch.vtensor<[2],ui8>
+}
+
+// -----
+
+// Mixed with another dtype the add promotes: 200 + 1 is 201, not -55.
+func.func @uint8_promotes(%a: !torch.vtensor<[2],ui8>, %b: !torch.vtensor<[2],si8>) -> !torch.vtensor<[2],si16> {
+  %int1 = torch.constant.int 1
+  // expected-error @below {{torch.aten.add.Tensor}}
+  %0 = torch.aten.add.Tensor %a, %b, %int1 : !torch.vtensor<[2],ui8>, !torch.vtensor<[2],si8>, !torch.int -> !torch.vtensor<[2],si16>
+  return %0 : !torch.vtensor<[2],si16>
+}
+
+// -----
+
+// bool addition becomes i1 xor: refused; every offending op is reported.
+func.func @bool_arithmetic(%a: !torch.vtensor<[2],i1>, %b: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {
+  %int1 = torch.constant.int 1
+  // expected-error @below {{bool tensors reach arithmetic or ordering ops that torch-mlir's TOSA lowering computes on i1 (True + True becomes False, True > False becomes false): torch.aten.add.Tensor}}
+  %0 = torch.aten.add.Tensor %a, %b, %int1 : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1>, !torch.int -> !torch.vtensor<[2],i1>
+  // expected-error @below {{torch.aten.maximum}}
+  %1 = torch.aten.maximum %0, %b : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>
+  return %1 : !torch.vtensor<[2],i1>
+}
+
+// -----
+
+// bool mul is logical and, as i1 tosa.mul computes it: allowed.
+func.func @bool_mul(%a: !torch.vtensor<[2],i1>, %b: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {
+  %0 = torch.aten.mul.Tensor %a, %b : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>
+  return %0 : !torch.vtensor<[2],i1>
+}
