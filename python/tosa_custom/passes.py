@@ -71,7 +71,7 @@ class Option:
     name: str
     help: str
     default: Any = None
-    # text -> value; a ValueError's message is shown after "NAME= ".
+    # text -> value; a ValueError's message is shown after "NAME= " unless it names the option.
     parse: Callable[[str], Any] = str
     # A bare `NAME` (no `=value`) means this; None: a value is required.
     implicit: str | None = None
@@ -153,8 +153,8 @@ class PythonPass:
                     raise ValueError(f"option '{key}' of {self.argument} needs a value ({key}=...)")
                 try:
                     given[key] = option.parse(value)
-                except ValueError as e:
-                    raise ValueError(f"{key}= {e}") from None
+                except ValueError as e:  # "takes ..." reads after the option's name
+                    raise ValueError(str(e) if key in str(e) else f"{key}= {e}") from None
         return types.SimpleNamespace(**{o.name: given.get(o.name, o.default) for o in self.options})
 
     def _known(self, key: str, by_name: dict[str, Option]) -> Option:
