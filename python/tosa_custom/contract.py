@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import torch
 
+from . import dtypes as _dtypes
 from . import schema as _schema
 from ._registry import Registry
 
@@ -31,15 +32,13 @@ __all__ = [
     "arg_kinds",
     "arg_type",
     "canonical_json",
+    "encode_attrs",
     "decode_attrs",
 ]
 
 CONTRACT_VERSION = 2
-# Tensors whose TOSA type does not tell their torch dtype (CONTRACT.md 3.5), and how they travel.
-_DTYPE_NAMES = {str(d).split(".")[-1]: d for d in (
-    torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32, torch.int16,
-    torch.int8, torch.uint8, torch.bool, torch.complex64, torch.complex128)}
-CARRIED_DTYPES = {"uint8": torch.uint8, "complex64": torch.complex64, "complex128": torch.complex128}
+# Tensors whose TOSA type does not tell their torch dtype (CONTRACT.md 3.5).
+CARRIED_DTYPES = {d.name: d.torch for d in _dtypes.DTYPES if d.carrier}
 DOMAIN = "torch_mlir"
 ENCODINGS = ("json", "const")
 
@@ -337,6 +336,31 @@ class DecodedCall:
         return self.overload(*args, **kwargs)
 
 
+def _has_empty(encoded) -> bool:
+    if isinstance(encoded, dict):
+        return "empty" in encoded or any(_has_empty(v) for v in encoded.values())
+    if isinstance(encoded, list):
+        return any(_has_empty(v) for v in encoded)
+    return False
+
+
+def encode_attrs(args: dict, dropped_results: Sequence[int] = (), operand_dtypes: dict[int, str] | None = None,
+                 result_dtypes: dict[int, str] | None = None) -> str:
+    """The `implementation_attrs` text (CONTRACT.md 3) for already encoded
+    arguments: the inverse of `parse_attrs`/`decode_attrs`. Only an op that
+    needs version 2 (carried dtypes, empty operands) says so, so that version
+    1 decoders read the rest."""
+    attrs: dict[str, Any] = {"args": args, "version": 1}
+    if dropped_results:
+        attrs["dropped_results"] = list(dropped_results)
+    for key, table in (("operand_dtypes", operand_dtypes), ("result_dtypes", result_dtypes)):
+        if table:
+            attrs[key] = {str(i): d for i, d in table.items()}
+    if operand_dtypes or result_dtypes or _has_empty(args):
+        attrs["version"] = 2
+    return canonical_json(attrs)
+
+
 def _check_version(attrs: dict) -> None:
     version = attrs.get("version")
     if not _is_int(version):
@@ -449,11 +473,11 @@ def decode_attrs(
         """A zero-size tensor operand, which TOSA cannot carry (CONTRACT.md 3.4)."""
         _expect(set(j) == {"empty", "dtype"} and isinstance(j["empty"], list)
                 and all(_is_int(d) and d >= 0 for d in j["empty"]) and 0 in j["empty"]
-                and len(j["empty"]) <= 64 and j["dtype"] in _DTYPE_NAMES,
+                and len(j["empty"]) <= 64 and _dtypes.by_name(j["dtype"]) is not None,
                 '{"empty": [dims with a 0], "dtype": name}', j)
         if attrs["version"] < 2:
             raise ContractError(f"an empty-tensor operand needs contract version 2, but the op says version {attrs['version']}")
-        return torch.empty(j["empty"], dtype=_DTYPE_NAMES[j["dtype"]])
+        return torch.empty(j["empty"], dtype=_dtypes.by_name(j["dtype"]).torch)
 
     def is_ref(j) -> bool:
         return isinstance(j, dict) and "operand" in j

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import re
 import warnings
 from typing import Any
 
@@ -20,6 +19,7 @@ from torch_mlir import ir
 
 from . import _ir  # (importing it also installs the torch_c stand-in module)
 from . import contract as _c
+from . import dtypes as _dtypes
 from . import schema as _schema
 from .diagnostics import DiagnosticLog
 from .passes import Option, PassContext, lookup_pass, parse_flag, register_pass
@@ -111,18 +111,10 @@ class _Unrepresentable(Exception):
 # Types.
 # --------------------------------------------------------------------------
 
-_VTENSOR = re.compile(r"^!torch\.vtensor<\[(?P<shape>[^\]]*)\],(?P<dtype>.+)>$")
-_TORCH_TO_BUILTIN_ELEMENT = {
-    "si64": "i64", "si32": "i32", "si16": "i16", "si8": "i8", "ui8": "ui8",
-    "i1": "i1", "f16": "f16", "bf16": "bf16", "f32": "f32", "f64": "f64",
-}
-# Tensors TOSA cannot type travel as another tensor (CONTRACT.md 3.5): uint8 as
-# its int8 bits (torch-mlir's TOSA lowering types ui8 as i8 and has no cast
-# between them), complex as view_as_real's float tensor with a trailing 2.
-_CARRIED = {"ui8": ("uint8", "i8"), "complex<f32>": ("complex64", "f32"), "complex<f64>": ("complex128", "f64")}
-_TORCH_DTYPE_NAMES = {"si64": "int64", "si32": "int32", "si16": "int16", "si8": "int8", "ui8": "uint8",
-                      "i1": "bool", "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
-                      "complex<f32>": "complex64", "complex<f64>": "complex128"}
+# Tensors TOSA cannot type travel as another tensor (CONTRACT.md 3.5; the
+# `carrier` column of dtypes.py): uint8 as its int8 bits (torch-mlir's TOSA
+# lowering types ui8 as i8 and has no cast between them), complex as
+# view_as_real's float tensor with a trailing 2.
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,24 +129,23 @@ class _TensorType:
 
 def _tensor_type(torch_type: ir.Type, what: str) -> _TensorType:
     text = str(torch_type)
-    m = _VTENSOR.match(text)
-    if not m:
+    parsed = _dtypes.parse_vtensor(text)
+    if parsed is None:
         raise _Unrepresentable("unsupported-tensor-type", f"{what} has type {text}, not a ranked !torch.vtensor")
-    dtype = m["dtype"]
-    dims = [d.strip() for d in m["shape"].split(",") if d.strip()]
-    if dtype not in _TORCH_DTYPE_NAMES:
+    dims, element = parsed
+    dtype = _dtypes.by_torch_mlir(element)
+    if dtype is None:
         raise _Unrepresentable(
-            "unsupported-tensor-type", f"{what} has element type {dtype}, which the contract cannot carry"
+            "unsupported-tensor-type", f"{what} has element type {element}, which the contract cannot carry"
         )
     if any(d == "0" for d in dims):
         if any(not d.lstrip("-").isdigit() or int(d) < 0 for d in dims):
             raise _Unrepresentable("zero-size-tensor", f"{what} has zero-size type {text} with dynamic dims")
-        return _TensorType(None, None, tuple(int(d) for d in dims), _TORCH_DTYPE_NAMES[dtype])
-    carried, element = _CARRIED.get(dtype, (None, _TORCH_TO_BUILTIN_ELEMENT.get(dtype)))
-    if carried is not None and carried.startswith("complex"):
+        return _TensorType(None, None, tuple(int(d) for d in dims), dtype.name)
+    if dtype.pairs:
         dims = dims + ["2"]
-    builtin = ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + element + ">")
-    return _TensorType(builtin, carried, dtype=_TORCH_DTYPE_NAMES[dtype])
+    builtin = ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + dtype.tosa + ">")
+    return _TensorType(builtin, dtype.name if dtype.carrier else None, dtype=dtype.name)
 
 
 class _TypeMemo:
@@ -325,16 +316,7 @@ class _Lowering:
         return self._add(self._create("tosa.const", attr.type, attributes={"values": attr}))
 
     def finish(self, encoded_args: dict, result_types: list[ir.Type]) -> ir.Operation:
-        attrs = {"args": encoded_args, "version": 1}
-        if self.dropped_results:
-            attrs["dropped_results"] = self.dropped_results
-        if self.operand_dtypes:
-            attrs["operand_dtypes"] = {str(i): d for i, d in self.operand_dtypes.items()}
-        if self.result_dtypes:
-            attrs["result_dtypes"] = {str(i): d for i, d in self.result_dtypes.items()}
-        if self.operand_dtypes or self.result_dtypes or _has_empty(encoded_args):
-            attrs["version"] = 2  # only ops that need version 2 say so: v1 decoders read the rest
-        attrs = _c.canonical_json(attrs)
+        attrs = _c.encode_attrs(encoded_args, self.dropped_results, self.operand_dtypes, self.result_dtypes)
         return ir.Operation.create(
             "tosa.custom",
             results=result_types,
@@ -502,14 +484,6 @@ def _has_uses(value: ir.Value) -> bool:
     return any(True for _ in value.uses)
 
 
-def _has_empty(encoded) -> bool:
-    if isinstance(encoded, dict):
-        return "empty" in encoded or any(_has_empty(v) for v in encoded.values())
-    if isinstance(encoded, list):
-        return any(_has_empty(v) for v in encoded)
-    return False
-
-
 # --------------------------------------------------------------------------
 # Carriers: the torch ops that turn a value TOSA cannot type into one it can
 # and back (CONTRACT.md 3.5). Marked, so that a later run of the pass neither
@@ -539,8 +513,8 @@ def _to_dtype(create, value: ir.Value, dtype: int, result: str, direction: str) 
 
 def _real_pairs_type(complex_type: str, carried: str) -> ir.Type:
     """The torch type of `view_as_real` of a complex vtensor type."""
-    m = _VTENSOR.match(complex_type)
-    shape = ",".join(d for d in [m["shape"], "2"] if d.strip())
+    dims, _ = _dtypes.parse_vtensor(complex_type)
+    shape = ",".join(dims + ["2"])
     return ir.Type.parse(f"!torch.vtensor<[{shape}],{'f32' if carried == 'complex64' else 'f64'}>")
 
 
@@ -573,9 +547,9 @@ def _carry_out(custom_result: ir.Value, original: ir.Type, t) -> ir.Value:
 
 def _empty(original: ir.Type) -> ir.Value:
     """A zero-size value needs no computing: an empty tensor of its type."""
-    m = _VTENSOR.match(str(original))
-    element = _TORCH_TO_BUILTIN_ELEMENT.get(m["dtype"], m["dtype"])
-    dims = "".join(f"{d.strip()}x" for d in m["shape"].split(","))
+    dims, element = _dtypes.parse_vtensor(str(original))
+    element = _dtypes.by_torch_mlir(element).builtin
+    dims = "".join(f"{d}x" for d in dims)
     empty = _create_op("tensor.empty", ir.Type.parse(f"tensor<{dims}{element}>"))
     return _create_op("torch_c.from_builtin_tensor", original, [empty])
 
@@ -615,9 +589,9 @@ def _replace(op: ir.Operation, custom: ir.Operation, plans: list[_ResultPlan]) -
 
 def _complex_of(type_text: str) -> str | None:
     """'complex64'/'complex128' for a complex vtensor type, else None."""
-    m = _VTENSOR.match(type_text)
-    carried = _CARRIED.get(m["dtype"]) if m else None
-    return carried[0] if carried and carried[0].startswith("complex") else None
+    parsed = _dtypes.parse_vtensor(type_text)
+    dtype = _dtypes.by_torch_mlir(parsed[1]) if parsed else None
+    return dtype.name if dtype is not None and dtype.pairs else None
 
 
 def _scalar_literal(value: ir.Value) -> ir.Value | None:

@@ -13,7 +13,7 @@ from torch_mlir import ir
 from ._ir import collect_ops
 from .contract import ArgKind, ContractError, DecodedCall, Operand, decode_attrs
 
-__all__ = ["decode", "custom_op_strings", "custom_ops"]
+__all__ = ["decode", "constant_operand", "custom_op_strings", "custom_ops"]
 
 _ELEMENT_KIND = {"i64": "int", "f64": "float", "i1": "bool"}
 
@@ -50,6 +50,19 @@ def _dense_values(attr: ir.Attribute):
     return element, array.tolist()
 
 
+def constant_operand(value: ir.Value) -> tuple[str, object] | None:
+    """(element type, Python values) of a `tosa.const` operand, else None
+    (an argument, a computed value, or a weight kept as a resource blob): the
+    one reader of the numbers the const encoding puts in operands."""
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const":
+        return None
+    try:
+        return _dense_values(owner.operation.attributes["values"])
+    except ValueError:  # a dense_resource blob: a tensor, not a number
+        return None
+
+
 def decode(custom_op) -> DecodedCall:
     """Rebuild `overload(*args, **kwargs)` from a `tosa.custom` in IR."""
     op = custom_op.operation
@@ -58,10 +71,9 @@ def decode(custom_op) -> DecodedCall:
     def read(index: int, kind: ArgKind):
         value = op.operands[index]
         element = str(value.type.element_type) if isinstance(value.type, ir.ShapedType) else ""
-        owner = value.owner
-        producer = None if isinstance(owner, ir.Block) else owner.operation
-        if producer is not None and producer.name == "tosa.const":
-            element, values = _dense_values(producer.attributes["values"])
+        constant = constant_operand(value)
+        if constant is not None:
+            element, values = constant
             if element not in _ELEMENT_KIND:
                 raise ContractError(f"constant operand {index} has element type {element}, not i64, f64 or i1")
             if kind.name not in ("number", _ELEMENT_KIND[element]):

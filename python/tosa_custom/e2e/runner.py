@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import torch
 import torch.utils._pytree as pytree
 
+from ..compiler import CompileReport
 from .categories import CATEGORIES
 from .registry import MODES, Case
 
@@ -213,28 +214,12 @@ def _clone(value):
     return pytree.tree_map(lambda x: x.clone() if isinstance(x, torch.Tensor) else copy.deepcopy(x), value)
 
 
-def _fill_from_report(result: CaseResult, report: Any) -> None:
-    if report is None:
-        return
-    result.export_mode = getattr(report, "export_mode", None) or None
-    result.export_strict_error = str(getattr(report, "export_strict_error", "") or "")
-    result.ops_seen = dict(getattr(report, "ops_seen", None) or {})
-    result.converted = dict(getattr(report, "converted", None) or {})
-    result.skipped = [
-        SkippedOp(str(s.identifier), str(s.category), str(getattr(s, "message", "")))
-        for s in (getattr(report, "skipped", None) or [])
-    ]
-
-
-def _new_report():
-    try:
-        from .. import CompileReport  # noqa: F401
-    except ImportError:
-        raise RuntimeError(
-            "tosa_custom.CompileReport is missing: the audit needs compile(..., report=CompileReport()) "
-            "to learn which ops were seen and converted; update tosa_custom (python/tosa_custom/compiler.py)"
-        ) from None
-    return CompileReport()
+def _fill_from_report(result: CaseResult, report: CompileReport) -> None:
+    result.export_mode = report.export_mode or None
+    result.export_strict_error = report.export_strict_error
+    result.ops_seen = dict(report.ops_seen)
+    result.converted = dict(report.converted)
+    result.skipped = [SkippedOp(s.identifier, s.category, s.message) for s in report.skipped]
 
 
 class _Clock:
@@ -287,17 +272,13 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
             except Exception as e:
                 raise _Failure("eager-failed", _first_line(e)) from None
         with clock.step("compile"):
-            report = _new_report()
+            report = CompileReport()
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     module = tc_compile(model, _clone(inputs), output_type="tosa",
                                         backend_legal_ops=result.legal_ops, report=report,
                                         export_strict="auto")  # strict first, then non-strict
-            except TypeError as e:
-                if "report" in str(e):
-                    raise RuntimeError(f"compile() does not take report= yet ({e}); update tosa_custom") from None
-                raise _classify_compile_error(e) from None
             except Exception as e:
                 raise _classify_compile_error(e) from None
             finally:
@@ -310,8 +291,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
         with clock.step("run"):
             # Python scalars the export baked in are not arguments; ones it kept are.
             leaves = _leaves(inputs)
-            specs = getattr(program, "input_specs", None)
-            tensors = leaves if specs is not None and len(specs) == len(leaves) else [
+            tensors = leaves if len(program.input_specs) == len(leaves) else [
                 x for x in leaves if isinstance(x, torch.Tensor)]
             try:
                 torch.manual_seed(0)

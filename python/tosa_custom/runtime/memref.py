@@ -19,16 +19,15 @@ import struct
 
 import torch
 
+from .. import dtypes as _dtypes
+
 __all__ = [
     "descriptor_class", "descriptor_for", "tensor_view", "ViewCache", "DescriptorBlock",
     "MLIR_TO_TORCH", "TORCH_TO_MLIR",
 ]
 
-MLIR_TO_TORCH = {
-    "f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16,
-    "i64": torch.int64, "i32": torch.int32, "i16": torch.int16, "i8": torch.int8,
-    "ui8": torch.uint8, "i1": torch.bool,
-}
+# Builtin element spelling -> torch dtype, for the element types a memref can hold.
+MLIR_TO_TORCH = {d.builtin: d.torch for d in _dtypes.DTYPES if d.native is not None}
 TORCH_TO_MLIR = {v: k for k, v in MLIR_TO_TORCH.items()}
 
 

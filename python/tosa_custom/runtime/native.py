@@ -29,6 +29,7 @@ from typing import Any, Sequence
 
 import torch
 
+from .. import dtypes as _dtypes
 from ..contract import Operand
 
 __all__ = [
@@ -45,8 +46,9 @@ _STATUS_NAMES = {ERROR: "error", INVALID_ARGUMENT: "invalid argument", UNSUPPORT
                  DECLINE: "declined"}
 
 # Element types (TCK_F32, ...), by MLIR element type name.
-ELEMENT_TYPES = {"f32": 1, "f64": 2, "f16": 3, "bf16": 4, "i64": 5, "i32": 6, "i16": 7, "i8": 8, "ui8": 9, "i1": 10}
-_ELEMENT_SIZES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2, "i8": 1, "ui8": 1, "i1": 1}
+# The C ABI's element codes (tosa_custom_kernel.h), by builtin element spelling.
+ELEMENT_TYPES = {d.builtin: d.native for d in _dtypes.DTYPES if d.native is not None}
+_ELEMENT_SIZES = {d.builtin: d.itemsize for d in _dtypes.DTYPES if d.native is not None}
 
 # Attribute kinds (TCK_ATTR_*).
 (A_NONE, A_BOOL, A_INT, A_FLOAT, A_STRING, A_INT_LIST, A_FLOAT_LIST, A_BOOL_LIST, A_OPERAND, A_OPERAND_LIST,

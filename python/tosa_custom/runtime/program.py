@@ -36,11 +36,12 @@ from torch_mlir import execution_engine, ir
 
 from .. import _ir
 from ..contract import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
-from ..decode import _dense_values
+from ..decode import constant_operand
 from ..diagnostics import CompileError, Diagnostic
 from . import native as _native
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import CustomCallSite, lower, outline_custom_ops
+from .. import dtypes as _dtypes
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 from .tosa_kernels import RUNTIME_DOMAIN, outline_tosa_fallbacks
 from .weights import WeightSlots, is_saved_program, read_saved
@@ -77,8 +78,7 @@ def _spec(t: ir.Type, what: str) -> _TensorSpec:
 
 # `tosa_custom.dtype` on an argument or result: the torch dtype, and the
 # stored dtype it must sit on (CONTRACT.md 3.5, 4.7).
-_BOUNDARY_DTYPES = {"uint8": (torch.uint8, torch.int8), "complex64": (torch.complex64, torch.float32),
-                    "complex128": (torch.complex128, torch.float64)}
+_BOUNDARY_DTYPES = {d.name: (d.torch, _dtypes.by_element(d.carrier).torch) for d in _dtypes.DTYPES if d.carrier}
 
 
 def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
@@ -104,13 +104,8 @@ def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
 
 
 def _read_constant(value: ir.Value):
-    owner = value.owner
-    if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const":
-        return None
-    try:
-        return _dense_values(owner.operation.attributes["values"])[1]
-    except Exception:  # resource blobs (weights) are tensors, not constants
-        return None
+    constant = constant_operand(value)
+    return None if constant is None else constant[1]
 
 
 class _Site:

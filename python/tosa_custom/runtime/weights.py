@@ -25,6 +25,7 @@ from typing import Any, Mapping
 import torch
 from torch_mlir import ir
 
+from .. import dtypes as _dtypes
 from ..weights.manifest import INPUT_ATTR, WEIGHT_ATTR, Manifest, argument_attrs, read_manifest, set_argument_attrs
 
 __all__ = [
@@ -41,11 +42,6 @@ MODULE_FILE = "module.mlirbc"
 WEIGHTS_FILE = "weights.safetensors"
 MANIFEST_FILE = "manifest.json"
 
-_DTYPES = {
-    "float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16,
-    "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8,
-    "uint8": torch.uint8, "bool": torch.bool,
-}
 
 
 class WeightError(ValueError):
@@ -100,7 +96,7 @@ class WeightSlots:
         self.first = manifest.weights[0].argument if manifest.weights else None
         self.module_bytes = module_bytes
         self.tensors: list[torch.Tensor] | None = None if self.count else []
-        self._specs = [(tuple(w.shape), _DTYPES.get(w.dtype)) for w in manifest.weights]
+        self._specs = [(tuple(w.shape), _torch_dtype(w.dtype)) for w in manifest.weights]
         self._block = None
         self._offset = 0
 
@@ -239,3 +235,8 @@ def read_saved(directory) -> tuple[bytes, Manifest]:
     except FileNotFoundError:
         raise FileNotFoundError(f"'{directory}' has {MODULE_FILE} but no {MANIFEST_FILE}") from None
     return data, manifest
+
+
+def _torch_dtype(name: str) -> torch.dtype | None:
+    found = _dtypes.by_name(name)
+    return found.torch if found is not None else None

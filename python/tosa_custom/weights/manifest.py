@@ -15,6 +15,8 @@ from typing import Any
 
 from torch_mlir import ir
 
+from .. import dtypes as _dtypes
+
 from .. import _ir
 
 __all__ = [
@@ -48,28 +50,22 @@ class ManifestError(ValueError):
     """The entry function's weight markers are inconsistent (or a JSON manifest is)."""
 
 
-# Element types, builtin and torch spellings, by torch dtype name.
-_DTYPE_NAMES = {
-    "f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
-    "i64": "int64", "si64": "int64", "i32": "int32", "si32": "int32",
-    "i16": "int16", "si16": "int16", "i8": "int8", "si8": "int8",
-    "ui8": "uint8", "i1": "bool",
-}
-_VTENSOR = re.compile(r"^!torch\.vtensor<\[(?P<shape>[^\]]*)\],(?P<dtype>.+)>$")
-
-
 def _shape_and_dtype(t: ir.Type) -> tuple[tuple[int | None, ...] | None, str]:
     """(shape with None for dynamic dimensions, torch dtype name) of a tensor
     type, builtin or `!torch.vtensor`; (None, type text) for anything else."""
     if isinstance(t, ir.RankedTensorType):
         shape = tuple(None if ir.ShapedType.is_dynamic_size(d) else d for d in t.shape)
-        element = str(t.element_type)
-        return shape, _DTYPE_NAMES.get(element, element)
-    m = _VTENSOR.match(str(t))
-    if m:
-        dims = [d.strip() for d in m["shape"].split(",") if d.strip()]
-        return tuple(None if d in ("-1", "?") else int(d) for d in dims), _DTYPE_NAMES.get(m["dtype"], m["dtype"])
+        return shape, _dtype_name(str(t.element_type))
+    parsed = _dtypes.parse_vtensor(str(t))
+    if parsed:
+        dims, element = parsed
+        return tuple(None if d in ("-1", "?") else int(d) for d in dims), _dtype_name(element)
     return None, str(t)
+
+
+def _dtype_name(element: str) -> str:
+    found = _dtypes.by_element(element)
+    return found.name if found is not None else element
 
 
 @dataclasses.dataclass(frozen=True)

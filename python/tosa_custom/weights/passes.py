@@ -25,6 +25,7 @@ import numpy as np
 import torch
 from torch_mlir import ir
 
+from .. import dtypes as _dtypes
 from ..passes import Option, PassFailure, register_pass
 from .manifest import (
     INPUT_ATTR,
@@ -46,11 +47,6 @@ BIND_ARGUMENT = "tosa-custom-bind-weights"
 # Constant ops and the attribute that holds their value.
 _CONSTANTS = {"tosa.const": "values", "arith.constant": "value", "torch.vtensor.literal": "value"}
 _RESOURCE = re.compile(r'^dense_resource<(?:"((?:[^"\\]|\\.)*)"|([^>]*))>')
-_TORCH_DTYPES = {
-    "float32": torch.float32, "float64": torch.float64, "float16": torch.float16, "bfloat16": torch.bfloat16,
-    "int64": torch.int64, "int32": torch.int32, "int16": torch.int16, "int8": torch.int8,
-    "uint8": torch.uint8, "bool": torch.bool,
-}
 
 
 class WeightPassError(ValueError):
@@ -106,10 +102,6 @@ def _set_module_values(module_op, values: dict[str, ir.Attribute]) -> None:
 # Reading values (lift with weights=FILE).
 # --------------------------------------------------------------------------
 
-_NUMPY = {
-    "float32": np.float32, "float64": np.float64, "float16": np.float16, "bfloat16": np.uint16,
-    "int64": np.int64, "int32": np.int32, "int16": np.int16, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_,
-}
 
 
 def _blobs(module_op) -> dict[str, bytes]:
@@ -132,11 +124,11 @@ def _tensor(attr: ir.Attribute, shape: tuple[int, ...], dtype: str, blobs) -> to
         data = blobs().get(key)
         if data is None:
             raise ValueError(f"the module has no blob '{key}'")
-        array = np.frombuffer(data, dtype=_NUMPY[dtype]).copy()
+        array = np.frombuffer(data, dtype=_dtypes.by_name(dtype).numpy).copy()
     else:
         if dtype == "bfloat16":
             raise ValueError("weights=FILE cannot read a bfloat16 dense constant; lift without weights=")
-        array = np.array(attr).astype(_NUMPY[dtype])
+        array = np.array(attr).astype(_dtypes.by_name(dtype).numpy)
     t = torch.from_numpy(np.ascontiguousarray(array)).reshape(shape)
     return t.view(torch.bfloat16) if dtype == "bfloat16" else t
 
@@ -240,11 +232,11 @@ def _builtin_type(t: ir.Type) -> ir.RankedTensorType:
     """The builtin tensor type of a literal for an argument of type `t`."""
     if isinstance(t, ir.RankedTensorType):
         return t
-    m = re.match(r"^!torch\.vtensor<\[(?P<shape>[^\]]*)\],(?P<dtype>.+)>$", str(t))
-    if not m:
+    parsed = _dtypes.parse_vtensor(str(t))
+    if not parsed:
         raise ValueError(f"cannot make a constant of type {t}")
-    dims = [d.strip() for d in m["shape"].split(",") if d.strip()]
-    return ir.RankedTensorType(ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + m["dtype"] + ">"))
+    dims, element = parsed
+    return ir.RankedTensorType(ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + element + ">"))
 
 
 def _attr_from_tensor(t: torch.Tensor, ty: ir.RankedTensorType, name: str) -> ir.Attribute:
@@ -288,7 +280,7 @@ def bind_weights(module_op, *, weights_path: str | None = None, entry: str | Non
             if t is None:
                 problems.append(f"missing '{w.name}' ({w.describe()})")
                 continue
-            if tuple(t.shape) != tuple(w.shape or ()) or _TORCH_DTYPES.get(w.dtype) != t.dtype:
+            if tuple(t.shape) != tuple(w.shape or ()) or getattr(_dtypes.by_name(w.dtype), "torch", None) != t.dtype:
                 problems.append(
                     f"'{w.name}' is {list(t.shape)} {str(t.dtype).replace('torch.', '')}, expected {w.describe()}"
                 )
