@@ -424,6 +424,95 @@ OperandReader = Callable[[int, ArgKind], Any]
 the constant's Python value (a scalar or a list) or an `Operand` placeholder."""
 
 
+class _Decoder:
+    """One op's arguments being decoded: which operands are taken, and by what."""
+
+    def __init__(self, version: int, num_operands: int, read_operand: OperandReader | None):
+        self.version, self.num_operands, self.read_operand = version, num_operands, read_operand
+        self.used: set[int] = set()
+
+    def operand(self, j, kind: ArgKind):
+        _expect(isinstance(j, dict) and set(j) == {"operand"} and _is_int(j["operand"]),
+                '{"operand": index}', j)
+        index = j["operand"]
+        if not 0 <= index < self.num_operands:
+            raise ContractError(f"operand index {index} out of range: the op has {self.num_operands} operands")
+        if index in self.used:
+            raise ContractError(f"operand {index} is referenced twice")
+        self.used.add(index)
+        if kind.name == "Tensor":
+            return Operand(index)
+        if self.read_operand is None:
+            return Operand(index, kind.name)
+        return self.read_operand(index, kind)
+
+    def empty(self, j) -> torch.Tensor:
+        """A zero-size tensor operand, which TOSA cannot carry (CONTRACT.md 3.4)."""
+        _expect(set(j) == {"empty", "dtype"} and isinstance(j["empty"], list)
+                and all(_is_int(d) and d >= 0 for d in j["empty"]) and 0 in j["empty"]
+                and len(j["empty"]) <= 64 and _dtypes.by_name(j["dtype"]) is not None,
+                '{"empty": [dims with a 0], "dtype": name}', j)
+        if self.version < 2:
+            raise ContractError(f"an empty-tensor operand needs contract version 2, but the op says version {self.version}")
+        return torch.empty(j["empty"], dtype=_dtypes.by_name(j["dtype"]).torch)
+
+    def scalar(self, j, kind: ArgKind, optional: bool):
+        if j is None:
+            if not optional:
+                raise ContractError(f"null given for a non-optional {kind.name}")
+            return None
+        if kind.name == "Tensor" and isinstance(j, dict) and "empty" in j:
+            return self.empty(j)
+        if kind.name == "Tensor" or _is_ref(j):
+            value = self.operand(j, kind)
+            if isinstance(value, list):
+                raise ContractError(f"operand {j['operand']} holds a list where a {kind.name} is expected")
+            return value
+        if kind.name == "Generator":
+            raise ContractError("a Generator can only be null")
+        return kind.from_json(j)
+
+    def argument(self, j, t: ArgType):
+        if not t.is_list or j is None:
+            return self.scalar(j, t.kind, t.optional)
+        if _is_ref(j):  # const encoding: a whole list as one 1-d operand
+            value = self.operand(j, t.kind)
+            if not isinstance(value, list):
+                raise ContractError(f"operand {j['operand']} must be a 1-d constant list")
+            return value
+        _expect(isinstance(j, list), "a list", j)
+        return [self.scalar(e, t.kind, t.elem_optional) for e in j]
+
+
+def _is_ref(j) -> bool:
+    return isinstance(j, dict) and "operand" in j
+
+
+def _check_names(operator_name: str, names: list[str], encoded: dict) -> None:
+    missing = [n for n in names if n not in encoded]
+    extra = sorted(set(encoded) - set(names))
+    if missing or extra:
+        raise ContractError(
+            f"arguments of {operator_name} do not match its schema: "
+            + (f"missing {missing}" if missing else "")
+            + ("; " if missing and extra else "")
+            + (f"unexpected {extra}" if extra else "")
+        )
+
+
+def _dropped_and_carried(attrs: dict, schema, operator_name: str, num_operands: int):
+    dropped = tuple(attrs.get("dropped_results", ()))
+    lists = any(isinstance(r.type, torch.ListType) for r in schema.returns)  # flattened: any length
+    if dropped and not lists and dropped[-1] >= len(schema.returns):
+        raise ContractError(f"dropped result {dropped[-1]} does not exist: {operator_name} has {len(schema.returns)} results")
+    carried = {key: {int(i): CARRIED_DTYPES[d] for i, d in attrs.get(key, {}).items()}
+               for key in ("operand_dtypes", "result_dtypes")}
+    bad = [i for i in carried["operand_dtypes"] if i >= num_operands]
+    if bad:
+        raise ContractError(f"operand_dtypes names operands {bad}, but the op has {num_operands} operands")
+    return dropped, carried["operand_dtypes"], carried["result_dtypes"]
+
+
 def decode_attrs(
     operator_name: str,
     implementation_attrs: str,
@@ -442,92 +531,20 @@ def decode_attrs(
         raise ContractError(f"operator_name '{operator_name}' names no PyTorch op overload")
     encoded = attrs["args"]
     schema = overload._schema
-    names = [a.name for a in schema.arguments]
-    missing = [n for n in names if n not in encoded]
-    extra = sorted(set(encoded) - set(names))
-    if missing or extra:
-        raise ContractError(
-            f"arguments of {operator_name} do not match its schema: "
-            + (f"missing {missing}" if missing else "")
-            + ("; " if missing and extra else "")
-            + (f"unexpected {extra}" if extra else "")
-        )
-    used: set[int] = set()
-
-    def operand(j, kind: ArgKind, as_list: bool = False):
-        _expect(isinstance(j, dict) and set(j) == {"operand"} and _is_int(j["operand"]),
-                '{"operand": index}', j)
-        index = j["operand"]
-        if not 0 <= index < num_operands:
-            raise ContractError(f"operand index {index} out of range: the op has {num_operands} operands")
-        if index in used:
-            raise ContractError(f"operand {index} is referenced twice")
-        used.add(index)
-        if kind.name == "Tensor":
-            return Operand(index)
-        if read_operand is None:
-            return Operand(index, kind.name)
-        return read_operand(index, kind)
-
-    def empty(j) -> torch.Tensor:
-        """A zero-size tensor operand, which TOSA cannot carry (CONTRACT.md 3.4)."""
-        _expect(set(j) == {"empty", "dtype"} and isinstance(j["empty"], list)
-                and all(_is_int(d) and d >= 0 for d in j["empty"]) and 0 in j["empty"]
-                and len(j["empty"]) <= 64 and _dtypes.by_name(j["dtype"]) is not None,
-                '{"empty": [dims with a 0], "dtype": name}', j)
-        if attrs["version"] < 2:
-            raise ContractError(f"an empty-tensor operand needs contract version 2, but the op says version {attrs['version']}")
-        return torch.empty(j["empty"], dtype=_dtypes.by_name(j["dtype"]).torch)
-
-    def is_ref(j) -> bool:
-        return isinstance(j, dict) and "operand" in j
-
-    def scalar(j, kind: ArgKind, optional: bool):
-        if j is None:
-            if not optional:
-                raise ContractError(f"null given for a non-optional {kind.name}")
-            return None
-        if kind.name == "Tensor" and isinstance(j, dict) and "empty" in j:
-            return empty(j)
-        if kind.name == "Tensor" or is_ref(j):
-            value = operand(j, kind)
-            if isinstance(value, list):
-                raise ContractError(f"operand {j['operand']} holds a list where a {kind.name} is expected")
-            return value
-        if kind.name == "Generator":
-            raise ContractError("a Generator can only be null")
-        return kind.from_json(j)
-
+    _check_names(operator_name, [a.name for a in schema.arguments], encoded)
+    decoder = _Decoder(attrs["version"], num_operands, read_operand)
     args, kwargs = [], {}
     for a in schema.arguments:
         t = arg_type(a.real_type)
         if t is None:
             raise ContractError(f"argument '{a.name}' of {operator_name} has unsupported type {a.real_type}")
-        j = encoded[a.name]
         try:
-            if t.is_list and j is not None:
-                if is_ref(j):  # const encoding: a whole list as one 1-d operand
-                    value = operand(j, t.kind)
-                    if not isinstance(value, list):
-                        raise ContractError(f"operand {j['operand']} must be a 1-d constant list")
-                else:
-                    _expect(isinstance(j, list), "a list", j)
-                    value = [scalar(e, t.kind, t.elem_optional) for e in j]
-            else:
-                value = scalar(j, t.kind, t.optional)
+            value = decoder.argument(encoded[a.name], t)
         except ContractError as e:
             raise ContractError(f"argument '{a.name}' ({t}) of {operator_name}: {e}") from None
         (kwargs.__setitem__(a.name, value) if a.kwarg_only else args.append(value))
-    if len(used) != num_operands:
-        unused = sorted(set(range(num_operands)) - used)
+    if len(decoder.used) != num_operands:
+        unused = sorted(set(range(num_operands)) - decoder.used)
         raise ContractError(f"operands {unused} of {operator_name} are not referenced by any argument")
-    dropped = tuple(attrs.get("dropped_results", ()))
-    lists = any(isinstance(r.type, torch.ListType) for r in schema.returns)  # flattened: any length
-    if dropped and not lists and dropped[-1] >= len(schema.returns):
-        raise ContractError(f"dropped result {dropped[-1]} does not exist: {operator_name} has {len(schema.returns)} results")
-    carried = {key: {int(i): CARRIED_DTYPES[d] for i, d in attrs.get(key, {}).items()}
-               for key in ("operand_dtypes", "result_dtypes")}
-    bad = [i for i in carried["operand_dtypes"] if i >= num_operands]
-    if bad:
-        raise ContractError(f"operand_dtypes names operands {bad}, but the op has {num_operands} operands")
-    return DecodedCall(overload, tuple(args), kwargs, dropped, carried["operand_dtypes"], carried["result_dtypes"])
+    return DecodedCall(overload, tuple(args), kwargs,
+                       *_dropped_and_carried(attrs, schema, operator_name, num_operands))
