@@ -9,7 +9,7 @@
 // CHECK-LABEL: func.func @tensor(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.tanh"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.tanh"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @tensor(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -24,7 +24,7 @@ func.func @tensor(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32>
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22alpha\22:1,\22other\22:{\22operand\22:1},\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.add.Tensor"} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22alpha\22:1{{.*}}\22other\22:{\22operand\22:1}{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.add.Tensor"} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @tensor_twice(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -39,10 +39,10 @@ func.func @tensor_twice(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8
 // CHECK-LABEL: func.func @chain(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.tanh"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.tanh"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[R0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM2:.*]] = tosa.custom %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.relu"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM2:.*]] = tosa.custom %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.relu"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R1:.*]] = torch_c.from_builtin_tensor %[[CUSTOM2]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R1]]
 func.func @chain(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -59,7 +59,7 @@ func.func @chain(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> 
 // CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[8],f32> -> tensor<8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22bias\22:null,\22cudnn_enable\22:true,\22eps\22:1e-05,\22input\22:{\22operand\22:0},\22normalized_shape\22:[8],\22weight\22:{\22operand\22:1}},\22version\22:1}", operator_name = "torch.aten.layer_norm"} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22bias\22:null{{.*}}\22cudnn_enable\22:true{{.*}}\22eps\22:1e-05{{.*}}\22input\22:{\22operand\22:0}{{.*}}\22normalized_shape\22:[8]{{.*}}\22weight\22:{\22operand\22:1}{{.*}}", operator_name = "torch.aten.layer_norm"} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @layer_norm(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -80,7 +80,7 @@ func.func @layer_norm(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[8
 // CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[8],f32> -> tensor<8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22bias\22:{\22operand\22:1},\22cudnn_enable\22:false,\22eps\22:1e-05,\22input\22:{\22operand\22:0},\22normalized_shape\22:[8],\22weight\22:null},\22version\22:1}", operator_name = "torch.aten.layer_norm"} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22bias\22:{\22operand\22:1}{{.*}}\22cudnn_enable\22:false{{.*}}\22eps\22:1e-05{{.*}}\22input\22:{\22operand\22:0}{{.*}}\22normalized_shape\22:[8]{{.*}}\22weight\22:null{{.*}}", operator_name = "torch.aten.layer_norm"} : (tensor<2x8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @layer_norm_bias_only(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -101,7 +101,7 @@ func.func @layer_norm_bias_only(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.
 // CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[2,4],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[2,4],f32> -> tensor<2x4xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22dim\22:1,\22tensors\22:[{\22operand\22:0},{\22operand\22:1}]},\22version\22:1}", operator_name = "torch.aten.cat"} : (tensor<2x8xf32>, tensor<2x4xf32>) -> tensor<2x12xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22dim\22:1{{.*}}\22tensors\22:[{\22operand\22:0},{\22operand\22:1}]{{.*}}", operator_name = "torch.aten.cat"} : (tensor<2x8xf32>, tensor<2x4xf32>) -> tensor<2x12xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x12xf32> -> !torch.vtensor<[2,12],f32>
 // CHECK:         return %[[R0]]
 func.func @cat(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[2,4],f32>) -> !torch.vtensor<[2,12],f32> {
@@ -121,7 +121,7 @@ func.func @cat(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[2,4],f32
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T2:.*]] = torch_c.to_builtin_tensor %[[ARG2]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]], %[[T2]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22dim\22:-1,\22tensors\22:[{\22operand\22:0},{\22operand\22:1},{\22operand\22:2}]},\22version\22:1}", operator_name = "torch.aten.stack"} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8x3xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]], %[[T2]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22dim\22:-1{{.*}}\22tensors\22:[{\22operand\22:0},{\22operand\22:1},{\22operand\22:2}]{{.*}}", operator_name = "torch.aten.stack"} : (tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8x3xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8x3xf32> -> !torch.vtensor<[2,8,3],f32>
 // CHECK:         return %[[R0]]
 func.func @stack(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[2,8],f32>, %arg2: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8,3],f32> {
@@ -139,7 +139,7 @@ func.func @stack(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[2,8],f
 // CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[3],si64>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[3],si64> -> tensor<3xi64>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22indices\22:[null,{\22operand\22:1}],\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.index.Tensor"} : (tensor<2x8xf32>, tensor<3xi64>) -> tensor<2x3xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22indices\22:[null,{\22operand\22:1}]{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.index.Tensor"} : (tensor<2x8xf32>, tensor<3xi64>) -> tensor<2x3xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x3xf32> -> !torch.vtensor<[2,3],f32>
 // CHECK:         return %[[R0]]
 func.func @index(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[3],si64>) -> !torch.vtensor<[2,3],f32> {
@@ -155,7 +155,7 @@ func.func @index(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[3],si6
 // CHECK-LABEL: func.func @add_scalar(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22alpha\22:0.5,\22other\22:2,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.add.Scalar"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22alpha\22:0.5{{.*}}\22other\22:2{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.add.Scalar"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @add_scalar(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -171,7 +171,7 @@ func.func @add_scalar(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],
 // CHECK-LABEL: func.func @mul_scalar(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22other\22:0.25,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.mul.Scalar"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22other\22:0.25{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.mul.Scalar"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @mul_scalar(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -186,7 +186,7 @@ func.func @mul_scalar(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],
 // CHECK-LABEL: func.func @number(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22alpha\22:1.5,\22other\22:3,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.add.Scalar"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22alpha\22:1.5{{.*}}\22other\22:3{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.add.Scalar"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @number(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -202,7 +202,7 @@ func.func @number(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32>
 // CHECK-LABEL: func.func @clamp_min(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22max\22:null,\22min\22:-1,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.clamp"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22max\22:null{{.*}}\22min\22:-1{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.clamp"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @clamp_min(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -218,7 +218,7 @@ func.func @clamp_min(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f
 // CHECK-LABEL: func.func @clamp_max(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22max\22:6.0,\22min\22:null,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.clamp"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22max\22:6.0{{.*}}\22min\22:null{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.clamp"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @clamp_max(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -234,7 +234,7 @@ func.func @clamp_max(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f
 // CHECK-LABEL: func.func @gelu(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22approximate\22:\22tanh\22,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.gelu"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22approximate\22:\22tanh\22{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.gelu"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @gelu(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -251,7 +251,7 @@ func.func @gelu(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
 // CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22other\22:{\22operand\22:1},\22rounding_mode\22:\22floor\22,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.div.Tensor_mode"} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22other\22:{\22operand\22:1}{{.*}}\22rounding_mode\22:\22floor\22{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.div.Tensor_mode"} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @div_floor(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -268,7 +268,7 @@ func.func @div_floor(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[2,
 // CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22other\22:{\22operand\22:1},\22rounding_mode\22:null,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.div.Tensor_mode"} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22other\22:{\22operand\22:1}{{.*}}\22rounding_mode\22:null{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.div.Tensor_mode"} : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @div_none(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -283,7 +283,7 @@ func.func @div_none(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[2,8
 // CHECK-LABEL: func.func @sum_dtype(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22dim\22:[1],\22dtype\22:{\22dtype\22:\22float32\22},\22keepdim\22:true,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.sum.dim_IntList"} : (tensor<2x8xf32>) -> tensor<2x1xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22dim\22:[1]{{.*}}\22dtype\22:{\22dtype\22:\22float32\22}{{.*}}\22keepdim\22:true{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.sum.dim_IntList"} : (tensor<2x8xf32>) -> tensor<2x1xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x1xf32> -> !torch.vtensor<[2,1],f32>
 // CHECK:         return %[[R0]]
 func.func @sum_dtype(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,1],f32> {
@@ -301,7 +301,7 @@ func.func @sum_dtype(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,1],f
 // CHECK-LABEL: func.func @sum_all(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22dim\22:null,\22dtype\22:null,\22keepdim\22:false,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.sum.dim_IntList"} : (tensor<2x8xf32>) -> tensor<f32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22dim\22:null{{.*}}\22dtype\22:null{{.*}}\22keepdim\22:false{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.sum.dim_IntList"} : (tensor<2x8xf32>) -> tensor<f32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<f32> -> !torch.vtensor<[],f32>
 // CHECK:         return %[[R0]]
 func.func @sum_all(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[],f32> {
@@ -317,7 +317,7 @@ func.func @sum_all(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[],f32> {
 // CHECK-LABEL: func.func @permute(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8,4],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8,4],f32> -> tensor<2x8x4xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22dims\22:[2,0,1],\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.permute"} : (tensor<2x8x4xf32>) -> tensor<4x2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22dims\22:[2,0,1]{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.permute"} : (tensor<2x8x4xf32>) -> tensor<4x2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<4x2x8xf32> -> !torch.vtensor<[4,2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @permute(%arg0: !torch.vtensor<[2,8,4],f32>) -> !torch.vtensor<[4,2,8],f32> {
@@ -335,7 +335,7 @@ func.func @permute(%arg0: !torch.vtensor<[2,8,4],f32>) -> !torch.vtensor<[4,2,8]
 // CHECK-LABEL: func.func @empty_int_list(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22dim\22:[],\22keepdim\22:false,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.amax"} : (tensor<2x8xf32>) -> tensor<f32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22dim\22:[]{{.*}}\22keepdim\22:false{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.amax"} : (tensor<2x8xf32>) -> tensor<f32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<f32> -> !torch.vtensor<[],f32>
 // CHECK:         return %[[R0]]
 func.func @empty_int_list(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[],f32> {
@@ -351,7 +351,7 @@ func.func @empty_int_list(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[]
 // CHECK-LABEL: func.func @upsample(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[1,2,2,4],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[1,2,2,4],f32> -> tensor<1x2x2x4xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22input\22:{\22operand\22:0},\22output_size\22:null,\22scale_factors\22:[2.0,3.0]},\22version\22:1}", operator_name = "torch.aten.upsample_nearest2d.vec"} : (tensor<1x2x2x4xf32>) -> tensor<1x2x4x12xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22input\22:{\22operand\22:0}{{.*}}\22output_size\22:null{{.*}}\22scale_factors\22:[2.0,3.0]{{.*}}", operator_name = "torch.aten.upsample_nearest2d.vec"} : (tensor<1x2x2x4xf32>) -> tensor<1x2x4x12xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<1x2x4x12xf32> -> !torch.vtensor<[1,2,4,12],f32>
 // CHECK:         return %[[R0]]
 func.func @upsample(%arg0: !torch.vtensor<[1,2,2,4],f32>) -> !torch.vtensor<[1,2,4,12],f32> {
@@ -373,7 +373,7 @@ func.func @upsample(%arg0: !torch.vtensor<[1,2,2,4],f32>) -> !torch.vtensor<[1,2
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,4],f32> -> tensor<2x4xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[2,3],f32> -> tensor<2x3xf32>
 // CHECK:         %[[T2:.*]] = torch_c.to_builtin_tensor %[[ARG2]] : !torch.vtensor<[3,4],f32> -> tensor<3x4xf32>
-// CHECK:         %[[CUSTOM:.*]]:3 = tosa.custom %[[T0]], %[[T1]], %[[T2]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22grad_output\22:{\22operand\22:1},\22output_mask\22:[true,false,true],\22self\22:{\22operand\22:0},\22weight\22:{\22operand\22:2}},\22version\22:1}", operator_name = "torch.aten.linear_backward"} : (tensor<2x4xf32>, tensor<2x3xf32>, tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>)
+// CHECK:         %[[CUSTOM:.*]]:3 = tosa.custom %[[T0]], %[[T1]], %[[T2]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22grad_output\22:{\22operand\22:1}{{.*}}\22output_mask\22:[true,false,true]{{.*}}\22self\22:{\22operand\22:0}{{.*}}\22weight\22:{\22operand\22:2}{{.*}}", operator_name = "torch.aten.linear_backward"} : (tensor<2x4xf32>, tensor<2x3xf32>, tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<3x4xf32>, tensor<3xf32>)
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#0 : tensor<2x4xf32> -> !torch.vtensor<[2,4],f32>
 // CHECK:         %[[R1:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#1 : tensor<3x4xf32> -> !torch.vtensor<[3,4],f32>
 // CHECK:         %[[R2:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#2 : tensor<3xf32> -> !torch.vtensor<[3],f32>
@@ -392,7 +392,7 @@ func.func @bool_list(%arg0: !torch.vtensor<[2,4],f32>, %arg1: !torch.vtensor<[2,
 // CHECK-LABEL: func.func @to_copy(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22device\22:{\22device\22:\22cpu\22},\22dtype\22:{\22dtype\22:\22float16\22},\22layout\22:{\22layout\22:\22strided\22},\22memory_format\22:{\22memory_format\22:\22contiguous_format\22},\22non_blocking\22:false,\22pin_memory\22:false,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten._to_copy"} : (tensor<2x8xf32>) -> tensor<2x8xf16>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22device\22:{\22device\22:\22cpu\22}{{.*}}\22dtype\22:{\22dtype\22:\22float16\22}{{.*}}\22layout\22:{\22layout\22:\22strided\22}{{.*}}\22memory_format\22:{\22memory_format\22:\22contiguous_format\22}{{.*}}\22non_blocking\22:false{{.*}}\22pin_memory\22:false{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten._to_copy"} : (tensor<2x8xf32>) -> tensor<2x8xf16>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf16> -> !torch.vtensor<[2,8],f16>
 // CHECK:         return %[[R0]]
 func.func @to_copy(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f16> {
@@ -411,7 +411,7 @@ func.func @to_copy(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f16
 // CHECK-LABEL: func.func @to_copy_none(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22device\22:null,\22dtype\22:null,\22layout\22:null,\22memory_format\22:null,\22non_blocking\22:false,\22pin_memory\22:null,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten._to_copy"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22device\22:null{{.*}}\22dtype\22:null{{.*}}\22layout\22:null{{.*}}\22memory_format\22:null{{.*}}\22non_blocking\22:false{{.*}}\22pin_memory\22:null{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten._to_copy"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @to_copy_none(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -426,7 +426,7 @@ func.func @to_copy_none(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8
 // No tensor operand; a memory format other than contiguous.
 // CHECK-LABEL: func.func @empty(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom  {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22device\22:{\22device\22:\22cpu\22},\22dtype\22:{\22dtype\22:\22bfloat16\22},\22layout\22:null,\22memory_format\22:{\22memory_format\22:\22channels_last\22},\22pin_memory\22:true,\22size\22:[2,3,4,5]},\22version\22:1}", operator_name = "torch.aten.empty.memory_format"} : () -> tensor<2x3x4x5xbf16>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom  {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22device\22:{\22device\22:\22cpu\22}{{.*}}\22dtype\22:{\22dtype\22:\22bfloat16\22}{{.*}}\22layout\22:null{{.*}}\22memory_format\22:{\22memory_format\22:\22channels_last\22}{{.*}}\22pin_memory\22:true{{.*}}\22size\22:[2,3,4,5]{{.*}}", operator_name = "torch.aten.empty.memory_format"} : () -> tensor<2x3x4x5xbf16>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x3x4x5xbf16> -> !torch.vtensor<[2,3,4,5],bf16>
 // CHECK:         return %[[R0]]
 func.func @empty(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,3,4,5],bf16> {
@@ -450,7 +450,7 @@ func.func @empty(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,3,4,5],b
 // CHECK-LABEL: func.func @nan_to_num(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22nan\22:{\22float\22:\22nan\22},\22neginf\22:{\22float\22:\22-inf\22},\22posinf\22:{\22float\22:\22inf\22},\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.nan_to_num"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22nan\22:{\22float\22:\22nan\22}{{.*}}\22neginf\22:{\22float\22:\22-inf\22}{{.*}}\22posinf\22:{\22float\22:\22inf\22}{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.nan_to_num"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @nan_to_num(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -469,7 +469,7 @@ func.func @nan_to_num(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],
 // CHECK-SAME:      %[[ARG1:[a-z0-9]+]]: !torch.vtensor<[2,8],i1>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[2,8],i1> -> tensor<2x8xi1>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22mask\22:{\22operand\22:1},\22self\22:{\22operand\22:0},\22value\22:{\22float\22:\22-inf\22}},\22version\22:1}", operator_name = "torch.aten.masked_fill.Scalar"} : (tensor<2x8xf32>, tensor<2x8xi1>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22mask\22:{\22operand\22:1}{{.*}}\22self\22:{\22operand\22:0}{{.*}}\22value\22:{\22float\22:\22-inf\22}{{.*}}", operator_name = "torch.aten.masked_fill.Scalar"} : (tensor<2x8xf32>, tensor<2x8xi1>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @masked_fill(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[2,8],i1>) -> !torch.vtensor<[2,8],f32> {
@@ -490,7 +490,7 @@ func.func @masked_fill(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vtensor<[
 // CHECK:         %[[E0:.*]] = tensor.from_elements %[[S0]] : tensor<f64>
 // CHECK:         %[[S1:.*]] = torch_c.to_i64 %[[ARG1]]
 // CHECK:         %[[E1:.*]] = tensor.from_elements %[[S1]] : tensor<i64>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[E0]], %[[E1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22alpha\22:{\22operand\22:2},\22other\22:{\22operand\22:1},\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.add.Scalar"} : (tensor<2x8xf32>, tensor<f64>, tensor<i64>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[E0]], %[[E1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22alpha\22:{\22operand\22:2}{{.*}}\22other\22:{\22operand\22:1}{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.add.Scalar"} : (tensor<2x8xf32>, tensor<f64>, tensor<i64>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @runtime_scalar(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.int, %arg2: !torch.float) -> !torch.vtensor<[2,8],f32> {
@@ -510,7 +510,7 @@ func.func @runtime_scalar(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.int, %
 // CHECK:         %[[E0:.*]] = tensor.from_elements %[[S0]] : tensor<f64>
 // CHECK:         %[[S1:.*]] = torch_c.to_i1 %[[ARG2]]
 // CHECK:         %[[E1:.*]] = tensor.from_elements %[[S1]] : tensor<i1>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[E0]], %[[E1]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22input\22:{\22operand\22:0},\22p\22:{\22operand\22:1},\22train\22:{\22operand\22:2}},\22version\22:1}", operator_name = "torch.aten.dropout"} : (tensor<2x8xf32>, tensor<f64>, tensor<i1>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[E0]], %[[E1]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22input\22:{\22operand\22:0}{{.*}}\22p\22:{\22operand\22:1}{{.*}}\22train\22:{\22operand\22:2}{{.*}}", operator_name = "torch.aten.dropout"} : (tensor<2x8xf32>, tensor<f64>, tensor<i1>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @runtime_float_bool(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.float, %arg2: !torch.bool) -> !torch.vtensor<[2,8],f32> {
@@ -527,7 +527,7 @@ func.func @runtime_float_bool(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.fl
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[S0:.*]] = torch_c.to_i64 %[[N]]
 // CHECK:         %[[E0:.*]] = tensor.from_elements %[[S0]] : tensor<i64>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[E0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22self\22:{\22operand\22:0},\22size\22:[{\22operand\22:1},8]},\22version\22:1}", operator_name = "torch.aten.view"} : (tensor<2x8xf32>, tensor<i64>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[E0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22self\22:{\22operand\22:0}{{.*}}\22size\22:[{\22operand\22:1},8]{{.*}}", operator_name = "torch.aten.view"} : (tensor<2x8xf32>, tensor<i64>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @runtime_list_element(%arg0: !torch.vtensor<[2,8],f32>, %n: !torch.int) -> !torch.vtensor<[2,8],f32> {
@@ -547,7 +547,7 @@ func.func @runtime_list_element(%arg0: !torch.vtensor<[2,8],f32>, %n: !torch.int
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
 // CHECK:         %[[T1:.*]] = torch_c.to_builtin_tensor %[[ARG1]] : !torch.vtensor<[8],f32> -> tensor<8xf32>
 // CHECK:         %[[T2:.*]] = torch_c.to_builtin_tensor %[[ARG2]] : !torch.vtensor<[8],f32> -> tensor<8xf32>
-// CHECK:         %[[CUSTOM:.*]]:3 = tosa.custom %[[T0]], %[[T1]], %[[T2]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22bias\22:{\22operand\22:2},\22eps\22:1e-05,\22input\22:{\22operand\22:0},\22normalized_shape\22:[8],\22weight\22:{\22operand\22:1}},\22version\22:1}", operator_name = "torch.aten.native_layer_norm"} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
+// CHECK:         %[[CUSTOM:.*]]:3 = tosa.custom %[[T0]], %[[T1]], %[[T2]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22bias\22:{\22operand\22:2}{{.*}}\22eps\22:1e-05{{.*}}\22input\22:{\22operand\22:0}{{.*}}\22normalized_shape\22:[8]{{.*}}\22weight\22:{\22operand\22:1}{{.*}}", operator_name = "torch.aten.native_layer_norm"} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x1xf32>)
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#0 : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         %[[R1:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#1 : tensor<2x1xf32> -> !torch.vtensor<[2,1],f32>
 // CHECK:         %[[R2:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#2 : tensor<2x1xf32> -> !torch.vtensor<[2,1],f32>
@@ -566,7 +566,7 @@ func.func @native_layer_norm(%arg0: !torch.vtensor<[2,8],f32>, %arg1: !torch.vte
 // CHECK-LABEL: func.func @max_dim(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]]:2 = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22dim\22:1,\22keepdim\22:false,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.max.dim"} : (tensor<2x8xf32>) -> (tensor<2xf32>, tensor<2xi64>)
+// CHECK:         %[[CUSTOM:.*]]:2 = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22dim\22:1{{.*}}\22keepdim\22:false{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.max.dim"} : (tensor<2x8xf32>) -> (tensor<2xf32>, tensor<2xi64>)
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#0 : tensor<2xf32> -> !torch.vtensor<[2],f32>
 // CHECK:         %[[R1:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#1 : tensor<2xi64> -> !torch.vtensor<[2],si64>
 // CHECK:         return %[[R0]], %[[R1]]
@@ -582,7 +582,7 @@ func.func @max_dim(%arg0: !torch.vtensor<[2,8],f32>) -> (!torch.vtensor<[2],f32>
 // CHECK-LABEL: func.func @topk(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]]:2 = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22dim\22:-1,\22k\22:3,\22largest\22:true,\22self\22:{\22operand\22:0},\22sorted\22:true},\22version\22:1}", operator_name = "torch.aten.topk"} : (tensor<2x8xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
+// CHECK:         %[[CUSTOM:.*]]:2 = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22dim\22:-1{{.*}}\22k\22:3{{.*}}\22largest\22:true{{.*}}\22self\22:{\22operand\22:0}{{.*}}\22sorted\22:true{{.*}}", operator_name = "torch.aten.topk"} : (tensor<2x8xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>)
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#0 : tensor<2x3xf32> -> !torch.vtensor<[2,3],f32>
 // CHECK:         %[[R1:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]]#1 : tensor<2x3xi64> -> !torch.vtensor<[2,3],si64>
 // CHECK:         return %[[R0]], %[[R1]]
@@ -601,7 +601,7 @@ func.func @topk(%arg0: !torch.vtensor<[2,8],f32>) -> (!torch.vtensor<[2,3],f32>,
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,3],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,3],f32> -> tensor<2x3xf32>
 // CHECK:         %[[CONST0:.*]] = "tosa.const"() <{values = dense<[1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<3xf32>}> : () -> tensor<3xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[CONST0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22alpha\22:1,\22other\22:{\22operand\22:1},\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.add.Tensor"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[CONST0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22alpha\22:1{{.*}}\22other\22:{\22operand\22:1}{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.add.Tensor"} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x3xf32> -> !torch.vtensor<[2,3],f32>
 // CHECK:         return %[[R0]]
 func.func @literal(%arg0: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32> {
@@ -617,7 +617,7 @@ func.func @literal(%arg0: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[2,3],f32
 // signless type (si64 -> i64).
 // CHECK-LABEL: func.func @signed_integer_literal(
 // CHECK:         %[[CONST0:.*]] = "tosa.const"() <{values = dense<[1, -2]> : tensor<2xi64>}> : () -> tensor<2xi64>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[CONST0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.neg"} : (tensor<2xi64>) -> tensor<2xi64>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[CONST0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.neg"} : (tensor<2xi64>) -> tensor<2xi64>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2xi64> -> !torch.vtensor<[2],si64>
 // CHECK:         return %[[R0]]
 func.func @signed_integer_literal() -> !torch.vtensor<[2],si64> {
@@ -633,7 +633,7 @@ func.func @signed_integer_literal() -> !torch.vtensor<[2],si64> {
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,3],si32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,3],si32> -> tensor<2x3xi32>
 // CHECK:         %[[CONST0:.*]] = "tosa.const"() <{values = dense<7> : tensor<2x3xi32>}> : () -> tensor<2x3xi32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[CONST0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22alpha\22:1,\22other\22:{\22operand\22:1},\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.add.Tensor"} : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[CONST0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22alpha\22:1{{.*}}\22other\22:{\22operand\22:1}{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.add.Tensor"} : (tensor<2x3xi32>, tensor<2x3xi32>) -> tensor<2x3xi32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x3xi32> -> !torch.vtensor<[2,3],si32>
 // CHECK:         return %[[R0]]
 func.func @signed_integer_splat_literal(%arg0: !torch.vtensor<[2,3],si32>) -> !torch.vtensor<[2,3],si32> {
@@ -649,7 +649,7 @@ func.func @signed_integer_splat_literal(%arg0: !torch.vtensor<[2,3],si32>) -> !t
 // CHECK-LABEL: func.func @operator_known(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22approximate\22:\22none\22,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.gelu"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22approximate\22:\22none\22{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.gelu"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @operator_known(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -664,7 +664,7 @@ func.func @operator_known(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2
 // CHECK-LABEL: func.func @generator_none(
 // CHECK-SAME:      %[[ARG0:[a-z0-9]+]]: !torch.vtensor<[2,8],f32>
 // CHECK:         %[[T0:.*]] = torch_c.to_builtin_tensor %[[ARG0]] : !torch.vtensor<[2,8],f32> -> tensor<2x8xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22generator\22:null,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.bernoulli"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22generator\22:null{{.*}}\22self\22:{\22operand\22:0}{{.*}}", operator_name = "torch.aten.bernoulli"} : (tensor<2x8xf32>) -> tensor<2x8xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x8xf32> -> !torch.vtensor<[2,8],f32>
 // CHECK:         return %[[R0]]
 func.func @generator_none(%arg0: !torch.vtensor<[2,8],f32>) -> !torch.vtensor<[2,8],f32> {
@@ -793,7 +793,7 @@ func.func @list_result_unbind(%arg0: !torch.vtensor<[4,8],f32>) -> !torch.list<v
 // CHECK:         %[[T2:.*]] = torch_c.to_builtin_tensor %[[ARG2]] : !torch.vtensor<[3],f32> -> tensor<3xf32>
 // CHECK:         %[[T3:.*]] = torch_c.to_builtin_tensor %[[ARG3]] : !torch.vtensor<[3],f32> -> tensor<3xf32>
 // CHECK:         %[[T4:.*]] = torch_c.to_builtin_tensor %[[ARG4]] : !torch.vtensor<[3],f32> -> tensor<3xf32>
-// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]], %[[T2]], %[[T3]], %[[T4]] {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22bias\22:{\22operand\22:2},\22eps\22:1e-05,\22input\22:{\22operand\22:0},\22momentum\22:0.1,\22running_mean\22:{\22operand\22:3},\22running_var\22:{\22operand\22:4},\22weight\22:{\22operand\22:1}},\22dropped_results\22:[1,2],\22version\22:1}", operator_name = "torch.aten._native_batch_norm_legit_no_training"} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+// CHECK:         %[[CUSTOM:.*]] = tosa.custom %[[T0]], %[[T1]], %[[T2]], %[[T3]], %[[T4]] {domain_name = "torch_mlir", implementation_attrs = "{{.*}}\22bias\22:{\22operand\22:2}{{.*}}\22eps\22:1e-05{{.*}}\22input\22:{\22operand\22:0}{{.*}}\22momentum\22:0.1{{.*}}\22running_mean\22:{\22operand\22:3}{{.*}}\22running_var\22:{\22operand\22:4}{{.*}}\22weight\22:{\22operand\22:1}{{.*}}\22dropped_results\22:[1,2]{{.*}}", operator_name = "torch.aten._native_batch_norm_legit_no_training"} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
 // CHECK:         %[[R0:.*]] = torch_c.from_builtin_tensor %[[CUSTOM]] : tensor<2x3x4xf32> -> !torch.vtensor<[2,3,4],f32>
 // CHECK:         return %[[R0]]
 func.func @dropped_results(%arg0: !torch.vtensor<[2,3,4],f32>, %arg1: !torch.vtensor<[3],f32>, %arg2: !torch.vtensor<[3],f32>, %arg3: !torch.vtensor<[3],f32>, %arg4: !torch.vtensor<[3],f32>) -> !torch.vtensor<[2,3,4],f32> {
