@@ -15,8 +15,10 @@ Options are parsed once, by `parse_options`, for every pass.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import shlex
 import types
+import warnings
 from typing import Any, Callable
 
 from torch_mlir import ir, passmanager
@@ -39,7 +41,7 @@ class PassFailure(Exception):
         self.where = where
 
 
-def location_of(where, default: ir.Location) -> ir.Location:
+def _location_of(where, default: ir.Location) -> ir.Location:
     if where is None:
         return default
     if isinstance(where, ir.Location):
@@ -92,16 +94,14 @@ class PassContext:
     failed: bool = False
 
     def warn(self, where, message: str) -> None:
-        loc = location_of(where, ir.Location.unknown())
+        loc = _location_of(where, ir.Location.unknown())
         if self.log is not None:
             self.log.warning(loc, message)
         else:
-            import warnings
-
             warnings.warn(f"{loc}: {message}", stacklevel=3)
 
     def error(self, where, message: str) -> None:
-        location_of(where, ir.Location.unknown()).emit_error(message)
+        _location_of(where, ir.Location.unknown()).emit_error(message)
         self.failed = True
 
 
@@ -173,7 +173,7 @@ class PythonPass:
             try:
                 result = self.body(op, ctx)
             except PassFailure as e:
-                location_of(e.where, op.location).emit_error(f"{self.argument}: {e}")
+                _location_of(e.where, op.location).emit_error(f"{self.argument}: {e}")
                 ctx.failed = True
             except Exception as e:  # a bug of ours: say so, on the IR, with the pass
                 op.location.emit_error(
@@ -226,8 +226,6 @@ def lookup_pass(argument: str) -> PythonPass | None:
 
 
 def _load_builtin_passes() -> None:
-    import importlib
-
     for module in _BUILTIN_PASS_MODULES:
         importlib.import_module(module, __package__)
 
