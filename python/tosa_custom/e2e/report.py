@@ -154,7 +154,8 @@ def build(run) -> dict[str, Any]:
     return {
         "meta": {
             "mode": run.mode, "ops": run.ops, "jobs": run.jobs, "timeout": run.timeout, "seconds": run.seconds,
-            "filter": run.filter, "files": run.files, "torch_fallback": run.torch_fallback, "versions": _versions(),
+            "filter": run.filter, "files": run.files, "torch_fallback": run.torch_fallback,
+            "kernels": run.kernels, "versions": _versions(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         },
         "counts": {s: counts.get(s, 0) for s in STATUSES},
@@ -217,7 +218,9 @@ def to_markdown(summary: dict) -> str:
     out.append(text_summary(summary).replace("\n", "  \n"))
     if meta["ops"]:
         out.append(f"\nops kept: {', '.join(meta['ops'])}")
-    if not meta.get("torch_fallback", True):
+    if meta.get("kernels", "all") == "user":
+        out.append("\nkernels: yours only (--only-user-kernels)")
+    elif not meta.get("torch_fallback", True):
         out.append("\nkernels: registered ones only (--no-torch-fallback)")
     out += ["", "## Cases by family", "", "| family | " + " | ".join(STATUSES) + " |",
             "|---|" + "---|" * len(STATUSES)]
