@@ -384,7 +384,9 @@ def test_several_listed_ops_each_become_a_custom():
 
 
 @pytest.mark.parametrize("spelling", ["aten.layer_norm", "torch.aten.layer_norm", "aten.layer_norm.default",
-                                      "torch.aten.layer_norm.default"])
+                                      "torch.aten.layer_norm.default",
+                                      # op objects, a convenience (they used to fail with an AttributeError)
+                                      torch.ops.aten.layer_norm, torch.ops.aten.layer_norm.default])
 def test_spellings_of_the_same_op(spelling):
     model, args = _layer_norm()
     module = compile_quiet(model, args, backend_legal_ops=[spelling])
