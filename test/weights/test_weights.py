@@ -228,8 +228,12 @@ def test_call_before_loading_weights():
 def test_bad_sources(tmp_path):
     model = nn.Linear(4, 2).eval()
     program = runtime.load(tosa_custom.compile(model, (torch.randn(1, 4),), weights="arguments"), weights=model)
-    with pytest.raises(FileNotFoundError, match="no weights file"):
+    with pytest.raises(FileNotFoundError, match="no weights file .*: pass a .safetensors or torch.save file"):
         program.load_weights(str(tmp_path / "nope.safetensors"))
+    (tmp_path / "damaged.safetensors").write_bytes(b"junk")  # used to raise safetensors' own error
+    with pytest.raises(WeightError, match=r"cannot read .*damaged.safetensors' as a safetensors file .*"
+                                          r"write it with safetensors.torch.save_file"):
+        program.load_weights(str(tmp_path / "damaged.safetensors"))
     (tmp_path / "junk.bin").write_bytes(b"not a checkpoint")
     with pytest.raises(WeightError, match="cannot read .*junk.bin"):
         program.load_weights(str(tmp_path / "junk.bin"))

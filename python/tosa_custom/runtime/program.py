@@ -43,7 +43,7 @@ from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import CustomCallSite, lower, outline_custom_ops
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 from .tosa_kernels import RUNTIME_DOMAIN, outline_tosa_fallbacks
-from .weights import WeightSlots, is_saved_program, read_saved
+from .weights import MODULE_FILE, WeightSlots, is_saved_program, read_saved
 
 __all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "load"]
 
@@ -373,7 +373,8 @@ class Program:
                 raise TypeError(f"input #{i} is a {type(x).__name__}; expected a tensor {spec.describe()}")
             if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
                 got = _TensorSpec(tuple(x.shape), x.dtype).describe()
-                raise ValueError(f"input #{i} is {got}; expected {spec.describe()}")
+                raise ValueError(f"input #{i} is {got}; expected {spec.describe()}: shapes and dtypes are fixed at "
+                                 "compile time, so convert the input or compile with an example of this shape")
             x = x.detach().contiguous()
             tensors.append(torch.view_as_real(x) if x.is_complex() else x)
         return tensors
@@ -442,6 +443,27 @@ def _release_native(bindings: list) -> None:
         b.release()
 
 
+def _module_text(source: "str | os.PathLike") -> str:
+    """MLIR text as given, or read from a path. A string of one line without
+    braces is a path, and a missing one is an error saying so (it used to be
+    parsed as MLIR: "custom op 'nonexistent' is unknown")."""
+    if isinstance(source, str) and ("\n" in source or "{" in source):
+        return source
+    path = os.fspath(source)
+    if os.path.isdir(path):
+        raise FileNotFoundError(f"'{path}' is a directory without {MODULE_FILE}: load() takes a directory "
+                                "written by Program.save, a .mlir file, MLIR text or an ir.Module")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such file or directory: '{path}': load() takes a .mlir file, a directory "
+                                "written by Program.save, MLIR text or an ir.Module")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError:
+        raise ValueError(f"'{path}' is not MLIR text (not UTF-8); a saved program is loaded by its "
+                         "directory") from None
+
+
 def load(module, entry: str | None = None, *, vectorize: bool = True, weights=None, native: bool = True,
          torch_fallback: bool = True, kernels: str = "all") -> Program:
     """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a path).
@@ -467,10 +489,7 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
     if isinstance(module, ir.Module):
         pass
     elif isinstance(module, (str, os.PathLike)):
-        text = str(module)
-        if not text.lstrip().startswith(("module", "func.func", "#", "//", "{-#")) and os.path.exists(text):
-            with open(text, encoding="utf-8") as f:
-                text = f.read()
+        text = _module_text(module)
         ctx = _ir.make_context()
         try:
             module = ir.Module.parse(text, ctx)
