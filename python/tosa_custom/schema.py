@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+from typing import Iterable
 
 import torch
 from torch_mlir import ir
@@ -210,6 +211,13 @@ class OpSelection:
         if self.everything and (user_op or split[0] in EVERYTHING_NAMESPACES):
             return True
         return split[:2] in self._packets or split in self._overloads
+
+    def unmatched(self, identifiers: Iterable[str]) -> list[str]:
+        """The names given that select none of `identifiers` (ops as
+        `op_identifier` spells them): a listed op the input does not have."""
+        identifiers = list(identifiers)
+        return [spec for spec in self.specs if spec not in ("*", "all")
+                and not any(OpSelection([spec], allow_unknown=True).matches(i) for i in identifiers)]
 
     def overloads(self) -> list[torch._ops.OpOverload]:
         """Every OpOverload selected (for the decomposition tables)."""

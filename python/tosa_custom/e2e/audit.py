@@ -348,6 +348,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Run the e2e suite (or your own case files) in one mode, compare every case with eager "
                     "PyTorch, and report which ATen ops were converted to tosa.custom and why not.",
     )
+    from .. import __version__
+
+    p.add_argument("--version", action="version", version=f"%(prog)s (tosa-custom {__version__})")
     p.add_argument("--mode", required=True, choices=MODES,
                    help="stock: torch-mlir's own lowering; selective: keep --ops (or each case's "
                         "selective_ops); dummy: keep every op")
