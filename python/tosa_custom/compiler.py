@@ -120,6 +120,22 @@ def _example_args(example_args) -> tuple[tuple, Any]:
     return tuple(tensors), (tuple(dynamic) if any_dynamic else None)
 
 
+def _select_mode(model, train: bool):
+    """The mode the model is compiled in. eval() by default, since inference is
+    what a TOSA backend runs (dropout off, batch norm on running statistics);
+    switching a model the user left in training mode is said once, not done
+    silently. `train=True` keeps its mode (dropout and batch statistics are
+    then compiled in)."""
+    if not isinstance(model, torch.nn.Module) or train:
+        return model
+    if model.training:
+        warnings.warn(
+            f"compile() puts the {type(model).__name__} in eval() mode (it was in training mode): dropout off, "
+            "batch norm on running statistics. Pass train=True to compile it in training mode, or call "
+            "model.eval() first to silence this.", UserWarning, stacklevel=3)
+    return model.eval()
+
+
 def _all_dims_dynamic(args: tuple):
     return tuple(
         {i: torch.export.Dim.AUTO for i in range(a.dim())} if isinstance(a, torch.Tensor) else None
@@ -534,6 +550,7 @@ def compile(
     func_name: str = "forward",
     report: CompileReport | None = None,
     weights: str = "inline",
+    train: bool = False,
 ) -> ir.Module:
     """Compile `model` to TOSA with the ops in `backend_legal_ops` as `tosa.custom`.
 
@@ -550,6 +567,9 @@ def compile(
     `report` (a `CompileReport`) is filled with what happened to each op.
     `weights="arguments"` makes every parameter and persistent buffer a named
     argument of the entry function instead of a constant (CONTRACT.md §10).
+    `train=False` compiles the model in eval() mode (inference: dropout off,
+    batch norm on running statistics), warning if it was in training mode;
+    `train=True` compiles it in the mode it is in.
     """
     if weights not in _weights.WEIGHT_MODES:
         raise ValueError(f"weights must be one of {', '.join(map(repr, _weights.WEIGHT_MODES))}, not {weights!r}")
@@ -576,8 +596,7 @@ def compile(
         library_paths.append(str(item))
     if len(library_paths) > 1:
         raise ValueError("torch-mlir takes one extra_library file; concatenate the functions into one")
-    if isinstance(model, torch.nn.Module):
-        model = model.eval()
+    model = _select_mode(model, train)
 
     args, dynamic = _example_args(example_args)
     if ignore_traced_shapes:

@@ -761,14 +761,33 @@ def test_install_torch_mlir_compile(monkeypatch):
     assert module.operation.verify()
 
 
-def test_model_is_put_in_eval_mode():
-    """Dropout in a training-mode model must not reach the TOSA (compile() evals it)."""
+def _dropout_model():
     torch.manual_seed(0)
-    model = Fn(lambda s, x: F.softmax(s.drop(x), dim=-1), drop=torch.nn.Dropout(0.5)).train()
-    module = compile_quiet(model, torch.randn(2, 4), backend_legal_ops=["aten.softmax.int"])
-    counts = op_counts(module)
-    assert counts["tosa.custom"] == 1
+    return Fn(lambda s, x: F.softmax(s.drop(x), dim=-1), drop=torch.nn.Dropout(0.5)).train()
+
+
+def test_model_is_put_in_eval_mode_saying_so():
+    """Dropout in a training-mode model must not reach the TOSA (compile() evals
+    it), and the switch is said, once, with how to keep the mode (it was silent)."""
+    model = _dropout_model()
+    with pytest.warns(UserWarning, match=r"compile\(\) puts the Fn in eval\(\) mode \(it was in training mode\).*"
+                                         r"Pass train=True to compile it in training mode") as record:
+        module = tosa_custom.compile(model, torch.randn(2, 4), backend_legal_ops=["aten.softmax.int"])
+    assert len([w for w in record if "eval() mode" in str(w.message)]) == 1
+    assert op_counts(module)["tosa.custom"] == 1
     assert not model.training
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # already in eval mode: nothing to say
+        tosa_custom.compile(model, torch.randn(2, 4), backend_legal_ops=["aten.softmax.int"])
+
+
+def test_train_true_keeps_training_mode():
+    model = _dropout_model()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(model, torch.randn(2, 4), output_type="raw", train=True)
+    assert model.training
+    assert "dropout" in str(module)  # the dropout is compiled in
 
 
 # --------------------------------------------------------------------------
