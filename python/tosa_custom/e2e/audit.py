@@ -399,18 +399,17 @@ class _Progress:
                             mininterval=0.1 if tty else 30.0, maxinterval=30.0 if tty else 60.0)
 
     def __call__(self, r: CaseResult) -> None:
-        self.counts["ok" if not r.failed else "bad"] += 1
+        from .report import failure_line, status_counts
+
         self.counts[r.status] += 1
-        line = f"{r.status.upper()}: {r.name} [{r.category}] {' '.join(r.message.split())}"
+        line = failure_line(r.to_json())
         if self.bar is not None:
             self.bar.update(1)
-            self.bar.set_postfix_str(
-                f"pass {self.counts['ok']} (xfail {self.counts['xfail']}), fail {self.counts['bad']}", refresh=True
-            )
+            self.bar.set_postfix_str(status_counts(self.counts), refresh=True)  # the summary's wording
             if r.failed:
-                self.bar.write(line[:300], file=sys.stderr)
+                self.bar.write(line, file=sys.stderr)
         elif r.failed:
-            print(line[:300], file=sys.stderr)
+            print(line, file=sys.stderr)
 
     def close(self) -> None:
         if self.bar is not None:
