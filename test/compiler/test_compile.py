@@ -529,7 +529,7 @@ def test_ignore_traced_shapes_with_varargs_forward():
     """torch.export wants `dynamic_shapes` grouped by forward's parameters,
     so `*rest` gets its specs as one tuple."""
     args = (torch.randn(2, 4), torch.randn(2, 4), torch.randn(2, 4))
-    module = compile_quiet(_VarArgs(), args, use_tracing=True, ignore_traced_shapes=True,
+    module = compile_quiet(_VarArgs().eval(), args, use_tracing=True, ignore_traced_shapes=True,
                            backend_legal_ops=["aten.gelu"])
     (custom,) = custom_ops(module)
     assert str(custom.operands[0].type) == "tensor<?x?xf32>"
@@ -798,7 +798,7 @@ def test_train_true_keeps_training_mode():
 def test_python_numbers_at_the_boundary_of_a_stock_model_are_0d_tensors():
     """No op kept: torch-mlir leaves f64/i64/i1 arguments and results, which
     compile() makes 0-d tensors marked tosa_custom.scalar (CONTRACT.md 4.7)."""
-    model = Fn(lambda s, x, scale, flag: (x * scale if flag else x, x.shape[0]))
+    model = Fn(lambda s, x, scale, flag: (x * scale if flag else x, x.shape[0])).eval()
     args = (torch.randn(3), 2.5, True)
     module = compile_quiet(model, args)
     text = str(module)

@@ -106,7 +106,7 @@ def _register(key: str, fn: Kernel, *, override: bool) -> None:
             f"cannot register {_describe(fn)} for {key}: {owner} {_describe(existing)} is registered for it "
             f"already; pass register_kernel(..., override=True) to replace it"
         )
-    _KERNELS._entries[key] = fn
+    _KERNELS.replace(key, fn)
 
 
 def registered_kernels(builtin: bool = True) -> list[str]:

@@ -435,6 +435,7 @@ def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True)
     `decoded` is the op's DecodedCall (None outside the torch_mlir domain).
     A kernel's prepare may decline (the next library is asked, then Python);
     any other failure raises `make_error(message)` (a CompileError naming the op).
+    `builtin=False` asks the user's libraries only (runtime.load's kernels="user").
     """
     types = list(site.input_types) + list(site.output_types)
     if any(t not in ELEMENT_TYPES for t in types):

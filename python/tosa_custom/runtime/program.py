@@ -479,7 +479,7 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
     `kernels="user"` goes further: only kernels the user registered or loaded
     (`register_kernel`, `load_kernel_library`) run the model's ops, not the
     package's built-in numpy, native or generic torch ones, so the load error
-    names every op that still lacks a kernel of the user's own.
+    names the first op that still lacks a kernel of the user's own.
     """
     if is_saved_program(module):
         data, manifest = read_saved(module)
