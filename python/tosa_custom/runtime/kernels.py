@@ -149,4 +149,6 @@ def is_builtin(kernel: Kernel | None) -> bool:
 def _load_builtin_kernels() -> None:
     if not _LOADED:
         _LOADED.append(True)  # before the imports: they register through _builtin_kernel
-        from . import numpy_kernels, tosa_kernels  # noqa: F401  (register themselves)
+        # tosa_kernels registers at its import, which the package's __init__
+        # (program.py) does before a user can reach register_kernel.
+        from . import numpy_kernels  # noqa: F401  (registers itself)
