@@ -1,5 +1,7 @@
 """Tunnel selected PyTorch ops through torch-mlir to TOSA as `tosa.custom`."""
 
+from importlib import metadata as _metadata
+
 from .compiler import CompileReport, OutputType, compile, install_torch_mlir_compile
 from .contract import (
     CONTRACT_VERSION,
@@ -12,6 +14,28 @@ from .conversion import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
 from .decode import custom_ops, decode
 from .diagnostics import CompileError, Diagnostic
 from .schema import OpSelection
+
+try:
+    __version__ = _metadata.version("tosa-custom")
+except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
+
+# Submodules reachable as attributes after `import tosa_custom`, imported on
+# first use (PEP 562): the runtime loads MLIR's ExecutionEngine and the native
+# libraries, which a user who only compiles should not pay for.
+_LAZY_SUBMODULES = ("runtime", "weights", "e2e")
+
+
+def __getattr__(name: str):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -27,6 +51,7 @@ __all__ = [
     "OpSelection",
     "PassOptions",
     "OutputType",
+    "__version__",
     "compile",
     "custom_ops",
     "decode",

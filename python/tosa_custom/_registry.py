@@ -21,6 +21,11 @@ class Registry(Generic[V]):
         self._entries[key] = value
         return value
 
+    def replace(self, key: str, value: V) -> V:
+        """Register `value` for `key`, replacing any entry: for explicit overrides only."""
+        self._entries[key] = value
+        return value
+
     def get(self, key: str) -> V | None:
         return self._entries.get(key)
 

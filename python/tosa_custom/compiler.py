@@ -105,6 +105,22 @@ def _illegal_ops(diagnostics: list[Diagnostic]) -> list[str]:
     return sorted({m["op"] for d in diagnostics for m in [_ILLEGAL_OP.search(d.message)] if m})
 
 
+def _select_mode(model, train: bool):
+    """The mode the model is compiled in. eval() by default, since inference is
+    what a TOSA backend runs (dropout off, batch norm on running statistics);
+    switching a model the user left in training mode is said once, not done
+    silently. `train=True` keeps its mode (dropout and batch statistics are
+    then compiled in)."""
+    if not isinstance(model, torch.nn.Module) or train:
+        return model
+    if model.training:
+        warnings.warn(
+            f"compile() puts the {type(model).__name__} in eval() mode (it was in training mode): dropout off, "
+            "batch norm on running statistics. Pass train=True to compile it in training mode, or call "
+            "model.eval() first to silence this.", UserWarning, stacklevel=3)
+    return model.eval()
+
+
 def _import_error(e: Exception) -> CompileError:
     """torch-mlir's FX importer raises bare Python errors for graph nodes it
     has no import for; name the node and what to do."""
@@ -432,6 +448,7 @@ def compile(
     func_name: str = "forward",
     report: CompileReport | None = None,
     weights: str = "inline",
+    train: bool = False,
 ) -> ir.Module:
     """Compile `model` to TOSA with the ops in `backend_legal_ops` as `tosa.custom`.
 
@@ -450,13 +467,14 @@ def compile(
     argument of the entry function instead of a constant (CONTRACT.md §10).
     `verbose` prints each stage's IR and, last, the pass pipeline that turns
     the `output_type="raw"` import into the result.
+    `train=False` compiles the model in eval() mode (inference: dropout off,
+    batch norm on running statistics), warning if it was in training mode;
+    `train=True` compiles it in the mode it is in.
     """
     settings = _settings(output_type, use_tracing, ignore_traced_shapes, backend_legal_ops, extra_library,
                          verbose, encoding, strict, export_strict, func_name, weights)
     report = report if report is not None else CompileReport()
-    if isinstance(model, torch.nn.Module):
-        model = model.eval()
-    c = _Compilation(model, settings, report)
+    c = _Compilation(_select_mode(model, train), settings, report)
     c.capture(example_args, ignore_traced_shapes)
     module = c.import_module()
     report.ops_seen = dict(_aten_ops(module))

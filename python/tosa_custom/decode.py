@@ -65,6 +65,9 @@ def constant_operand(value: ir.Value) -> tuple[str, object] | None:
 
 def decode(custom_op) -> DecodedCall:
     """Rebuild `overload(*args, **kwargs)` from a `tosa.custom` in IR."""
+    if not isinstance(getattr(custom_op, "operation", None), ir.Operation):
+        raise TypeError(f"decode() takes a tosa.custom op (e.g. from tosa_custom.custom_ops(module)), "
+                        f"not a {type(custom_op).__name__}")
     op = custom_op.operation
     operator_name, domain_name, attrs = custom_op_strings(op)
 

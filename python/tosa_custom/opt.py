@@ -14,15 +14,19 @@ not expose MLIR's own verifier, and our warnings are not MLIR diagnostics).
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
+import tempfile
 from typing import TextIO
 
 from torch_mlir import ir
 
 from . import _ir
 from .diagnostics import Diagnostic, DiagnosticLog
+from .conversion import PASS_ARGUMENT, PassOptions
 from .passes import build_pass_manager, registered_passes, split_pipeline
+from .schema import op_identifier
 
 __all__ = ["main"]
 
@@ -41,6 +45,7 @@ options:
   --pass-pipeline=PIPE     a textual pipeline, e.g. 'builtin.module(canonicalize)'
   --PASS[=OPTIONS]         any registered pass, run in command-line order
   --list-passes            list our Python passes
+  --version                print the version
 """
 
 
@@ -65,6 +70,11 @@ def _parse_args(argv: list[str]) -> _Args | None:
     for a in it:
         if a in ("-h", "--help"):
             print(_USAGE, end="")
+            return None
+        if a == "--version":
+            from . import __version__
+
+            print(f"tosa-custom-opt (tosa-custom {__version__})")
             return None
         if a == "--list-passes":
             for _, p in sorted(registered_passes().items()):
@@ -194,6 +204,36 @@ def _process_chunk(ctx, text: str, pipeline: list[str]) -> tuple[str | None, lis
         return module.operation.get_asm(), log.diagnostics
 
 
+def _unmatched_ops(ctx, texts: list[str], pipeline: list[str]) -> list[str]:
+    """The `ops=` entries of our pass that name no op of the input, as
+    compile() warns for backend_legal_ops; chunks that do not parse are skipped
+    (their error is reported when they are processed)."""
+    selections = []
+    for element in pipeline:
+        name, _, options = element.partition("{")
+        try:
+            selection = PassOptions.parse(options.rstrip("}")).ops if name.strip() == PASS_ARGUMENT else None
+        except ValueError:
+            continue  # bad options: build_pass_manager reports them
+        if selection and not selection.everything:
+            selections.append(selection)
+    if not selections:
+        return []
+    present: set[str] = set()
+
+    def visit(op):
+        present.add(op_identifier(op))
+        return ir.WalkResult.ADVANCE
+
+    with ctx:
+        for text in texts:
+            try:
+                ir.Module.parse(text).operation.walk(visit)
+            except ir.MLIRError:
+                continue
+    return list(dict.fromkeys(spec for s in selections for spec in s.unmatched(present)))
+
+
 def _print_diagnostic(d: Diagnostic, filename: str, err: TextIO) -> None:
     # Module.parse names every buffer "-"; say which file it was.
     print(re.sub(r"^-:", f"{filename}:", str(d), flags=re.MULTILINE), file=err)
@@ -222,6 +262,10 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
         ctx = _ir.make_context()
         ctx.allow_unregistered_dialects = args.allow_unregistered
         outputs, failed, problems = [], False, []
+        if not args.verify:  # with --verify-diagnostics, only the annotated diagnostics may appear
+            for spec in _unmatched_ops(ctx, [c for _, c in _chunks(text, args.split)], args.pipeline):
+                print(f"tosa-custom-opt: warning: ops= lists {spec}, but {filename} contains no such op "
+                      "(check the spelling, or the stage the IR was dumped at)", file=stderr)
         for first_line, chunk in _chunks(text, args.split):
             padded = "\n" * first_line + chunk
             out, diagnostics = _process_chunk(ctx, padded, args.pipeline)
@@ -240,16 +284,29 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
         result = "\n// -----\n".join(o.rstrip("\n") for o in outputs) + "\n" if outputs else ""
         if args.output == "-":
             stdout.write(result)
-        else:
-            try:
-                with open(args.output, "w", encoding="utf-8") as f:
-                    f.write(result)
-            except OSError as e:
-                raise _UsageError(f"cannot write '{args.output}': {e.strerror or e}") from None
+        elif not failed:  # as mlir-opt: a failed run leaves -o's file as it was
+            _write_atomically(args.output, result)
         return 1 if failed else 0
     except _UsageError as e:
         print(f"tosa-custom-opt: error: {e}", file=stderr)
         return 1
+
+
+def _write_atomically(path: str, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it over
+    `path`: a reader never sees a half-written file, and an error keeps the old one."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise _UsageError(f"cannot write '{path}': {e.strerror or e}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        os.unlink(tmp)
+        raise _UsageError(f"cannot write '{path}': {e.strerror or e}") from None
 
 
 def main() -> None:

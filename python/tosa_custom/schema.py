@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+from typing import Iterable
 
 import torch
 from torch_mlir import ir
@@ -93,23 +94,48 @@ def _packet(ns: str, name: str):
     return packet if isinstance(packet, torch._ops.OpOverloadPacket) else None
 
 
-@functools.lru_cache(maxsize=None)
 def _known_names(ns: str) -> tuple[str, ...]:
-    try:
-        names = dir(getattr(torch.ops, ns))
-    except (AttributeError, RuntimeError):
-        return ()
-    return tuple(f"{ns}.{n}" for n in names if not n.startswith("__") and _packet(ns, n) is not None)
+    """Every op of namespace `ns` the dispatcher knows; `dir(torch.ops.aten)`
+    lists only the packets touched so far. Not cached: libraries add ops."""
+    prefix = f"{ns}::"
+    names = {n[len(prefix):].split(".")[0] for n in torch._C._dispatch_get_all_op_names() if n.startswith(prefix)}
+    return tuple(sorted(f"{ns}.{n}" for n in names))
+
+
+def _squash(name: str) -> str:
+    """The spelling without case and underscores: `layernorm` is `layer_norm`."""
+    return name.lower().replace("_", "")
 
 
 def _suggestions(ns: str, name: str) -> list[str]:
-    """Close names in the same namespace, case-insensitively; a namespace that
+    """Close names in the same namespace, nearest first: a name that differs
+    only in case or underscores, then the closest by difflib; a namespace that
     does not exist (or `torch.`, a misplaced prefix) is compared with aten."""
     candidates = _known_names(ns) if ns != "torch" else ()
     candidates = candidates or _known_names("aten")
-    wanted = (f"{ns}.{name}" if ns != "torch" else f"aten.{name}").lower()
-    lowered = {c.lower(): c for c in candidates}
-    return [lowered[c] for c in difflib.get_close_matches(wanted, list(lowered), n=3)]
+    typed = (f"{ns}.{name}" if ns != "torch" else f"aten.{name}").lower()
+    wanted = _squash(typed)
+    squashed: dict[str, str] = {}
+    for c in sorted(candidates, key=len):  # the shortest spelling speaks for a squashed name
+        squashed.setdefault(_squash(c), c)
+    close = [squashed[c] for c in difflib.get_close_matches(wanted, list(squashed), n=3)]
+    same = sorted((c for c in candidates if _squash(c) == wanted), key=lambda c: (c.lower() != typed, len(c)))
+    return list(dict.fromkeys(same + close))[:3]
+
+
+def _spec_text(raw) -> str:
+    """A name as typed, or the name of a `torch.ops` object given instead
+    (`torch.ops.aten.layer_norm` is every overload, `.default` only that one)."""
+    if isinstance(raw, str):
+        return raw
+    if isinstance(raw, torch._ops.OpOverload):
+        return raw._schema.name.replace("::", ".") + "." + (raw._overloadname or "default")
+    if isinstance(raw, torch._ops.OpOverloadPacket):
+        return raw._qualified_op_name.replace("::", ".")
+    raise TypeError(
+        f"cannot select ops by a {type(raw).__name__} ({raw!r}): give op names such as 'aten.layer_norm' "
+        "or torch.ops objects such as torch.ops.aten.layer_norm"
+    )
 
 
 # The namespaces whose ops `*` selects; other torch-dialect ops (constants,
@@ -121,7 +147,8 @@ class OpSelection:
     """The ops a user asked for, in any of the spellings users type.
 
     `aten.layer_norm`, `torch.aten.layer_norm` and `aten.softmax.int` name
-    overloads as torch-mlir does; a name without an overload means every
+    overloads as torch-mlir does; `torch.ops.aten.layer_norm` (every overload)
+    and `torch.ops.aten.layer_norm.default` are accepted too, as a convenience; a name without an overload means every
     overload of it (`aten.softmax` is `aten.softmax.int` and `aten.softmax.int_out`). `*` selects every
     op (the audit's dummy mode). Unknown names are refused with suggestions,
     because a typo would otherwise silently select nothing.
@@ -130,12 +157,14 @@ class OpSelection:
     def __init__(self, specs=(), *, allow_unknown: bool = False):
         if isinstance(specs, str):
             specs = [s for s in specs.split(",")]
+        elif isinstance(specs, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+            specs = [specs]
         self.everything = False
         self._packets: set[tuple[str, str]] = set()
         self._overloads: set[tuple[str, str, str]] = set()
         self.specs: list[str] = []
         for raw in specs:
-            spec = raw.strip().strip('"').strip("'")
+            spec = _spec_text(raw).strip().strip('"').strip("'")
             if not spec:
                 continue
             self.specs.append(spec)
@@ -182,6 +211,13 @@ class OpSelection:
         if self.everything and (user_op or split[0] in EVERYTHING_NAMESPACES):
             return True
         return split[:2] in self._packets or split in self._overloads
+
+    def unmatched(self, identifiers: Iterable[str]) -> list[str]:
+        """The names given that select none of `identifiers` (ops as
+        `op_identifier` spells them): a listed op the input does not have."""
+        identifiers = list(identifiers)
+        return [spec for spec in self.specs if spec not in ("*", "all")
+                and not any(OpSelection([spec], allow_unknown=True).matches(i) for i in identifiers)]
 
     def overloads(self) -> list[torch._ops.OpOverload]:
         """Every OpOverload selected (for the decomposition tables)."""

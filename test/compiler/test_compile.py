@@ -384,7 +384,9 @@ def test_several_listed_ops_each_become_a_custom():
 
 
 @pytest.mark.parametrize("spelling", ["aten.layer_norm", "torch.aten.layer_norm", "aten.layer_norm.default",
-                                      "torch.aten.layer_norm.default"])
+                                      "torch.aten.layer_norm.default",
+                                      # op objects, a convenience (they used to fail with an AttributeError)
+                                      torch.ops.aten.layer_norm, torch.ops.aten.layer_norm.default])
 def test_spellings_of_the_same_op(spelling):
     model, args = _layer_norm()
     module = compile_quiet(model, args, backend_legal_ops=[spelling])
@@ -528,7 +530,7 @@ def test_ignore_traced_shapes_with_varargs_forward():
     """torch.export wants `dynamic_shapes` grouped by forward's parameters,
     so `*rest` gets its specs as one tuple."""
     args = (torch.randn(2, 4), torch.randn(2, 4), torch.randn(2, 4))
-    module = compile_quiet(_VarArgs(), args, use_tracing=True, ignore_traced_shapes=True,
+    module = compile_quiet(_VarArgs().eval(), args, use_tracing=True, ignore_traced_shapes=True,
                            backend_legal_ops=["aten.gelu"])
     (custom,) = custom_ops(module)
     assert str(custom.operands[0].type) == "tensor<?x?xf32>"
@@ -769,14 +771,33 @@ def test_install_torch_mlir_compile(monkeypatch):
     assert module.operation.verify()
 
 
-def test_model_is_put_in_eval_mode():
-    """Dropout in a training-mode model must not reach the TOSA (compile() evals it)."""
+def _dropout_model():
     torch.manual_seed(0)
-    model = Fn(lambda s, x: F.softmax(s.drop(x), dim=-1), drop=torch.nn.Dropout(0.5)).train()
-    module = compile_quiet(model, torch.randn(2, 4), backend_legal_ops=["aten.softmax.int"])
-    counts = op_counts(module)
-    assert counts["tosa.custom"] == 1
+    return Fn(lambda s, x: F.softmax(s.drop(x), dim=-1), drop=torch.nn.Dropout(0.5)).train()
+
+
+def test_model_is_put_in_eval_mode_saying_so():
+    """Dropout in a training-mode model must not reach the TOSA (compile() evals
+    it), and the switch is said, once, with how to keep the mode (it was silent)."""
+    model = _dropout_model()
+    with pytest.warns(UserWarning, match=r"compile\(\) puts the Fn in eval\(\) mode \(it was in training mode\).*"
+                                         r"Pass train=True to compile it in training mode") as record:
+        module = tosa_custom.compile(model, torch.randn(2, 4), backend_legal_ops=["aten.softmax.int"])
+    assert len([w for w in record if "eval() mode" in str(w.message)]) == 1
+    assert op_counts(module)["tosa.custom"] == 1
     assert not model.training
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # already in eval mode: nothing to say
+        tosa_custom.compile(model, torch.randn(2, 4), backend_legal_ops=["aten.softmax.int"])
+
+
+def test_train_true_keeps_training_mode():
+    model = _dropout_model()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(model, torch.randn(2, 4), output_type="raw", train=True)
+    assert model.training
+    assert "dropout" in str(module)  # the dropout is compiled in
 
 
 # --------------------------------------------------------------------------
@@ -787,7 +808,7 @@ def test_model_is_put_in_eval_mode():
 def test_python_numbers_at_the_boundary_of_a_stock_model_are_0d_tensors():
     """No op kept: torch-mlir leaves f64/i64/i1 arguments and results, which
     compile() makes 0-d tensors marked tosa_custom.scalar (CONTRACT.md 4.7)."""
-    model = Fn(lambda s, x, scale, flag: (x * scale if flag else x, x.shape[0]))
+    model = Fn(lambda s, x, scale, flag: (x * scale if flag else x, x.shape[0])).eval()
     args = (torch.randn(3), 2.5, True)
     module = compile_quiet(model, args)
     text = str(module)

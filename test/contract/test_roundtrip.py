@@ -1182,3 +1182,11 @@ def test_overflowing_float_literal_is_refused():
     text = '{"args":{"self":{"operand":0},"other":1e400,"alpha":1},"version":1}'
     with pytest.raises(ContractError, match=r"finite number"):
         decode_attrs("torch.aten.add.Scalar", text, 1)
+
+
+@pytest.mark.parametrize("bad", [None, "tosa.custom", 3])
+def test_decode_refuses_what_is_not_an_op(bad):
+    """It used to fail with AttributeError: 'str' object has no attribute 'operation'."""
+    with pytest.raises(TypeError, match=rf"decode\(\) takes a tosa.custom op \(e.g. from "
+                                        rf"tosa_custom.custom_ops\(module\)\), not a {type(bad).__name__}"):
+        tosa_custom.decode(bad)

@@ -118,7 +118,7 @@ def test_usage_errors(audit, tmp_path):
     assert nothing.returncode == 2 and "none matches --filter" in nothing.stderr
     typo = audit("--mode", "selective", "--ops", "aten.layer_nrom", "--cases", OUTCOMES, report=False)
     assert typo.returncode == 2 and "--ops: unknown op 'aten.layer_nrom'" in typo.stderr
-    assert "did you mean aten.native_layer_norm" in typo.stderr
+    assert "did you mean aten.layer_norm," in typo.stderr  # the nearest spelling first
 
 
 def test_list(audit):
@@ -154,3 +154,52 @@ def test_export_and_lowering_categories_end_to_end(audit):
     assert "PyTorch decomposed it" in run.case("BatchNormModule_decomposed")["message"]
     assert "FX importer" in run.case("AddScalarModule_reimported")["message"]
     assert all(c["export_mode"] == "strict" for c in run.summary["cases"])
+
+
+def test_console_names_each_failure_and_what_was_not_asked_for(audit):
+    """Without --report the console still says why each case failed; selective
+    mode's unconverted ops are split into not-asked-for and asked-for (it printed "N never")."""
+    run = audit("--mode", "selective", "--ops", "aten.add", "--cases", OUTCOMES, "-j", "2", report=False)
+    assert run.returncode == 1, run.stderr
+    summary = run.stdout[run.stdout.index("unexpected results"):]
+    assert re.search(r"  FAIL: CountCallsModule_mismatch \[numeric-mismatch\] .*Greatest absolute difference", summary)
+    assert re.search(r"  FAIL: BrokenInputsModule_basic \[case-error\] \S", summary)
+    ops = re.search(r"ops: (\d+) seen, .* (\d+) asked for but never converted, (\d+) not asked for "
+                    r"\(lowered by torch-mlir\)", run.stdout)
+    assert ops and int(ops[3]) >= 1 and " never\n" not in run.stdout
+
+
+def test_progress_counts_use_the_summarys_words(monkeypatch):
+    import io
+
+    from tosa_custom.e2e import audit as audit_mod, report
+    from tosa_custom.e2e.runner import CaseResult
+
+    stream = io.StringIO()
+    monkeypatch.setattr("sys.stderr", stream)
+    progress = audit_mod._Progress(True)
+    results = [CaseResult(n, "dummy", "misc", "", xfail_reason=x) for n, x in [("A", None), ("B", "why"), ("C", None)]]
+    for r, status in zip(results, ["pass", "xfail", "fail"]):
+        r.status, r.category, r.message = status, None if status == "pass" else "eager-failed", "boom"
+    progress.start(results)
+    for r in results:
+        progress(r)
+    progress.close()
+    # It printed "pass 2 (xfail 1), fail 1" while the summary said "1 pass, 1 fail, 1 xfail".
+    assert "1 pass, 1 fail, 1 xfail" in stream.getvalue()
+    assert report.status_counts({"pass": 1, "fail": 1, "xfail": 1}) == "1 pass, 1 fail, 1 xfail"
+    assert "FAIL: C [eager-failed] boom" in stream.getvalue()
+
+
+def test_only_user_kernels_shows_the_ops_without_one(audit):
+    run = audit("--mode", "dummy", "--cases", OUTCOMES, "--filter", "AddTensorModule_basic", "--only-user-kernels",
+                report=True)
+    case = run.case("AddTensorModule_basic")
+    assert run.returncode == 1 and case["status"] == "fail", run.stderr
+    assert "no kernel for torch_mlir::torch.aten.add.Tensor; kernels='user' leaves out the built-in" in case["message"]
+    assert run.summary["meta"]["kernels"] == "user"
+
+
+def test_version(audit):
+    run = audit("--version", report=False)
+    assert run.returncode == 0 and re.match(r"tosa-custom-audit \(tosa-custom \d+\.\d+", run.stdout)

@@ -28,6 +28,7 @@ import sys
 
 import pytest
 import torch
+from _tolerance import reduction_tolerance
 
 import tosa_custom
 from tosa_custom import runtime
@@ -97,7 +98,7 @@ def test_block_with_kept_ops(block):
     program = runtime.load(tosa_custom.compile(model, (x,), backend_legal_ops=KEPT_OPS))
     with torch.no_grad():
         expected = model(x)
-    torch.testing.assert_close(program(x), expected, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(program(x), expected, **reduction_tolerance(4 * 32))
     _assert_flat(lambda: program(x))
 
 

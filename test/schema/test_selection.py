@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
@@ -203,6 +205,35 @@ def test_unknown_name_suggests(typo, suggestion):
     assert f"unknown op '{typo}'" in msg
     assert "did you mean" in msg
     assert suggestion in msg.split("did you mean", 1)[1]
+
+
+@pytest.mark.parametrize("typo,first", [
+    ("aten.layernorm", "aten.layer_norm"),  # used to suggest renorm, norm, native_layer_norm only
+    ("aten.LayerNorm", "aten.layer_norm"),
+    ("aten.Softmax", "aten.softmax"),  # the exact name before aten._softmax
+    ("aten.layer_nrom", "aten.layer_norm"),
+    ("aten.scaleddotproductattention", "aten.scaled_dot_product_attention"),  # a packet not touched yet
+])
+def test_nearest_spelling_comes_first(typo, first):
+    with pytest.raises(ValueError, match=rf"did you mean {re.escape(first)}(,|\?)"):
+        OpSelection([typo])
+
+
+@pytest.mark.parametrize("op,names", [
+    (aten.layer_norm, ["aten.layer_norm"]),
+    (aten.layer_norm.default, ["aten.layer_norm"]),
+    (aten.softmax.int, ["aten.softmax.int"]),
+    (aten.softmax, ["aten.softmax.int", "aten.softmax.int_out"]),
+])
+def test_op_objects_are_accepted(op, names):
+    assert OpSelection([op]).torch_mlir_names() == names
+    assert OpSelection(op).torch_mlir_names() == names  # one object, not in a list
+
+
+def test_other_objects_are_refused_naming_the_fix():
+    with pytest.raises(TypeError, match=r"cannot select ops by a function .*give op names such as "
+                                        r"'aten.layer_norm' or torch.ops objects"):
+        OpSelection([torch.nn.functional.layer_norm])
 
 
 def test_unknown_name_without_close_match():

@@ -103,7 +103,7 @@ def load_case_files(files: Iterable[Path]) -> list[Case]:
 
 
 def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch_fallback: bool, threads: int,
-                 log_path: str) -> None:
+                 log_path: str, kernels: str = "all") -> None:
     """A worker: load the cases once, then run what the supervisor sends."""
     # Everything the case, torch or MLIR prints goes to the worker's log: the
     # progress bar stays readable, and a crash's last words are kept.
@@ -131,7 +131,7 @@ def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch
             return
         print(f"\n=== case {name}", flush=True)
         try:
-            result = run_case(get_case(name), mode, ops, torch_fallback=torch_fallback)
+            result = run_case(get_case(name), mode, ops, torch_fallback=torch_fallback, kernels=kernels)
         except Exception as e:  # the harness itself is broken: stop the audit
             conn.send(("error", f"{type(e).__name__}: {e}"))
             return
@@ -187,6 +187,7 @@ class AuditRun:
     files: list[str]
     filter: str | None = None
     torch_fallback: bool = True
+    kernels: str = "all"
 
     @property
     def unexpected(self) -> list[CaseResult]:
@@ -195,9 +196,11 @@ class AuditRun:
 
 class _Supervisor:
     def __init__(self, cases: Sequence[Case], files: list[str], mode: str, ops: list[str] | None,
-                 jobs: int, timeout: float, on_result, log_dir: Path, torch_fallback: bool = True):
+                 jobs: int, timeout: float, on_result, log_dir: Path, torch_fallback: bool = True,
+                 kernels: str = "all"):
         self.cases = {c.name: c for c in cases}
         self.files, self.mode, self.ops, self.torch_fallback = files, mode, ops, torch_fallback
+        self.kernels = kernels
         self.jobs = max(1, min(jobs, len(cases)))
         self.timeout, self.on_result, self.log_dir = timeout, on_result, log_dir
         self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
@@ -210,7 +213,8 @@ class _Supervisor:
         log = self.log_dir / f"worker-{index}.log"
         process = self.ctx.Process(
             target=_worker_main,
-            args=(child, self.files, self.mode, self.ops, self.torch_fallback, self.threads, str(log)), daemon=True
+            args=(child, self.files, self.mode, self.ops, self.torch_fallback, self.threads, str(log), self.kernels),
+            daemon=True
         )
         process.start()
         child.close()
@@ -305,9 +309,10 @@ class _Supervisor:
 
 def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = None, jobs: int | None = None,
               timeout: float = DEFAULT_TIMEOUT, name_filter: str | None = None, on_result=None,
-              on_start=None, torch_fallback: bool = True) -> AuditRun:
+              on_start=None, torch_fallback: bool = True, kernels: str = "all") -> AuditRun:
     """Run every case of `files` (matching `name_filter`) in `mode`; without
-    `torch_fallback`, custom ops run only by registered kernels."""
+    `torch_fallback`, custom ops run only by registered kernels; `kernels="user"`:
+    only by the user's own (not the package's built-in ones)."""
     if mode not in MODES:
         raise AuditError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
     files = [str(Path(f).resolve()) for f in files]
@@ -326,10 +331,10 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
     jobs = jobs or os.cpu_count() or 1
     with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-") as tmp:
         supervisor = _Supervisor(cases, files, mode, list(ops) if ops else None, jobs, timeout,
-                                 on_result or (lambda r: None), Path(tmp), torch_fallback)
+                                 on_result or (lambda r: None), Path(tmp), torch_fallback, kernels)
         results = supervisor.run([c.name for c in cases])
     return AuditRun(mode, list(ops) if ops else None, results, round(time.monotonic() - start, 2),
-                    supervisor.jobs, timeout, files, name_filter, torch_fallback)
+                    supervisor.jobs, timeout, files, name_filter, torch_fallback, kernels)
 
 
 # --------------------------------------------------------------------------
@@ -343,6 +348,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Run the e2e suite (or your own case files) in one mode, compare every case with eager "
                     "PyTorch, and report which ATen ops were converted to tosa.custom and why not.",
     )
+    from .. import __version__
+
+    p.add_argument("--version", action="version", version=f"%(prog)s (tosa-custom {__version__})")
     p.add_argument("--mode", required=True, choices=MODES,
                    help="stock: torch-mlir's own lowering; selective: keep --ops (or each case's "
                         "selective_ops); dummy: keep every op")
@@ -362,6 +370,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-torch-fallback", action="store_true",
                    help="run custom ops only by registered kernels (numpy, native, and those the case files "
                         "register), never the generic torch kernel: the ops without one fail as no-kernel")
+    p.add_argument("--only-user-kernels", action="store_true",
+                   help="run custom ops only by the kernels your case files register or load (not the package's "
+                        "built-in numpy, native or generic torch ones): shows which ops lack a kernel of yours")
     return p
 
 
@@ -388,18 +399,17 @@ class _Progress:
                             mininterval=0.1 if tty else 30.0, maxinterval=30.0 if tty else 60.0)
 
     def __call__(self, r: CaseResult) -> None:
-        self.counts["ok" if not r.failed else "bad"] += 1
+        from .report import failure_line, status_counts
+
         self.counts[r.status] += 1
-        line = f"{r.status.upper()}: {r.name} [{r.category}] {' '.join(r.message.split())}"
+        line = failure_line(r.to_json())
         if self.bar is not None:
             self.bar.update(1)
-            self.bar.set_postfix_str(
-                f"pass {self.counts['ok']} (xfail {self.counts['xfail']}), fail {self.counts['bad']}", refresh=True
-            )
+            self.bar.set_postfix_str(status_counts(self.counts), refresh=True)  # the summary's wording
             if r.failed:
-                self.bar.write(line[:300], file=sys.stderr)
+                self.bar.write(line, file=sys.stderr)
         elif r.failed:
-            print(line[:300], file=sys.stderr)
+            print(line, file=sys.stderr)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -436,7 +446,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         run = run_audit(args.mode, files=files, ops=ops, jobs=args.jobs, timeout=args.timeout,
                         name_filter=args.filter, on_result=progress, on_start=progress.start,
-                        torch_fallback=not args.no_torch_fallback)
+                        torch_fallback=not args.no_torch_fallback,
+                        kernels="user" if args.only_user_kernels else "all")
     except AuditError as e:
         progress.close()
         print(f"tosa-custom-audit: error: {e}", file=sys.stderr)

@@ -154,7 +154,8 @@ def build(run) -> dict[str, Any]:
     return {
         "meta": {
             "mode": run.mode, "ops": run.ops, "jobs": run.jobs, "timeout": run.timeout, "seconds": run.seconds,
-            "filter": run.filter, "files": run.files, "torch_fallback": run.torch_fallback, "versions": _versions(),
+            "filter": run.filter, "files": run.files, "torch_fallback": run.torch_fallback,
+            "kernels": run.kernels, "versions": _versions(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         },
         "counts": {s: counts.get(s, 0) for s in STATUSES},
@@ -175,23 +176,42 @@ def build(run) -> dict[str, Any]:
     }
 
 
+def status_counts(counts) -> str:
+    """`12 pass, 1 fail, 2 xfail`: one wording for the progress line and the summary."""
+    return ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts.get(s))
+
+
+def failure_line(r: dict) -> str:
+    """One unexpected result: name, status, category and the first line of its reason."""
+    reason = " ".join((r.get("message") or "").split())
+    return f"{r['status'].upper()}: {r['name']} [{r.get('category') or 'no category'}] {reason}"[:300]
+
+
+def _ops_line(ops: list[dict]) -> str:
+    """Ops by outcome. An op no case converted is either one the mode did not
+    ask for (stock mode, or not in selective mode's list: torch-mlir lowers
+    it, as asked) or one it asked for that was never converted."""
+    status = collections.Counter(o["status"] for o in ops)
+    unasked = sum(1 for o in ops if o["status"] == "not-converted" and o["category"] == "not-selected")
+    return (f"ops: {len(ops)} seen, {status['converted']} converted everywhere, "
+            f"{status['failing']} failing at run time, {status['partial']} converted in some cases only, "
+            f"{status['not-converted'] - unasked} asked for but never converted, "
+            f"{unasked} not asked for (lowered by torch-mlir)")
+
+
 def text_summary(summary: dict) -> str:
     meta, counts = summary["meta"], summary["counts"]
-    ops = summary["ops"]
-    converted = sum(1 for o in ops if o["status"] == "converted")
     lines = [
         f"{meta['mode']} mode: {summary['total']} cases in {meta['seconds']:.1f} s (-j {meta['jobs']}): "
-        + ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts[s]),
-        f"ops: {len(ops)} seen, {converted} converted everywhere, "
-        f"{sum(1 for o in ops if o['status'] == 'failing')} failing at run time, "
-        f"{sum(1 for o in ops if o['status'] == 'partial')} partly, "
-        f"{sum(1 for o in ops if o['status'] == 'not-converted')} never",
+        + status_counts(counts),
+        _ops_line(summary["ops"]),
     ]
     export = summary.get("export")
     if export and (export["strict"] or export["non-strict"]):
         lines.append(f"export: {export['strict']} strict, {export['non-strict']} non-strict after strict failed")
     if summary["unexpected"]:
-        lines.append(f"unexpected results ({len(summary['unexpected'])}): " + ", ".join(summary["unexpected"]))
+        lines.append(f"unexpected results ({len(summary['unexpected'])}):")
+        lines += ["  " + failure_line(r) for r in summary["cases"] if r["name"] in set(summary["unexpected"])]
     return "\n".join(lines)
 
 
@@ -217,7 +237,9 @@ def to_markdown(summary: dict) -> str:
     out.append(text_summary(summary).replace("\n", "  \n"))
     if meta["ops"]:
         out.append(f"\nops kept: {', '.join(meta['ops'])}")
-    if not meta.get("torch_fallback", True):
+    if meta.get("kernels", "all") == "user":
+        out.append("\nkernels: yours only (--only-user-kernels)")
+    elif not meta.get("torch_fallback", True):
         out.append("\nkernels: registered ones only (--no-torch-fallback)")
     out += ["", "## Cases by family", "", "| family | " + " | ".join(STATUSES) + " |",
             "|---|" + "---|" * len(STATUSES)]

@@ -240,9 +240,11 @@ class _Clock:
         return _Step()
 
 
-def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_fallback: bool = True) -> CaseResult:
+def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_fallback: bool = True,
+             kernels: str = "all") -> CaseResult:
     """Run `case` in `mode` (`ops`: selective mode's list, else the case's own);
-    without `torch_fallback`, custom ops run only by registered kernels."""
+    without `torch_fallback`, custom ops run only by registered kernels; with
+    `kernels="user"`, only by the user's (runtime.load's `kernels=`)."""
     import warnings
 
     from .. import compile as tc_compile
@@ -285,7 +287,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                 _fill_from_report(result, report)
         with clock.step("load"):
             try:
-                program = runtime.load(module, torch_fallback=torch_fallback)
+                program = runtime.load(module, torch_fallback=torch_fallback, kernels=kernels)
             except Exception as e:
                 raise _classify_load_error(e) from None
         with clock.step("run"):

@@ -1,9 +1,10 @@
 """The reference runtime: TOSA through linalg to CPU code, tosa.custom to kernels."""
 
 from .kernels import KernelCall, register_kernel, registered_kernels, torch_kernel
-from .native import KernelLibrary, KernelLibraryError, load_kernel_library
+from .native import KernelLibrary, KernelLibraryError, compile_kernel_library, include_dir, load_kernel_library
 from .program import KernelError, Program, load
 from .weights import WeightError
 
 __all__ = ["KernelCall", "KernelError", "Program", "load", "register_kernel", "registered_kernels", "torch_kernel",
-           "WeightError", "KernelLibrary", "KernelLibraryError", "load_kernel_library"]
+           "WeightError", "KernelLibrary", "KernelLibraryError", "load_kernel_library", "compile_kernel_library",
+           "include_dir"]

@@ -10,7 +10,9 @@ and copies into the outputs.
 Lookup order: a kernel registered for the exact (domain, operator), then the
 generic torch kernel for any op PyTorch has (`torch.ops.<ns>.<name>`). The
 program prefers a native kernel (native.py) to a built-in one of these
-(`is_builtin`); a kernel a user registered still wins over native ones.
+(`is_builtin`); a kernel a user registered still wins over native ones. The
+package's own kernels register with `_builtin_kernel`, a user's with
+`register_kernel`, which refuses to replace any kernel without `override=True`.
 """
 
 from __future__ import annotations
@@ -57,23 +59,60 @@ def _key(operator_name: str, domain_name: str) -> str:
     return f"{domain_name}::{operator_name}"
 
 
-def register_kernel(operator_name: str, domain_name: str = DOMAIN) -> Callable[[Kernel], Kernel]:
+def _describe(fn: Kernel) -> str:
+    return f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', repr(fn))}"
+
+
+def register_kernel(operator_name: str, domain_name: str = DOMAIN, *,
+                    override: bool = False) -> Callable[[Kernel], Kernel]:
     """Decorator: the kernel for `operator_name` (e.g. "torch.aten.layer_norm").
 
-    A second kernel for the same op is refused; unregister nothing, register
-    under your own domain or operator name instead.
+    The compiled ops carry `domain_name="torch_mlir"` (the default here), so a
+    kernel for a listed ATen op is registered without `domain_name`. An op that
+    already has a kernel (one of this package's built-in kernels, or one
+    registered before) is refused unless `override=True`: replacing a kernel
+    is then explicit, and the user's kernel runs instead of the built-in
+    Python and native ones (`Program.kernels` shows it).
     """
 
     def decorate(fn: Kernel) -> Kernel:
-        _KERNELS.add(_key(operator_name, domain_name), fn)
+        _load_builtin_kernels()  # first: a built-in loaded later must not collide with the user's
+        _register(_key(operator_name, domain_name), fn, override=override)
         return fn
 
     return decorate
 
 
-def registered_kernels() -> list[str]:
+def _builtin_kernel(operator_name: str, domain_name: str = DOMAIN) -> Callable[[Kernel], Kernel]:
+    """Decorator for this package's own kernels: marked built-in, so a native
+    kernel replaces them and `kernels="user"` leaves them out."""
+
+    def decorate(fn: Kernel) -> Kernel:
+        _register(_key(operator_name, domain_name), fn, override=False)
+        _BUILTIN[id(fn)] = fn
+        return fn
+
+    return decorate
+
+
+def _register(key: str, fn: Kernel, *, override: bool) -> None:
+    existing = _KERNELS.get(key)
+    if existing is None:
+        _KERNELS.add(key, fn)
+        return
+    if not override:
+        owner = "the built-in kernel" if is_builtin(existing) else "the kernel"
+        raise ValueError(
+            f"cannot register {_describe(fn)} for {key}: {owner} {_describe(existing)} is registered for it "
+            f"already; pass register_kernel(..., override=True) to replace it"
+        )
+    _KERNELS.replace(key, fn)
+
+
+def registered_kernels(builtin: bool = True) -> list[str]:
+    """`domain::operator` of every Python kernel; `builtin=False`: the user's only."""
     _load_builtin_kernels()
-    return sorted(_KERNELS)
+    return sorted(k for k, v in _KERNELS.as_dict().items() if builtin or not is_builtin(v))
 
 
 def torch_kernel(call: KernelCall):
@@ -83,19 +122,23 @@ def torch_kernel(call: KernelCall):
 
 
 def find_kernel(operator_name: str, domain_name: str, decoded: DecodedCall | None,
-                torch_fallback: bool = True) -> Kernel | None:
+                torch_fallback: bool = True, builtin: bool = True) -> Kernel | None:
     """A registered kernel, else (with `torch_fallback`) the generic torch one
-    for any op of our domain that decoded, else None."""
+    for any op of our domain that decoded, else None. `builtin=False` leaves
+    out this package's kernels (and the generic one): only the user's count."""
     _load_builtin_kernels()
     kernel = _KERNELS.get(_key(operator_name, domain_name))
-    if kernel is not None:
+    if kernel is not None and (builtin or not is_builtin(kernel)):
         return kernel
+    if not builtin:
+        return None
     if torch_fallback and domain_name == DOMAIN and decoded is not None:
         return torch_kernel
     return None
 
 
 _BUILTIN: dict[int, Kernel] = {}  # by id: kernels need not be hashable
+_LOADED = []  # non-empty once the built-in kernels are registered
 
 
 def is_builtin(kernel: Kernel | None) -> bool:
@@ -104,8 +147,8 @@ def is_builtin(kernel: Kernel | None) -> bool:
 
 
 def _load_builtin_kernels() -> None:
-    if not _BUILTIN:
+    if not _LOADED:
+        _LOADED.append(True)  # before the imports: they register through _builtin_kernel
+        # tosa_kernels registers at its import, which the package's __init__
+        # (program.py) does before a user can reach register_kernel.
         from . import numpy_kernels  # noqa: F401  (registers itself)
-
-        _BUILTIN.update((id(v), v) for v in _KERNELS.as_dict().values()
-                        if getattr(v, "__module__", None) == numpy_kernels.__name__)

@@ -264,10 +264,13 @@ def unload_kernel_library(library: KernelLibrary) -> None:
             _USER_LIBRARIES.remove(library)
 
 
-def kernel_libraries() -> list[KernelLibrary]:
-    """Where kernels are looked up, in order: user libraries newest first, then the built-in one."""
+def kernel_libraries(builtin: bool = True) -> list[KernelLibrary]:
+    """Where kernels are looked up, in order: user libraries newest first, then
+    the built-in one (unless `builtin=False`)."""
     with _LOCK:
         libraries = list(_USER_LIBRARIES)
+    if not builtin:
+        return libraries
     try:
         libraries.append(builtin_library())
     except KernelLibraryError:
@@ -428,12 +431,13 @@ def _types(element_types: Sequence[str], shapes: Sequence[tuple[int, ...]], keep
     return array
 
 
-def bind(site, decoded, status: ProgramStatus, make_error) -> NativeBinding | None:
+def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True) -> NativeBinding | None:
     """The first kernel library's kernel that takes `site` (prepared), or None.
 
     `decoded` is the op's DecodedCall (None outside the torch_mlir domain).
     A kernel's prepare may decline (the next library is asked, then Python);
     any other failure raises `make_error(message)` (a CompileError naming the op).
+    `builtin=False` asks the user's libraries only (runtime.load's kernels="user").
     """
     types = list(site.input_types) + list(site.output_types)
     if any(t not in ELEMENT_TYPES for t in types):
@@ -441,7 +445,7 @@ def bind(site, decoded, status: ProgramStatus, make_error) -> NativeBinding | No
     element_type = site.input_types[0] if site.input_types else (site.output_types[0] if site.output_types else None)
     if element_type is None:
         return None
-    libraries = [(lib, k) for lib in kernel_libraries()
+    libraries = [(lib, k) for lib in kernel_libraries(builtin)
                  if (k := lib.lookup(site.domain_name, site.operator_name, element_type)) is not None]
     if not libraries:
         return None

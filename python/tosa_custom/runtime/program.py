@@ -44,9 +44,12 @@ from .lowering import CustomCallSite, lower, outline_custom_ops
 from .. import dtypes as _dtypes
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 from .tosa_kernels import RUNTIME_DOMAIN, outline_tosa_fallbacks
-from .weights import WeightSlots, is_saved_program, read_saved
+from .weights import MODULE_FILE, WeightSlots, is_saved_program, read_saved
 
-__all__ = ["Program", "KernelError", "load"]
+__all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "load"]
+
+# Which kernels may run a model's ops: every one, or only those the user registered or loaded.
+KERNEL_SELECTIONS = ("all", "user")
 
 
 class KernelError(RuntimeError):
@@ -131,14 +134,20 @@ class _Site:
                 )
             except ContractError as e:
                 raise CompileError(f"{site.location}: cannot decode {site.operator_name}: {e}") from None
-        self.kernel = find_kernel(site.operator_name, site.domain_name, self.decoded, program._torch_fallback)
+        # kernels="user" leaves out the package's kernels for the model's ops
+        # (not for the TOSA ops the runtime itself runs as kernels).
+        builtin = program._kernels == "all" or site.domain_name == RUNTIME_DOMAIN
+        self.kernel = find_kernel(site.operator_name, site.domain_name, self.decoded, program._torch_fallback,
+                                  builtin)
         # A native kernel replaces a built-in Python one (not one a user registered).
-        self.native = program._bind_native(self) if is_builtin(self.kernel) else None
+        self.native = program._bind_native(self, builtin) if is_builtin(self.kernel) else None
         if self.kernel is None and self.native is None:
             raise CompileError(
                 f"{site.location}: no kernel for {site.domain_name}::{site.operator_name}; "
-                + ("" if program._torch_fallback else "the generic torch kernel is off (torch_fallback=False); ")
-                + f"registered: {', '.join(registered_kernels())}"
+                + ("" if builtin else "kernels='user' leaves out the built-in ones; ")
+                + ("" if program._torch_fallback or not builtin else
+                   "the generic torch kernel is off (torch_fallback=False); ")
+                + f"registered: {', '.join(registered_kernels(builtin)) or 'none'}"
             )
         self._nin = len(self.in_specs)
         known = program._call_tensors
@@ -207,7 +216,9 @@ class Program:
     """A compiled module: call it with tensors, get tensors back."""
 
     def __init__(self, module: ir.Module, entry: str | None = None, *, vectorize: bool = True, native: bool = True,
-                 torch_fallback: bool = True):
+                 torch_fallback: bool = True, kernels: str = "all"):
+        if kernels not in KERNEL_SELECTIONS:
+            raise ValueError(f"kernels={kernels!r}: expected one of {', '.join(map(repr, KERNEL_SELECTIONS))}")
         with module.context:
             func = self._entry_func(module, entry)
             self.entry = ir.StringAttr(func.attributes["sym_name"]).value
@@ -224,6 +235,7 @@ class Program:
             # call takes the address of their C structs; released with the program.
             self._native_enabled = native
             self._torch_fallback = torch_fallback
+            self._kernels = kernels
             self._native_status = _native.ProgramStatus()
             self._native_words = memoryview(self._native_status).cast("B").cast("i")
             self._native_bindings: list[_native.NativeBinding] = []
@@ -298,7 +310,7 @@ class Program:
         self._sites.append(s)
         return s.native.address if s.native is not None else None
 
-    def _bind_native(self, s: _Site) -> _native.NativeBinding | None:
+    def _bind_native(self, s: _Site, builtin: bool = True) -> _native.NativeBinding | None:
         if not self._native_enabled:
             return None
 
@@ -306,7 +318,7 @@ class Program:
             return CompileError(f"{s.site.location}: {s.site.domain_name}::{s.site.operator_name}: {message}")
 
         try:
-            binding = _native.bind(s.site, s.decoded, self._native_status, error)
+            binding = _native.bind(s.site, s.decoded, self._native_status, error, builtin=builtin)
         except _native.KernelLibraryError as e:
             raise error(str(e)) from None
         if binding is not None:
@@ -356,7 +368,8 @@ class Program:
                 raise TypeError(f"input #{i} is a {type(x).__name__}; expected a tensor {spec.describe()}")
             if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
                 got = _TensorSpec(tuple(x.shape), x.dtype).describe()
-                raise ValueError(f"input #{i} is {got}; expected {spec.describe()}")
+                raise ValueError(f"input #{i} is {got}; expected {spec.describe()}: shapes and dtypes are fixed at "
+                                 "compile time, so convert the input or compile with an example of this shape")
             x = x.detach().contiguous()
             tensors.append(torch.view_as_real(x) if x.is_complex() else x)
         return tensors
@@ -425,8 +438,29 @@ def _release_native(bindings: list) -> None:
         b.release()
 
 
+def _module_text(source: "str | os.PathLike") -> str:
+    """MLIR text as given, or read from a path. A string of one line without
+    braces is a path, and a missing one is an error saying so (it used to be
+    parsed as MLIR: "custom op 'nonexistent' is unknown")."""
+    if isinstance(source, str) and ("\n" in source or "{" in source):
+        return source
+    path = os.fspath(source)
+    if os.path.isdir(path):
+        raise FileNotFoundError(f"'{path}' is a directory without {MODULE_FILE}: load() takes a directory "
+                                "written by Program.save, a .mlir file, MLIR text or an ir.Module")
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no such file or directory: '{path}': load() takes a .mlir file, a directory "
+                                "written by Program.save, MLIR text or an ir.Module")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except UnicodeDecodeError:
+        raise ValueError(f"'{path}' is not MLIR text (not UTF-8); a saved program is loaded by its "
+                         "directory") from None
+
+
 def load(module, entry: str | None = None, *, vectorize: bool = True, weights=None, native: bool = True,
-         torch_fallback: bool = True) -> Program:
+         torch_fallback: bool = True, kernels: str = "all") -> Program:
     """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a path).
 
     The module is consumed (lowered in place); pass a copy to keep it.
@@ -437,6 +471,10 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
     `torch_fallback=False` never uses the generic torch kernel: an op without
     a registered (numpy, native or user) kernel is then a load-time error,
     which is how a backend team finds the ops it still has to write.
+    `kernels="user"` goes further: only kernels the user registered or loaded
+    (`register_kernel`, `load_kernel_library`) run the model's ops, not the
+    package's built-in numpy, native or generic torch ones, so the load error
+    names the first op that still lacks a kernel of the user's own.
     """
     if is_saved_program(module):
         data, manifest = read_saved(module)
@@ -446,10 +484,7 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
     if isinstance(module, ir.Module):
         pass
     elif isinstance(module, (str, os.PathLike)):
-        text = str(module)
-        if not text.lstrip().startswith(("module", "func.func", "#", "//", "{-#")) and os.path.exists(text):
-            with open(text, encoding="utf-8") as f:
-                text = f.read()
+        text = _module_text(module)
         ctx = _ir.make_context()
         try:
             module = ir.Module.parse(text, ctx)
@@ -457,7 +492,8 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
             raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]) from None
     else:
         raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
-    program = Program(module, entry, vectorize=vectorize, native=native, torch_fallback=torch_fallback)
+    program = Program(module, entry, vectorize=vectorize, native=native, torch_fallback=torch_fallback,
+                      kernels=kernels)
     if weights is not None:
         program.load_weights(weights)
     return program

@@ -19,7 +19,7 @@ import torch
 from torch_mlir import ir
 
 from .._ir import collect_ops
-from .kernels import KernelCall, register_kernel
+from .kernels import KernelCall, _builtin_kernel
 
 __all__ = ["RUNTIME_DOMAIN", "outline_tosa_fallbacks"]
 
@@ -46,7 +46,7 @@ def outline_tosa_fallbacks(module: ir.Module) -> int:
     return len(ops)
 
 
-@register_kernel("tosa.scatter", domain_name=RUNTIME_DOMAIN)
+@_builtin_kernel("tosa.scatter", domain_name=RUNTIME_DOMAIN)
 def scatter(call: KernelCall) -> None:
     """values_out = values_in; values_out[n, indices[n, w], :] = input[n, w, :]."""
     values, indices, updates = call.inputs

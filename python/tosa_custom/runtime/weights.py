@@ -71,11 +71,16 @@ def read_checkpoint(source: Any) -> dict[str, torch.Tensor]:
     if os.path.isdir(path):
         path = os.path.join(path, WEIGHTS_FILE)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"no weights file '{path}'")
+        raise FileNotFoundError(f"no weights file '{path}': pass a .safetensors or torch.save file, a directory "
+                                "written by Program.save, a state_dict or an nn.Module")
     if path.endswith(".safetensors"):
         from safetensors.torch import load_file
 
-        return load_file(path)
+        try:
+            return load_file(path)
+        except Exception as e:  # safetensors raises its own error types for a damaged file
+            raise WeightError(f"cannot read '{path}' as a safetensors file ({type(e).__name__}: {e}); "
+                              "write it with safetensors.torch.save_file") from None
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:
@@ -139,6 +144,9 @@ class WeightSlots:
 
     def check(self, source: Any) -> list[torch.Tensor]:
         """The tensors of `source` in argument order; WeightError listing every problem."""
+        if not self.manifest.weights:
+            raise WeightError("this program has no weight arguments, so there is nothing to load: its weights are "
+                              "constants in the module; compile with weights='arguments' to swap them")
         given = self._fill_tied(read_checkpoint(source))
         problems, tensors = [], []
         names = set(self.manifest.names)
