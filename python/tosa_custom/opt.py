@@ -207,7 +207,9 @@ def _process_chunk(ctx, text: str, pipeline: list[str]) -> tuple[str | None, lis
 def _unmatched_ops(ctx, texts: list[str], pipeline: list[str]) -> list[str]:
     """The `ops=` entries of our pass that name no op of the input, as
     compile() warns for backend_legal_ops; chunks that do not parse are skipped
-    (their error is reported when they are processed)."""
+    (their error is reported when they are processed). `ctx` must not be the
+    one the chunks are then processed in: a second parse there would rename
+    the input's resource blobs (`name_1`) in the output."""
     selections = []
     for element in pipeline:
         name, _, options = element.partition("{")
@@ -263,7 +265,7 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
         ctx.allow_unregistered_dialects = args.allow_unregistered
         outputs, failed, problems = [], False, []
         if not args.verify:  # with --verify-diagnostics, only the annotated diagnostics may appear
-            for spec in _unmatched_ops(ctx, [c for _, c in _chunks(text, args.split)], args.pipeline):
+            for spec in _unmatched_ops(_ir.make_context(), [c for _, c in _chunks(text, args.split)], args.pipeline):
                 print(f"tosa-custom-opt: warning: ops= lists {spec}, but {filename} contains no such op "
                       "(check the spelling, or the stage the IR was dumped at)", file=stderr)
         for first_line, chunk in _chunks(text, args.split):
