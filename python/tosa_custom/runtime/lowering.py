@@ -19,6 +19,11 @@ polynomials (polymath.py; LLVM would call libm per lane). What the planner does 
 take (convolutions, gathers, ops on i1 buffers) becomes loops as before, and
 `vectorize=False` gives the old all-loops lowering. The pass list around it
 is the one the platform notes found to work (and why each odd step is there).
+
+Every step is a pass (ours registered as `tosa-custom-*`), and the whole
+lowering is one textual pipeline, `pipeline(vectorize)`, which
+`tosa-custom-opt --pass-pipeline=...` replays on a TOSA module;
+`Program.pipeline` shows the one a program ran.
 """
 
 from __future__ import annotations
