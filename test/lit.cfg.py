@@ -56,6 +56,16 @@ config.substitutions.append(
 )
 config.substitutions.append((r"(?<![\w./-])FileCheck(?![\w.-])", _quote(_filecheck())))
 
+def _runtime_pipeline() -> str:
+    """The runtime lowering's pipeline text, from the package itself (so a
+    test replays exactly what `Program.pipeline` shows)."""
+    from tosa_custom.runtime.lowering import pipeline
+
+    return pipeline(vectorize=True)
+
+
+config.substitutions.append(("%{runtime_pipeline}", _runtime_pipeline()))
+
 # Keep what the tools need from the caller's environment (lit starts from a
 # clean one): where Python finds packages, and where torch may write caches.
 for name in ("PYTHONPATH", "HOME", "TMPDIR", "TORCH_HOME", "XDG_CACHE_HOME",

@@ -14,6 +14,11 @@ Case kinds:
   and run by eager PyTorch: the program gives its result, or the same kind of
   failure, as a clean error.
 - `module`: truncated or garbled module text through `runtime.load`.
+- `results`: a valid module whose results are drawn from a computed value, a
+  custom op's result, an argument, a constant and reshaped views of them, any
+  of them repeated (what torch.export makes of an in-place update), or none,
+  with unused arguments besides, loaded vectorized or naive. Oracle: the same
+  values computed by eager PyTorch; any failure at all is a defect.
 
 `native=` of `load` is drawn when the runtime has native kernels (issue 6), so
 the same cases run through them; an AddressSanitizer build is a separate run
@@ -114,9 +119,13 @@ BEHAVIOURS = ["correct", "correct-in-place", "numpy", "non-contiguous-result", "
 
 @st.composite
 def strategy_(draw):
-    kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module"]))
+    kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results"]))
     case = {"kind": kind, "seed": draw(st.integers(0, 2**31)), "native": draw(st.booleans())}
-    if kind == "inputs":
+    if kind == "results":
+        case["results"] = draw(st.lists(st.sampled_from(sorted(_RESULTS)), min_size=0, max_size=5))
+        case["unused"] = draw(st.integers(0, 2))
+        case["vectorize"] = draw(st.booleans())
+    elif kind == "inputs":
         case["program"] = draw(st.sampled_from(sorted(PROGRAMS)))
         n = len(PROGRAMS[case["program"]]["inputs"])
         bad = draw(st.integers(0, 3)) == 0
@@ -446,6 +455,64 @@ def _check_module(case) -> Outcome:
     return Outcome(CORRECT, "loaded")
 
 
+# --------------------------------------------------------------------------
+# Result shapes: repeated, aliased, constant and argument results.
+# --------------------------------------------------------------------------
+
+_CONST = [float(i) / 2 for i in range(12)]
+# result name -> (MLIR type, eager value from the two [2, 6] arguments)
+_RESULTS = {
+    "sum": ("tensor<2x6xf32>", lambda a, b: a + b),
+    "neg": ("tensor<2x6xf32>", lambda a, b: -a),
+    "arg0": ("tensor<2x6xf32>", lambda a, b: a),
+    "arg1": ("tensor<2x6xf32>", lambda a, b: b),
+    "const": ("tensor<2x6xf32>", lambda a, b: __import__("torch").tensor(_CONST).reshape(2, 6)),
+    "view_sum": ("tensor<3x4xf32>", lambda a, b: (a + b).reshape(3, 4)),
+    "view_arg": ("tensor<3x4xf32>", lambda a, b: a.reshape(3, 4)),
+    "view_neg": ("tensor<12xf32>", lambda a, b: (-a).reshape(12)),
+}
+
+
+def _results_module(names: list[str], unused: int) -> str:
+    args = ["%arg0: tensor<2x6xf32>", "%arg1: tensor<2x6xf32>"] + [f"%u{i}: tensor<{i + 2}xi32>" for i in range(unused)]
+    types = [_RESULTS[n][0] for n in names]
+    values = ", ".join(f"%{n}" for n in names)
+    const = ", ".join(map(str, _CONST))
+    neg_attrs = _attrs(NEG_ATTRS)
+    return f"""func.func @f({', '.join(args)}) -> ({', '.join(types)}) {{
+  %sum = tosa.add %arg0, %arg1 : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
+  %neg = tosa.custom %arg0 {{domain_name = "torch_mlir", implementation_attrs = {neg_attrs}, operator_name = "torch.aten.neg"}} : (tensor<2x6xf32>) -> tensor<2x6xf32>
+  %flat = "tosa.const"() <{{values = dense<[{const}]> : tensor<12xf32>}}> : () -> tensor<12xf32>
+  %s26 = tosa.const_shape {{values = dense<[2, 6]> : tensor<2xindex>}} : () -> !tosa.shape<2>
+  %s34 = tosa.const_shape {{values = dense<[3, 4]> : tensor<2xindex>}} : () -> !tosa.shape<2>
+  %s12 = tosa.const_shape {{values = dense<[12]> : tensor<1xindex>}} : () -> !tosa.shape<1>
+  %const = tosa.reshape %flat, %s26 : (tensor<12xf32>, !tosa.shape<2>) -> tensor<2x6xf32>
+  %view_sum = tosa.reshape %sum, %s34 : (tensor<2x6xf32>, !tosa.shape<2>) -> tensor<3x4xf32>
+  %view_arg = tosa.reshape %arg0, %s34 : (tensor<2x6xf32>, !tosa.shape<2>) -> tensor<3x4xf32>
+  %view_neg = tosa.reshape %neg, %s12 : (tensor<2x6xf32>, !tosa.shape<1>) -> tensor<12xf32>
+  return {values} {': ' + ', '.join(types) if names else ''}
+}}"""
+
+
+def _check_results(case) -> Outcome:
+    import torch
+
+    from tosa_custom import runtime
+
+    names = case["results"]
+    text = _results_module(names, case["unused"])
+    program = runtime.load(text, native=case["native"], vectorize=case["vectorize"])
+    g = torch.Generator().manual_seed(case["seed"])
+    a, b = torch.randn(2, 6, generator=g), torch.randn(2, 6, generator=g)
+    unused = [torch.zeros(i + 2, dtype=torch.int32) for i in range(case["unused"])]
+    got = program(a, b, *unused)
+    got = list(got) if isinstance(got, tuple) else [got]
+    want = [_RESULTS[n][1](a, b) for n in names]
+    if len(got) != len(want) or not all(_same(x, y) for x, y in zip(got, want)):
+        raise Defect("wrong", f"results {names}: got {got}, expected {want}")
+    return Outcome(CORRECT, f"{len(names)} results")
+
+
 def check(case: dict) -> Outcome:
     return {"inputs": _check_inputs, "kernel": _check_kernel, "attrs": _check_attrs,
-            "module": _check_module}[case["kind"]](case)
+            "module": _check_module, "results": _check_results}[case["kind"]](case)

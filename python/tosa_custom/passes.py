@@ -233,6 +233,7 @@ def _load_builtin_passes() -> None:
 # Modules whose import registers passes (each declares its entries beside its code).
 _BUILTIN_PASS_MODULES = (
     ".conversion", ".weights.passes", ".checks",
+    ".runtime.tosa_kernels", ".runtime.outline", ".runtime.tiling", ".runtime.polymath", ".runtime.lowering",
 )
 
 

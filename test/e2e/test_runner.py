@@ -67,13 +67,61 @@ def test_compile_and_load_errors_are_classified_with_the_op():
     assert f.category == "compile-failed"
     f = runner._classify_compile_error(ValueError("odd"))
     assert (f.category, str(f)) == ("compile-failed", "ValueError: odd")
-    f = runner._classify_load_error(CompileError(
-        "loc(unknown): no kernel for myteam::torch.aten.gelu; registered: a, b"))
+    # runtime.load files its errors where it raises them too: classify what it really raises.
+    f = runner._classify_load_error(_load_error("""
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.custom %a {domain_name = "myteam", implementation_attrs = "", operator_name = "torch.aten.gelu"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""))
     assert (f.category, f.failing_ops) == ("no-kernel", ["torch.aten.gelu"])
-    f = runner._classify_load_error(ValueError("input #1 has type i64: the runtime needs ranked tensors"))
+    assert "no kernel for myteam::torch.aten.gelu" in str(f)
+    f = runner._classify_load_error(_load_error("""
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.custom %a {domain_name = "torch_mlir", implementation_attrs = "not json", operator_name = "torch.aten.gelu"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""))
+    assert (f.category, f.failing_ops) == ("decode-failed", ["torch.aten.gelu"])
+    f = runner._classify_load_error(_load_error("func.func @f(%a: tensor<4xf32>, %n: i64) -> i64 { return %n : i64 }"))
     assert f.category == "non-tensor-interface"
-    f = runner._classify_load_error(ValueError("result #0 has type tensor<?xf32>: the runtime needs ranked tensors"))
+    f = runner._classify_load_error(_load_error("func.func @f(%a: tensor<?xf32>) -> tensor<?xf32> { return %a : tensor<?xf32> }"))
     assert f.category == "dynamic-shape"
+    f = runner._classify_load_error(_load_error("""
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.custom %a {domain_name = "acme", implementation_attrs = "", operator_name = "dyn"} : (tensor<4xf32>) -> tensor<?xf32>
+  %1 = tensor.cast %0 : tensor<?xf32> to tensor<4xf32>
+  return %1 : tensor<4xf32>
+}"""))
+    assert (f.category, f.failing_ops) == ("dynamic-shape", ["dyn"])
+    f = runner._classify_load_error(ValueError("expected one public function to run"))
+    assert (f.category, str(f)) == ("runtime-lowering-failed", "ValueError: expected one public function to run")
+    f = runner._classify_load_error(CompileError("lowering to LLVM failed:", category="runtime-lowering-failed"))
+    assert f.category == "runtime-lowering-failed"
+
+
+def _load_error(text: str) -> BaseException:
+    from tosa_custom import runtime
+
+    with pytest.raises(CompileError) as info:
+        runtime.load(text)
+    return info.value
+
+
+def test_kernel_errors_carry_their_op():
+    """A failing kernel's KernelError names its op (the runner files it by `e.op`, not the message)."""
+    from tosa_custom import runtime
+
+    @runtime.register_kernel("explode", domain_name="runner_test")
+    def _explode(call):
+        raise ZeroDivisionError("boom")
+
+    program = runtime.load("""
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.custom %a {domain_name = "runner_test", implementation_attrs = "", operator_name = "explode"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}""")
+    with pytest.raises(runtime.KernelError, match="ZeroDivisionError: boom") as info:
+        program(torch.ones(4))
+    assert info.value.op == "explode"
 
 
 def test_xfail_turns_failures_expected_and_passes_unexpected():

@@ -174,3 +174,156 @@ def test_load_weights_without_weight_arguments_says_how_to_get_them():
     with pytest.raises(runtime.WeightError, match=r"this program has no weight arguments.*compile with "
                                                   r"weights='arguments'"):
         program.load_weights({"w": torch.zeros(2)})
+
+
+def test_missing_kernel_error_carries_category_and_op():
+    text = """
+func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = tosa.custom %a {domain_name = "acme", implementation_attrs = "", operator_name = "fused_thing"} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}"""
+    with pytest.raises(tosa_custom.CompileError) as info:
+        runtime.load(text)
+    assert (info.value.category, info.value.ops) == ("no-kernel", ("fused_thing",))
+
+
+def test_pipeline_is_the_text_that_ran():
+    """Program.pipeline is the runtime lowering's text: outline, TOSA to linalg, tile, bufferize, LLVM."""
+    from tosa_custom.runtime import lowering
+
+    program = runtime.load(_gelu_module())
+    assert program.pipeline == lowering.pipeline(vectorize=True)
+    assert runtime.load(_gelu_module(), vectorize=False).pipeline == lowering.pipeline(vectorize=False)
+    for name in ("tosa-custom-outline-custom-ops", "tosa-custom-tile-and-vectorize", "one-shot-bufferize",
+                 "tosa-custom-distinct-results", "reconcile-unrealized-casts"):
+        assert name in program.pipeline
+
+
+# --------------------------------------------------------------------------
+# Valid modules of every result shape run (issue 13: none crashes the process)
+# --------------------------------------------------------------------------
+
+_SHAPES = {
+    # what torch.export gives for an input mutation: one value returned twice
+    "value_returned_twice": ("""
+func.func @f(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %1 = tosa.add %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %1, %1 : tensor<4xf32>, tensor<4xf32>
+}""", lambda a, b: (a + b, a + b)),
+    "value_returned_three_times_between_others": ("""
+func.func @f(%a: tensor<4x64xf32>, %b: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>) {
+  %1 = tosa.mul %a, %b, %s : (tensor<4x64xf32>, tensor<4x64xf32>, tensor<1xi8>) -> tensor<4x64xf32>
+  %2 = tosa.sub %a, %b : (tensor<4x64xf32>, tensor<4x64xf32>) -> tensor<4x64xf32>
+  return %1, %2, %1, %1 : tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>, tensor<4x64xf32>
+}""".replace("%1 = tosa.mul", '%s = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>\n  %1 = tosa.mul'),
+        lambda a, b: (a * b, a - b, a * b, a * b)),
+    "argument_returned": ("""
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  return %a : tensor<4xf32>
+}""", lambda a: (a,)),
+    "argument_returned_twice": ("""
+func.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  return %a, %a : tensor<4xf32>, tensor<4xf32>
+}""", lambda a: (a, a)),
+    "constant_returned_twice": ("""
+func.func @f(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %c = "tosa.const"() <{values = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>}> : () -> tensor<4xf32>
+  return %c, %a, %c : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}""", lambda a: (torch.tensor([1.0, 2.0, 3.0, 4.0]), a, torch.tensor([1.0, 2.0, 3.0, 4.0]))),
+    "results_alias_each_other_and_an_argument": ("""
+func.func @f(%a: tensor<2x6xf32>) -> (tensor<2x6xf32>, tensor<3x4xf32>, tensor<2x6xf32>, tensor<12xf32>) {
+  %1 = tosa.add %a, %a : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
+  %s = tosa.const_shape {values = dense<[3, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %r = tosa.reshape %1, %s : (tensor<2x6xf32>, !tosa.shape<2>) -> tensor<3x4xf32>
+  %s1 = tosa.const_shape {values = dense<[12]> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %ra = tosa.reshape %a, %s1 : (tensor<2x6xf32>, !tosa.shape<1>) -> tensor<12xf32>
+  return %1, %r, %a, %ra : tensor<2x6xf32>, tensor<3x4xf32>, tensor<2x6xf32>, tensor<12xf32>
+}""", lambda a: (a + a, (a + a).reshape(3, 4), a, a.reshape(12))),
+    "no_results": ("""
+func.func @f(%a: tensor<4xf32>) {
+  return
+}""", lambda a: ()),
+    "unused_arguments": ("""
+func.func @f(%a: tensor<4xf32>, %unused: tensor<2x3xf32>, %b: tensor<4xf32>, %also: tensor<5xi32>) -> tensor<4xf32> {
+  %1 = tosa.maximum %a, %b : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+}""", lambda a, unused, b, also: (torch.maximum(a, b),)),
+    "zero_size_results": ("""
+func.func @f(%z: tensor<0x3xf32>, %a: tensor<4xf32>) -> (tensor<0x3xf32>, tensor<4xf32>, tensor<0x4xf32>, tensor<0x3xf32>) {
+  %1 = tosa.abs %a : (tensor<4xf32>) -> tensor<4xf32>
+  %e = tensor.empty() : tensor<0x4xf32>
+  return %z, %1, %e, %z : tensor<0x3xf32>, tensor<4xf32>, tensor<0x4xf32>, tensor<0x3xf32>
+}""", lambda z, a: (z, a.abs(), torch.zeros(0, 4), z)),
+    "custom_op_result_returned_twice": ("""
+func.func @f(%a: tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>) {
+  %0 = tosa.custom %a {domain_name = "torch_mlir", implementation_attrs = "{\\"args\\":{\\"self\\":{\\"operand\\":0}},\\"version\\":1}", operator_name = "torch.aten.neg"} : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  return %0, %0 : tensor<3x4xf32>, tensor<3x4xf32>
+}""", lambda a: (-a, -a)),
+}
+
+
+@pytest.mark.parametrize("vectorize", [True, False], ids=["vectorized", "naive"])
+@pytest.mark.parametrize("case", sorted(_SHAPES))
+def test_every_result_shape_runs_and_matches(case, vectorize):
+    text, expected = _SHAPES[case]
+    program = runtime.load(text, vectorize=vectorize)
+    g = torch.Generator().manual_seed(len(case))
+    for _ in range(2):  # the second call reuses the descriptors: still right
+        inputs = [torch.randn(s.shape, generator=g).to(s.dtype) for s in program.input_specs]
+        result = program(*inputs)
+        result = result if isinstance(result, tuple) else (result,)
+        want = expected(*inputs)
+        assert len(result) == len(want)
+        for got, w in zip(result, want):
+            torch.testing.assert_close(got, w)
+        # results are the program's own tensors, never one of the caller's inputs
+        assert not {id(r) for r in result} & {id(x) for x in inputs}
+        assert len({r.data_ptr() for r in result if r.numel()}) == len([r for r in result if r.numel()])
+
+
+class _InPlace(torch.nn.Module):
+    def __init__(self, update):
+        super().__init__()
+        self.update = update
+
+    def forward(self, x, y):
+        return self.update(x, y)
+
+
+def _set_first_row(x, y):
+    x[0] = y[0]
+    return x
+
+
+_IN_PLACE = {
+    "add_": lambda x, y: x.add_(y),
+    "copy_": lambda x, y: x.copy_(y),
+    "fill_": lambda x, y: x.fill_(1.0),
+    "zero_": lambda x, y: x.zero_(),
+    "setitem": _set_first_row,
+    "arange_out": lambda x, y: torch.arange(0, 12, out=x.view(12)).view(3, 4),
+    "add_and_another_result": lambda x, y: (x.add_(y), y * 2),
+}
+
+
+@pytest.mark.parametrize("mode", ["stock", "dummy"])
+@pytest.mark.parametrize("name", sorted(_IN_PLACE))
+def test_in_place_models_run_and_return_the_user_values(name, mode):
+    """The export returns the mutated input first, then the user's outputs;
+    writing it back into the caller's tensor is not the runtime's job (yet):
+    here every result must just be right."""
+    update = _IN_PLACE[name]
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g)
+    eager_x = x.clone()
+    expected = update(eager_x, y.clone())
+    expected = list(expected) if isinstance(expected, tuple) else [expected]
+    module = tosa_custom.compile(_InPlace(update), (x.clone(), y.clone()),
+                                 backend_legal_ops=["*"] if mode == "dummy" else None)
+    result = runtime.load(module)(x.clone(), y.clone())
+    result = list(result) if isinstance(result, tuple) else [result]
+    assert len(result) > len(expected)  # the mutation of x comes first
+    for got in result[:len(result) - len(expected)]:
+        torch.testing.assert_close(got, eager_x)
+    for got, want in zip(result[len(result) - len(expected):], expected):
+        torch.testing.assert_close(got, want)

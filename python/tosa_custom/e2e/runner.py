@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import re
 import time
 from typing import Any, Sequence
 
@@ -112,16 +111,6 @@ def legal_ops_for(case: Case, mode: str, ops: Sequence[str] | None) -> list[str]
 # Classifying compile() and runtime failures.
 # --------------------------------------------------------------------------
 
-_LOAD_MESSAGES = [
-    (re.compile(r"no kernel for (?:[^:\s]+::)?(?P<op>\S+?);"), "no-kernel"),
-    (re.compile(r"cannot decode (?P<op>\S+?):"), "decode-failed"),
-    (re.compile(r"(?:input|result) #\d+ has type tensor<[^>]*\?"), "dynamic-shape"),
-    (re.compile(r"(?:input|result) #\d+ has type (?!tensor<)"), "non-tensor-interface"),
-    (re.compile(r"lowering to LLVM failed|ExecutionEngine failed"), "runtime-lowering-failed"),
-]
-_KERNEL_OP = re.compile(r"kernel for (?P<op>\S+) at ")
-
-
 def _first_line(e: BaseException) -> str:
     text = str(e).strip()
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
@@ -138,11 +127,12 @@ def _classify_compile_error(e: BaseException) -> _Failure:
 
 
 def _classify_load_error(e: BaseException) -> _Failure:
-    message = str(e).strip() or type(e).__name__
-    for pattern, name in _LOAD_MESSAGES:
-        m = pattern.search(message)
-        if m:
-            return _Failure(name, message, [m["op"]] if "op" in pattern.groupindex else [])
+    """runtime.load files its errors where it raises them (category, ops);
+    anything else it raises is a failure of its lowering."""
+    from ..diagnostics import CompileError
+
+    if isinstance(e, CompileError) and e.category in CATEGORIES and e.category != "compile-failed":
+        return _Failure(e.category, str(e).strip() or type(e).__name__, list(e.ops))
     return _Failure("runtime-lowering-failed", _first_line(e))
 
 
@@ -299,8 +289,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                 torch.manual_seed(0)
                 outputs = program(*tensors)
             except runtime.KernelError as e:
-                m = _KERNEL_OP.search(str(e))
-                raise _Failure("kernel-error", str(e), [m["op"]] if m else []) from None
+                raise _Failure("kernel-error", str(e), [e.op] if e.op else []) from None
             except Exception as e:
                 raise _Failure("runtime-error", _first_line(e)) from None
         with clock.step("compare"):

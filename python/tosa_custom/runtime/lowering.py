@@ -19,24 +19,34 @@ polynomials (polymath.py; LLVM would call libm per lane). What the planner does 
 take (convolutions, gathers, ops on i1 buffers) becomes loops as before, and
 `vectorize=False` gives the old all-loops lowering. The pass list around it
 is the one the platform notes found to work (and why each odd step is there).
+
+Every step is a pass (ours registered as `tosa-custom-*`), and the whole
+lowering is one textual pipeline, `pipeline(vectorize)`, which
+`tosa-custom-opt --pass-pipeline=...` replays on a TOSA module;
+`Program.pipeline` shows the one a program ran.
 """
 
 from __future__ import annotations
 
 import warnings
 
-from torch_mlir import ir, passmanager
+from torch_mlir import ir
 from torch_mlir.dialects import memref as memref_d
 from torch_mlir.dialects import math as math_d
 from torch_mlir.dialects import vector as vector_d
 
 from .._ir import collect_ops
-from .outline import CustomCallSite, outline_custom_ops
-from .polymath import expand_math
+from ..passes import PassContext, build_pass_manager, pipeline_text, register_pass
+from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
+from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
+    GENERALIZE,
+    LOWER_VECTORS,
+    MAKE_COLUMNS_CONTIGUOUS,
+    PACK_COLUMNS,
+    TILE_AND_VECTORIZE,
     VECTOR_LOWERING_SCRIPT,
     TilePlan,
-    apply_script,
     make_columns_contiguous,
     pack_columns,
     plan_tiling,
@@ -44,92 +54,150 @@ from .tiling import (
     single_use,
     tile_and_vectorize,
 )
+from .tosa_kernels import OUTLINE_TOSA_FALLBACKS
 
 __all__ = [
     "CustomCallSite", "outline_custom_ops", "lower", "lower_to_vectors", "plan_tiling", "tile_and_vectorize",
     "expand_math", "fuse_multiply_add", "make_columns_contiguous", "pack_columns", "write_results_in_place",
-    "TilePlan", "DEALLOCATION_PIPELINE", "LOWERING_PIPELINE", "NAIVE_PIPELINE", "FRONTEND_PIPELINE",
-    "BUFFERIZE_PIPELINE", "BACKEND_PIPELINE", "VECTOR_LOWERING_SCRIPT",
+    "distinct_results", "pipeline", "run_pipeline", "OUTLINE", "DISTINCT_RESULTS", "WRITE_RESULTS_IN_PLACE",
+    "FUSE_MULTIPLY_ADD", "TilePlan", "DEALLOCATION_PIPELINE", "LOWERING_PIPELINE", "NAIVE_PIPELINE",
+    "FRONTEND_PIPELINE", "BUFFERIZE_PIPELINE", "BACKEND_PIPELINE", "VECTOR_LOWERING_SCRIPT",
 ]
+
+DISTINCT_RESULTS = "tosa-custom-distinct-results"
+WRITE_RESULTS_IN_PLACE = "tosa-custom-write-results-in-place"
+FUSE_MULTIPLY_ADD = "tosa-custom-fuse-multiply-add"
 
 
 # --- Pipelines -------------------------------------------------------------
 #
-# `lower()` runs, in order:
-#   FRONTEND_PIPELINE       TOSA to linalg on tensors, elementwise fusion;
-#   tile_and_vectorize      named ops (convolutions too) to linalg.generic,
+# The runtime lowering is one textual pipeline (`pipeline()`), in order:
+#   OUTLINE                 TOSA ops tosa-to-linalg lacks as runtime custom
+#                           ops; every tosa.custom as an extern call (kernels
+#                           are bound between these two: outline.py);
+#   _FRONTEND               TOSA to linalg on tensors, elementwise fusion;
+#   _TILE                   named ops (convolutions too) to linalg.generic,
 #                           B operands made column-contiguous and, for big
 #                           contractions, packed in panels; then the transform
-#                           script `plan_tiling` makes for this module: tile,
-#                           fuse C's fill, vectorize;
-#   expand_math             f32 exp / tanh / erf as polynomials;
-#   BUFFERIZE_PIPELINE      accumulators hoisted out of the reduction loops,
-#                           bufferization, results as out-params;
-#   write_results_in_place  no copy for a result computed in a reshaped buffer;
-#   DEALLOCATION_PIPELINE   frees, memref.copy as loops;
-#   fuse_multiply_add       mul + add of generic contractions as FMAs;
-#   VECTOR_LOWERING_SCRIPT  vector ops to what LLVM lowers well;
-#   BACKEND_PIPELINE        linalg left over as loops, everything to LLVM.
-# NAIVE_PIPELINE is the old lowering: every linalg op as scalar loops (the
+#                           script the planner makes for this module: tile,
+#                           fuse C's fill, vectorize; f32 exp / tanh / erf as
+#                           polynomials;
+#   _BUFFERIZE_TILED        accumulators hoisted out of the reduction loops,
+#                           bufferization, results as out-params, no copy for
+#                           a result computed in a reshaped buffer;
+#   _DEALLOCATE             frees, memref.copy as loops;
+#   _VECTOR_TAIL            mul + add of generic contractions as FMAs, vector
+#                           ops to what LLVM lowers well;
+#   _BACKEND                linalg left over as loops, everything to LLVM.
+# The naive pipeline is the old lowering: every linalg op as scalar loops (the
 # floor the benchmark compares against, and the fallback if vectorizing fails).
 
-_TOSA_TO_LINALG = (
+OUTLINE = [OUTLINE_TOSA_FALLBACKS, OUTLINE_CUSTOM_OPS]
+_FRONTEND = [
     "func.func(tosa-optional-decompositions, tosa-infer-shapes, tosa-make-broadcastable, "
-    "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf),"
-    "canonicalize, cse,"
-    "func.func(linalg-fuse-elementwise-ops)"
-)
-_BUFFERIZE = (
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
-    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions},"
-    "buffer-deallocation-pipeline,"
+    "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf)",
+    "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",
+]
+_ONE_SHOT = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
+# buffer-results-to-out-params{hoist-static-allocs} frees a buffer returned
+# twice twice (a crash): DISTINCT_RESULTS runs right before it, always.
+_OUT_PARAMS = [DISTINCT_RESULTS, "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"]
+_DEALLOCATE = [
+    "buffer-deallocation-pipeline",
     # The wheel lacks the runner-utils library: memrefCopy would not resolve.
-    "func.func(refback-munge-memref-copy)"
-)
-_TO_LLVM = (
-    "func.func(llvm-request-c-wrappers),"
-    "expand-strided-metadata, lower-affine, convert-scf-to-cf,"
-    "convert-vector-to-llvm{reassociate-fp-reductions}, finalize-memref-to-llvm,"
-    # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls.
-    "convert-math-to-llvm, convert-math-to-libm, convert-arith-to-llvm, convert-index-to-llvm, convert-ub-to-llvm,"
-    "convert-func-to-llvm, convert-cf-to-llvm, reconcile-unrealized-casts"
-)
-
-FRONTEND_PIPELINE = f"builtin.module({_TOSA_TO_LINALG})"
-BUFFERIZE_PIPELINE = (
+    "func.func(refback-munge-memref-copy)",
+]
+_TILE = [GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS, GENERALIZE, TILE_AND_VECTORIZE, EXPAND_MATH]
+_BUFFERIZE_TILED = [
     # inline: pack_columns' packing functions, now tiled.
-    "builtin.module(inline, canonicalize, cse, func.func(loop-invariant-subset-hoisting), canonicalize,"
-    "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},"
+    "inline", "canonicalize", "cse", "func.func(loop-invariant-subset-hoisting)", "canonicalize", _ONE_SHOT,
     # Tiled loops carry their buffer through iter_args and copy each tile onto
     # itself: fold both, so the result is the allocation itself and
     # hoist-static-allocs can make it the caller's output buffer (no copy).
-    "canonicalize, cse, canonicalize,"
-    "buffer-results-to-out-params{hoist-static-allocs modify-public-functions})"
-)
-"""On tensors, after tiling: hoisting, bufferization, results as out-params.
-`write_results_in_place` then runs, then DEALLOCATION_PIPELINE."""
-DEALLOCATION_PIPELINE = (
-    "builtin.module(buffer-deallocation-pipeline,"
-    # The wheel lacks the runner-utils library: memrefCopy would not resolve.
-    "func.func(refback-munge-memref-copy))"
-)
-BACKEND_PIPELINE = (
-    "builtin.module(func.func(convert-linalg-to-loops), func.func(convert-vector-to-scf{full-unroll}),"
-    f"{_TO_LLVM})"
-)
-NAIVE_PIPELINE = (
-    f"builtin.module({_TOSA_TO_LINALG},"
-    f"{_BUFFERIZE},"
-    "func.func(convert-linalg-to-loops),"
-    "func.func(llvm-request-c-wrappers),"
-    "expand-strided-metadata, lower-affine, convert-scf-to-cf, finalize-memref-to-llvm,"
-    "convert-math-to-llvm, convert-math-to-libm, convert-arith-to-llvm, convert-index-to-llvm, convert-ub-to-llvm,"
-    "convert-func-to-llvm, convert-cf-to-llvm, reconcile-unrealized-casts)"
-)
+    "canonicalize", "cse", "canonicalize", *_OUT_PARAMS, WRITE_RESULTS_IN_PLACE,
+]
+_VECTOR_TAIL = [FUSE_MULTIPLY_ADD, LOWER_VECTORS]
+_TO_LLVM = [
+    "func.func(llvm-request-c-wrappers)", "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",
+    "convert-vector-to-llvm{reassociate-fp-reductions}", "finalize-memref-to-llvm",
+    # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls.
+    "convert-math-to-llvm", "convert-math-to-libm", "convert-arith-to-llvm", "convert-index-to-llvm",
+    "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts",
+]
+_BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-scf{full-unroll})", *_TO_LLVM]
+_VECTORIZE = _TILE + _BUFFERIZE_TILED + _DEALLOCATE + _VECTOR_TAIL
+_NAIVE_BUFFERIZE = [_ONE_SHOT, *_OUT_PARAMS, *_DEALLOCATE]
+_NAIVE = _NAIVE_BUFFERIZE + [
+    "func.func(convert-linalg-to-loops)",
+    *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm")],
+]
+
+FRONTEND_PIPELINE = pipeline_text(_FRONTEND)
+BUFFERIZE_PIPELINE = pipeline_text(_BUFFERIZE_TILED)
+"""On tensors, after tiling: hoisting, bufferization, results as out-params,
+written in place. DEALLOCATION_PIPELINE follows."""
+DEALLOCATION_PIPELINE = pipeline_text(_DEALLOCATE)
+BACKEND_PIPELINE = pipeline_text(_BACKEND)
+NAIVE_PIPELINE = pipeline_text(_FRONTEND + _NAIVE)
 LOWERING_PIPELINE = NAIVE_PIPELINE  # the historic name: one textual pipeline, naive loops
 
 
-def write_results_in_place(module: ir.Module) -> int:
+def pipeline(vectorize: bool = True, *, outline: bool = True) -> str:
+    """The runtime lowering as one textual pipeline `tosa-custom-opt
+    --pass-pipeline=...` replays: outline (unless `outline=False`, for a
+    module already outlined), TOSA to linalg, tile and vectorize (or, without
+    `vectorize`, naive loops), bufferize, lower to the LLVM dialect."""
+    body = _VECTORIZE + _BACKEND if vectorize else _NAIVE
+    return pipeline_text((OUTLINE if outline else []) + _FRONTEND + body)
+
+
+def run_pipeline(module, elements: list[str] | str, on_result=None) -> None:
+    """Run a pipeline (ours spliced in) on `module` in place; MLIRError if a pass fails."""
+    op = getattr(module, "operation", module)
+    with op.context:
+        build_pass_manager(elements, on_result=on_result).run(op)
+
+
+@register_pass(DISTINCT_RESULTS,
+               "Return a buffer a function returns more than once as a copy per extra result "
+               "(buffer-results-to-out-params{hoist-static-allocs} would free it twice)")
+def distinct_results(module, ctx: PassContext | None = None) -> int:
+    """Returns how many results got their own buffer.
+
+    A TOSA function returning one value twice is what torch.export gives for
+    an input the model mutates and also returns. After bufferization both
+    results are one `memref.alloc`; hoisting replaces the allocation by the
+    first output argument and erases it, then reaches it again for the second
+    (a use after free: a segmentation fault). Each later occurrence becomes a
+    fresh allocation, filled by a copy, which hoisting then turns into the
+    caller's own output buffer.
+    """
+    copied = 0
+    returns = collect_ops(module, lambda op: op.name == "func.return")
+    with module.context, ir.Location.unknown():
+        for ret in returns:
+            seen = set()
+            for i, v in enumerate(list(ret.operands)):
+                t = v.type
+                key = v  # ir.Value hashes by identity of the SSA value
+                if key not in seen:
+                    seen.add(key)
+                    continue
+                if not isinstance(t, ir.MemRefType) or not t.has_static_shape or \
+                        t != ir.MemRefType.get(t.shape, t.element_type):
+                    continue  # not a buffer hoisting would take (out-params copies it)
+                with ir.InsertionPoint(ret), ret.location:
+                    fresh = memref_d.alloc(t, [], [])
+                    memref_d.copy(v, fresh)
+                ret.operands[i] = fresh
+                copied += 1
+    return copied
+
+
+@register_pass(WRITE_RESULTS_IN_PLACE,
+               "Compute a result held in a reshaped buffer into the caller's output buffer directly, instead of "
+               "copying it there at the end")
+def write_results_in_place(module, ctx: PassContext | None = None) -> int:
     """`memref.copy(reshape(%alloc), %out)` at the end of a function -> compute into %out directly.
 
     buffer-results-to-out-params makes a returned allocation the caller's
@@ -141,7 +209,7 @@ def write_results_in_place(module: ir.Module) -> int:
     """
     copies = collect_ops(module, lambda op: op.name == "memref.copy")
     removed = 0
-    with module.context:
+    with module.context, ir.Location.unknown():
         for copy in copies:
             src, dst = copy.operands
             if not isinstance(dst.owner, ir.Block) or not single_use(dst) or not single_use(src):
@@ -175,7 +243,10 @@ def write_results_in_place(module: ir.Module) -> int:
     return removed
 
 
-def fuse_multiply_add(module: ir.Module) -> int:
+@register_pass(FUSE_MULTIPLY_ADD,
+               "Fuse addf(acc, mulf(a, b)) on vectors into math.fma (the vectorized generic contractions' inner "
+               "loop)")
+def fuse_multiply_add(module, ctx: PassContext | None = None) -> int:
     """`addf(acc, mulf(a, b))` on vectors -> `math.fma(a, b, acc)`. Returns how many.
 
     The vectorizer turns a contraction written as a linalg.generic into a
@@ -189,7 +260,7 @@ def fuse_multiply_add(module: ir.Module) -> int:
         module, lambda op: op.name == "arith.addf" and isinstance(op.results[0].type, ir.VectorType)
     )
     fused = 0
-    with module.context:
+    with module.context, ir.Location.unknown():
         for add in found:
             for i in (0, 1):
                 v, acc = add.operands[i], add.operands[1 - i]
@@ -213,17 +284,6 @@ def fuse_multiply_add(module: ir.Module) -> int:
     return fused
 
 
-def _vectorize_linalg(module: ir.Module) -> dict[TilePlan, int]:
-    plans = tile_and_vectorize(module)
-    expand_math(module)
-    passmanager.PassManager.parse(BUFFERIZE_PIPELINE).run(module.operation)
-    write_results_in_place(module)
-    passmanager.PassManager.parse(DEALLOCATION_PIPELINE).run(module.operation)
-    fuse_multiply_add(module)
-    apply_script(module, VECTOR_LOWERING_SCRIPT)
-    return plans
-
-
 def lower_to_vectors(module: ir.Module) -> dict[TilePlan, int]:
     """The vectorizing lowering up to, not including, the LLVM dialect, in place.
 
@@ -231,13 +291,15 @@ def lower_to_vectors(module: ir.Module) -> dict[TilePlan, int]:
     tiled); returns the tile plans used. Errors propagate (no fallback): for
     tests and for looking at the code `lower` makes.
     """
-    with module.context:
-        passmanager.PassManager.parse(FRONTEND_PIPELINE).run(module.operation)
-        return _vectorize_linalg(module)
+    plans: dict[TilePlan, int] = {}
+    run_pipeline(module, _FRONTEND + _VECTORIZE, on_result={TILE_AND_VECTORIZE: plans.update})
+    return plans
 
 
-def lower(module: ir.Module, vectorize: bool = True) -> None:
-    """Lower TOSA (custom ops already outlined) to the LLVM dialect, in place.
+def lower(module: ir.Module, vectorize: bool = True) -> str:
+    """Lower TOSA (custom ops already outlined) to the LLVM dialect, in place;
+    returns the pipeline run (`pipeline(vectorize, outline=False)`, or the
+    naive one it fell back to).
 
     With `vectorize`, contractions (matmul, batch_matmul and the generics
     fusion makes of them), elementwise ops and reductions are tiled and
@@ -246,22 +308,25 @@ def lower(module: ir.Module, vectorize: bool = True) -> None:
     (slow, still right). Without, every linalg op becomes scalar loops
     (NAIVE_PIPELINE). Raises `ir.MLIRError` if a pass fails.
     """
+    if not vectorize:
+        run_pipeline(module, _FRONTEND + _NAIVE)
+        return pipeline(False, outline=False)
+    run_pipeline(module, _FRONTEND)
     with module.context:
-        if not vectorize:
-            passmanager.PassManager.parse(NAIVE_PIPELINE).run(module.operation)
-            return
-        passmanager.PassManager.parse(FRONTEND_PIPELINE).run(module.operation)
         saved = module.operation.clone(ip=False)
-        try:
-            _vectorize_linalg(module)
-        except (ValueError, ir.MLIRError) as e:
-            warnings.warn(f"tosa_custom.runtime: tiling/vectorization failed, lowering with naive loops: {e}",
-                          RuntimeWarning, stacklevel=2)
-            for op in list(module.body.operations):
-                op.erase()
-            for op in list(saved.regions[0].blocks[0].operations):
-                module.body.append(op)
-            passmanager.PassManager.parse(f"builtin.module({_BUFFERIZE})").run(module.operation)
-        finally:
-            saved.erase()
-        passmanager.PassManager.parse(BACKEND_PIPELINE).run(module.operation)
+    try:
+        run_pipeline(module, _VECTORIZE)
+        ran = _FRONTEND + _VECTORIZE
+    except (ValueError, ir.MLIRError) as e:
+        warnings.warn(f"tosa_custom.runtime: tiling/vectorization failed, lowering with naive loops: {e}",
+                      RuntimeWarning, stacklevel=2)
+        for op in list(module.body.operations):
+            op.erase()
+        for op in list(saved.regions[0].blocks[0].operations):
+            module.body.append(op)
+        run_pipeline(module, _NAIVE_BUFFERIZE)
+        ran = _FRONTEND + _NAIVE_BUFFERIZE
+    finally:
+        saved.erase()
+    run_pipeline(module, _BACKEND)
+    return pipeline_text(ran + _BACKEND)

@@ -5,9 +5,17 @@ views (zero-copy, maybe strided), the compiled code allocates the outputs, the
 kernel writes them, and `bufferization.to_tensor ... restrict writable` hands
 them back.
 
-A site bound to a native kernel (`bind` returns the address of its C structs)
-gets that address as a leading `i64` constant argument: the extern then
-resolves to a C trampoline that calls the kernel with it (native.py).
+Binding kernels needs Python (the kernel registry, native libraries), the
+rewrite does not, so they are three separate steps:
+1. `find_custom_call_sites` (analysis, also the pass
+   `tosa-custom-find-custom-calls`) describes every site;
+2. the program binds a kernel to each site; a native kernel's context address
+   is written on its op as `tosa_custom.kernel_context = <i64>`
+   (`set_kernel_contexts`);
+3. the pass `tosa-custom-outline-custom-ops` rewrites every site, the address
+   (when there is one) as a leading `i64` constant argument: the extern then
+   resolves to a C trampoline that calls the kernel with it (native.py).
+The rewrite reads only the IR, so a dump replays with `tosa-custom-opt`.
 """
 
 from __future__ import annotations
@@ -16,9 +24,19 @@ import dataclasses
 
 from torch_mlir import ir
 
-from ..decode import custom_op_strings, custom_ops
+from ..contract import ContractError
+from ..decode import constant_operand, custom_op_strings, custom_ops
+from ..diagnostics import CompileError
+from ..passes import PassContext, register_pass
 
-__all__ = ["CustomCallSite", "outline_custom_ops"]
+__all__ = ["CustomCallSite", "KERNEL_CONTEXT_ATTR", "FIND_CUSTOM_CALLS", "OUTLINE_CUSTOM_OPS",
+           "find_custom_call_sites", "set_kernel_contexts", "outline_custom_ops", "read_constant",
+           "find_custom_calls", "outline_custom_ops_pass"]
+
+FIND_CUSTOM_CALLS = "tosa-custom-find-custom-calls"
+OUTLINE_CUSTOM_OPS = "tosa-custom-outline-custom-ops"
+# On a tosa.custom: the address of its native kernel's C structs (an i64).
+KERNEL_CONTEXT_ATTR = "tosa_custom.kernel_context"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -38,6 +56,69 @@ class CustomCallSite:
     const_inputs: tuple  # per input: the constant's Python value for tosa.const scalars/lists, else None
 
 
+def read_constant(value: ir.Value):
+    """The Python value of a `tosa.const` operand (the scalars and lists the
+    const encoding makes), else None."""
+    constant = constant_operand(value)
+    return None if constant is None else constant[1]
+
+
+def _site(op, index: int, read=read_constant) -> CustomCallSite:
+    """The call site of one tosa.custom; CompileError (with its category) if
+    the runtime cannot bind it."""
+    try:
+        operator_name, domain_name, attrs = custom_op_strings(op)
+    except ContractError as e:
+        raise CompileError(f"{op.location}: cannot decode a tosa.custom: {e}", category="decode-failed") from None
+    in_types = [v.type for v in op.operands]
+    out_types = [r.type for r in op.results]
+    for t in in_types + out_types:
+        if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+            raise CompileError(
+                f"{op.location}: {operator_name} has a dynamic shape {t}; the runtime needs static shapes",
+                category="dynamic-shape", ops=[operator_name])
+    return CustomCallSite(
+        index=index, symbol=f"tosa_custom_kernel_{index}", operator_name=operator_name, domain_name=domain_name,
+        implementation_attrs=attrs,
+        input_types=tuple(str(t.element_type) for t in in_types),
+        input_shapes=tuple(tuple(t.shape) for t in in_types),
+        output_types=tuple(str(t.element_type) for t in out_types),
+        output_shapes=tuple(tuple(t.shape) for t in out_types),
+        location=str(op.location),
+        const_inputs=tuple(read(v) for v in op.operands),
+    )
+
+
+def find_custom_call_sites(module, read=read_constant) -> list[CustomCallSite]:
+    """Every tosa.custom of `module` as a call site, in order (the analysis
+    kernels are bound from). Raises CompileError for a site no kernel can take."""
+    return [_site(op, i, read) for i, op in enumerate(custom_ops(module))]
+
+
+def set_kernel_contexts(module, contexts: dict[int, int]) -> None:
+    """Write each bound native kernel's context address on its tosa.custom
+    (by site index), where `tosa-custom-outline-custom-ops` reads it."""
+    i64 = ir.IntegerType.get_signless(64, module.context)
+    for index, op in enumerate(custom_ops(module)):
+        if index in contexts:
+            op.attributes[KERNEL_CONTEXT_ATTR] = ir.IntegerAttr.get(i64, contexts[index])
+
+
+@register_pass(FIND_CUSTOM_CALLS,
+               "Find the tosa.custom call sites the runtime binds kernels to; refuse those it cannot bind "
+               "(dynamic shapes, undecodable strings)")
+def find_custom_calls(module_op, ctx: PassContext) -> list[CustomCallSite] | None:
+    """The pass form of `find_custom_call_sites`: every refused site is an
+    error on its op (not only the first), and the pass fails."""
+    sites = []
+    for index, op in enumerate(custom_ops(module_op)):
+        try:
+            sites.append(_site(op, index))
+        except CompileError as e:
+            ctx.error(op, str(e).partition(": ")[2])
+    return None if ctx.failed else sites
+
+
 def _strided(shape: list[int], element: ir.Type) -> ir.Type:
     layout = "strided<[" + ", ".join("?" for _ in shape) + "], offset: ?>"
     dims = "".join(f"{d}x" for d in shape)
@@ -48,83 +129,71 @@ def _identity(shape: list[int], element: ir.Type) -> ir.Type:
     return ir.Type.parse("memref<" + "".join(f"{d}x" for d in shape) + f"{element}>")
 
 
-def outline_custom_ops(module: ir.Module, read_constant, bind=None) -> list[CustomCallSite]:
-    """Rewrite every tosa.custom into a destination-passing extern call.
+def _declare(body: ir.Block, symbol: str, inputs: list[ir.Type]) -> None:
+    with ir.InsertionPoint.at_block_begin(body):
+        ir.Operation.create(
+            "func.func",
+            attributes={
+                "sym_name": ir.StringAttr.get(symbol),
+                "function_type": ir.TypeAttr.get(ir.FunctionType.get(inputs, [])),
+                "sym_visibility": ir.StringAttr.get("private"),
+                "llvm.emit_c_interface": ir.UnitAttr.get(),
+            },
+            regions=1,
+        )
 
-    `read_constant(value)` returns the Python value of a `tosa.const` operand
-    (scalars and lists the const encoding made), else None. `bind(site)`, if
-    given, is called for each site before its call is made; an integer it
-    returns (a native kernel's context address) becomes the call's first
-    argument, an `i64` constant.
-    """
-    sites: list[CustomCallSite] = []
-    with module.context, ir.Location.unknown():
-        body = module.body
-        for index, op in enumerate(custom_ops(module)):
-            operator_name, domain_name, attrs = custom_op_strings(op)
-            symbol = f"tosa_custom_kernel_{index}"
-            in_types = [v.type for v in op.operands]
-            out_types = [r.type for r in op.results]
-            for t in in_types + out_types:
-                if not t.has_static_shape:
-                    raise ValueError(
-                        f"{op.location}: {operator_name} has a dynamic shape {t}; the runtime needs static shapes"
-                    )
-            in_memrefs = [_strided(t.shape, t.element_type) for t in in_types]
-            out_memrefs = [_identity(t.shape, t.element_type) for t in out_types]
-            loc = op.location
-            site = CustomCallSite(
-                index=index, symbol=symbol, operator_name=operator_name, domain_name=domain_name,
-                implementation_attrs=attrs,
-                input_types=tuple(str(t.element_type) for t in in_types),
-                input_shapes=tuple(tuple(t.shape) for t in in_types),
-                output_types=tuple(str(t.element_type) for t in out_types),
-                output_shapes=tuple(tuple(t.shape) for t in out_types),
-                location=str(loc),
-                const_inputs=tuple(read_constant(v) for v in op.operands),
-            )
-            context = bind(site) if bind is not None else None
-            i64 = ir.IntegerType.get_signless(64)
-            leading = [i64] if context is not None else []
-            with ir.InsertionPoint.at_block_begin(body):
-                fn_type = ir.FunctionType.get(leading + in_memrefs + out_memrefs, [])
-                decl = ir.Operation.create(
-                    "func.func",
-                    attributes={
-                        "sym_name": ir.StringAttr.get(symbol),
-                        "function_type": ir.TypeAttr.get(fn_type),
-                        "sym_visibility": ir.StringAttr.get("private"),
-                        "llvm.emit_c_interface": ir.UnitAttr.get(),
-                    },
-                    regions=1,
-                )
-                del decl
-            with ir.InsertionPoint(op), loc:
-                args = []
-                if context is not None:
-                    args.append(ir.Operation.create(
-                        "arith.constant", results=[i64], attributes={"value": ir.IntegerAttr.get(i64, context)},
-                    ).result)
-                views = [
-                    ir.Operation.create(
-                        "bufferization.to_buffer", results=[m], operands=[v],
-                        attributes={"read_only": ir.UnitAttr.get()},
-                    ).result
-                    for v, m in zip(op.operands, in_memrefs)
-                ]
-                outs = [ir.Operation.create("memref.alloc", results=[m],
-                                            attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])}).result
-                        for m in out_memrefs]
-                ir.Operation.create(
-                    "func.call", operands=args + views + outs,
-                    attributes={"callee": ir.FlatSymbolRefAttr.get(symbol)},
-                )
-                for r, m in zip(op.results, outs):
-                    back = ir.Operation.create(
-                        "bufferization.to_tensor", results=[r.type], operands=[m],
-                        attributes={"restrict": ir.UnitAttr.get(), "writable": ir.UnitAttr.get()},
-                    ).result
-                    r.replace_all_uses_with(back)
-            sites.append(site)
-            op.erase()
+
+def _rewrite(op, site: CustomCallSite, body: ir.Block) -> None:
+    """One tosa.custom -> to_buffer views, allocated outputs, the call, to_tensor."""
+    in_memrefs = [_strided(v.type.shape, v.type.element_type) for v in op.operands]
+    out_memrefs = [_identity(r.type.shape, r.type.element_type) for r in op.results]
+    i64 = ir.IntegerType.get_signless(64)
+    context = op.attributes[KERNEL_CONTEXT_ATTR] if KERNEL_CONTEXT_ATTR in op.attributes else None
+    _declare(body, site.symbol, ([i64] if context is not None else []) + in_memrefs + out_memrefs)
+    with ir.InsertionPoint(op), op.location:
+        args = []
+        if context is not None:
+            args.append(ir.Operation.create("arith.constant", results=[i64], attributes={"value": context}).result)
+        for v, m in zip(op.operands, in_memrefs):
+            args.append(ir.Operation.create("bufferization.to_buffer", results=[m], operands=[v],
+                                            attributes={"read_only": ir.UnitAttr.get()}).result)
+        outs = [ir.Operation.create("memref.alloc", results=[m],
+                                    attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])}).result
+                for m in out_memrefs]
+        ir.Operation.create("func.call", operands=args + outs,
+                            attributes={"callee": ir.FlatSymbolRefAttr.get(site.symbol)})
+        for r, m in zip(op.results, outs):
+            back = ir.Operation.create(
+                "bufferization.to_tensor", results=[r.type], operands=[m],
+                attributes={"restrict": ir.UnitAttr.get(), "writable": ir.UnitAttr.get()},
+            ).result
+            r.replace_all_uses_with(back)
+    op.erase()
+
+
+def outline_custom_ops(module, read=read_constant) -> list[CustomCallSite]:
+    """Rewrite every tosa.custom of `module` (a Module or module op) into a
+    destination-passing extern call; returns the call sites. Raises
+    CompileError (from `find_custom_call_sites`) before rewriting anything if
+    a site cannot be bound."""
+    op = getattr(module, "operation", module)
+    sites = find_custom_call_sites(op, read)
+    _rewrite_all(op, sites)
+    return sites
+
+
+def _rewrite_all(module_op, sites: list[CustomCallSite]) -> None:
+    with module_op.context, ir.Location.unknown():
+        body = module_op.regions[0].blocks[0]
+        for custom, site in zip(custom_ops(module_op), sites):
+            _rewrite(custom, site, body)
+
+
+@register_pass(OUTLINE_CUSTOM_OPS,
+               "Rewrite every tosa.custom into a destination-passing call of a private extern "
+               "(tosa_custom_kernel_<i>), its tosa_custom.kernel_context as a leading i64 argument")
+def outline_custom_ops_pass(module_op, ctx: PassContext) -> list[CustomCallSite] | None:
+    sites = find_custom_calls(module_op, ctx)
+    if sites is not None:
+        _rewrite_all(module_op, sites)
     return sites

@@ -18,8 +18,11 @@ from torch_mlir.dialects import arith
 from torch_mlir.dialects import math as math_d
 
 from .._ir import collect_ops
+from ..passes import PassContext, register_pass
 
-__all__ = ["expand_math"]
+__all__ = ["EXPAND_MATH", "expand_math"]
+
+EXPAND_MATH = "tosa-custom-expand-math"
 
 
 class _Builder:
@@ -128,11 +131,14 @@ def _constant_exponent(v: ir.Value) -> float | None:
 _EXPANDED = {"math.exp": _exp_f32, "math.tanh": _tanh_f32, "math.erf": _erf_f32, "math.powf": None}
 
 
-def expand_math(module: ir.Module) -> int:
+@register_pass(EXPAND_MATH,
+               "Expand f32 math.exp, math.tanh and math.erf into polynomial arithmetic that vectorizes, and "
+               "math.powf by 2 or 3 into products (LLVM would call libm per lane)")
+def expand_math(module, ctx: PassContext | None = None) -> int:
     """Replace f32 math.exp / tanh / erf, and powf by 2 or 3, with arithmetic. Returns how many."""
     found = collect_ops(module, lambda op: op.name in _EXPANDED)
     replaced = 0
-    with module.context:
+    with module.context, ir.Location.unknown():
         for op in found:
             t = op.results[0].type
             element = t.element_type if isinstance(t, ir.VectorType) else t

@@ -16,9 +16,16 @@ A Python exception cannot cross the compiled code, so a kernel's failure is
 stashed, its outputs are zeroed (the code after it must not read garbage, e.g.
 as gather indices), and the exception is raised once the call returns.
 
-An op with a native kernel (native.py, CONTRACT.md §11) is bound while it is
-outlined: the compiled code calls the C kernel directly, with the address of
-its prepared C structs, and a failure is a status word read after the call.
+Loading is three steps around the one textual lowering (`Program.pipeline`):
+the call sites are found (an analysis, outline.py), kernels are bound to them
+here (Python: the registry, native libraries), then the pure IR rewrites run
+with what binding decided written on the ops. An op with a native kernel
+(native.py, CONTRACT.md §11) gets the address of its prepared C structs as
+`tosa_custom.kernel_context`: the compiled code calls the C kernel directly
+with it, and a failure is a status word read after the call.
+
+Every error of loading is a CompileError carrying its category and the ops it
+names (CONTRACT.md 7.1), set here where it is raised.
 """
 
 from __future__ import annotations
@@ -35,15 +42,16 @@ import torch
 from torch_mlir import execution_engine, ir
 
 from .. import _ir
+from .. import dtypes as _dtypes
 from ..contract import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
-from ..decode import constant_operand
 from ..diagnostics import CompileError, Diagnostic
+from ..passes import pipeline_text, split_pipeline
 from . import native as _native
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
-from .lowering import CustomCallSite, lower, outline_custom_ops
-from .. import dtypes as _dtypes
+from .lowering import OUTLINE, lower, run_pipeline
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
-from .tosa_kernels import RUNTIME_DOMAIN, outline_tosa_fallbacks
+from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, find_custom_call_sites, set_kernel_contexts
+from .tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
 from .weights import MODULE_FILE, WeightSlots, is_saved_program, read_saved
 
 __all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "load"]
@@ -53,7 +61,12 @@ KERNEL_SELECTIONS = ("all", "user")
 
 
 class KernelError(RuntimeError):
-    """A kernel behind a tosa.custom failed or returned a wrong result."""
+    """A kernel behind a tosa.custom failed or returned a wrong result; `op`
+    names the op (its operator name), so nothing reads it from the message."""
+
+    def __init__(self, message: str, op: str | None = None):
+        super().__init__(message)
+        self.op = op
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,10 +85,14 @@ class _TensorSpec:
 
 def _spec(t: ir.Type, what: str) -> _TensorSpec:
     if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
-        raise ValueError(f"{what} has type {t}: the runtime needs ranked tensors of static shape")
+        category = "dynamic-shape" if isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)) \
+            else "non-tensor-interface"
+        raise CompileError(f"{what} has type {t}: the runtime needs ranked tensors of static shape",
+                           category=category)
     element = str(t.element_type)
     if element not in MLIR_TO_TORCH:
-        raise ValueError(f"{what} has element type {element}, which the runtime does not support")
+        raise CompileError(f"{what} has element type {element}, which the runtime does not support",
+                           category="non-tensor-interface")
     return _TensorSpec(tuple(t.shape), MLIR_TO_TORCH[element])
 
 
@@ -106,11 +123,6 @@ def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
                 specs[i] = _TensorSpec(shape[:-1] if pairs else shape, dtype)
 
 
-def _read_constant(value: ir.Value):
-    constant = constant_operand(value)
-    return None if constant is None else constant[1]
-
-
 class _Site:
     """A custom op bound to its kernel: decoded once, called per run."""
 
@@ -133,7 +145,8 @@ class _Site:
                     site.operator_name, site.implementation_attrs, len(site.input_types), read, site.domain_name
                 )
             except ContractError as e:
-                raise CompileError(f"{site.location}: cannot decode {site.operator_name}: {e}") from None
+                raise CompileError(f"{site.location}: cannot decode {site.operator_name}: {e}",
+                                   category="decode-failed", ops=[site.operator_name]) from None
         # kernels="user" leaves out the package's kernels for the model's ops
         # (not for the TOSA ops the runtime itself runs as kernels).
         builtin = program._kernels == "all" or site.domain_name == RUNTIME_DOMAIN
@@ -147,7 +160,8 @@ class _Site:
                 + ("" if builtin else "kernels='user' leaves out the built-in ones; ")
                 + ("" if program._torch_fallback or not builtin else
                    "the generic torch kernel is off (torch_fallback=False); ")
-                + f"registered: {', '.join(registered_kernels(builtin)) or 'none'}"
+                + f"registered: {', '.join(registered_kernels(builtin)) or 'none'}",
+                category="no-kernel", ops=[site.operator_name],
             )
         self._nin = len(self.in_specs)
         known = program._call_tensors
@@ -219,50 +233,68 @@ class Program:
                  torch_fallback: bool = True, kernels: str = "all"):
         if kernels not in KERNEL_SELECTIONS:
             raise ValueError(f"kernels={kernels!r}: expected one of {', '.join(map(repr, KERNEL_SELECTIONS))}")
+        self._current: dict[int, torch.Tensor] = {}
+        # Native kernels (native.py): their call takes the address of their
+        # C structs; released with the program.
+        self._native_enabled = native
+        self._torch_fallback = torch_fallback
+        self._kernels = kernels
+        self._native_status = _native.ProgramStatus()
+        self._native_words = memoryview(self._native_status).cast("B").cast("i")
+        self._native_bindings: list[_native.NativeBinding] = []
+        weakref.finalize(self, _release_native, self._native_bindings)
+        self._sites: list[_Site] = []
         with module.context:
-            func = self._entry_func(module, entry)
-            self.entry = ir.StringAttr(func.attributes["sym_name"]).value
-            ftype = ir.TypeAttr(func.attributes["function_type"]).value
-            # Weight arguments (CONTRACT.md §10) trail the inputs; the program passes them itself.
-            self._weights = WeightSlots.prepare(module, func)
-            n_inputs = len(ftype.inputs) - self._weights.count
-            self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs[:n_inputs])]
-            self._weight_shapes = [_spec(t, f"weight #{i}").shape for i, t in enumerate(ftype.inputs[n_inputs:])]
-            self.output_specs = [_spec(t, f"result #{i}") for i, t in enumerate(ftype.results)]
-            _apply_torch_dtypes(func, self.input_specs, self.output_specs)
-            self._current: dict[int, torch.Tensor] = {}
-            # Native kernels (native.py): bound while outlining, since their
-            # call takes the address of their C structs; released with the program.
-            self._native_enabled = native
-            self._torch_fallback = torch_fallback
-            self._kernels = kernels
-            self._native_status = _native.ProgramStatus()
-            self._native_words = memoryview(self._native_status).cast("B").cast("i")
-            self._native_bindings: list[_native.NativeBinding] = []
-            weakref.finalize(self, _release_native, self._native_bindings)
-            self._sites: list[_Site] = []
-            outline_tosa_fallbacks(module)
-            outline_custom_ops(module, _read_constant, self._bind_site)
-            try:
-                lower(module, vectorize=vectorize)
-            except ir.MLIRError as e:
-                raise CompileError(
-                    "lowering to LLVM failed:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
-                ) from None
-            try:
-                self._engine = execution_engine.ExecutionEngine(module, opt_level=3)
-            except RuntimeError as e:  # LLVM translation refused an op; it printed why
-                raise CompileError(
-                    f"creating the ExecutionEngine failed ({e}); an op reached LLVM without a lowering"
-                ) from None
-            for s in self._sites:
-                if s.native is not None:  # the compiled code calls the C trampoline directly
-                    self._engine.register_runtime(s.site.symbol, ctypes.c_void_p(s.native.trampoline))
-                else:
-                    self._engine.register_runtime(s.site.symbol, s.callback)
-            self._engine.initialize()
+            self._read_signature(module, entry)
+            self.pipeline = self._lower(module, vectorize)
+            self._engine = self._make_engine(module)
         self._fn = self._engine.lookup(self.entry)
         self._failure: tuple[_Site, BaseException] | None = None
+        self._prepare_calls()
+
+    def _read_signature(self, module: ir.Module, entry: str | None) -> None:
+        func = self._entry_func(module, entry)
+        self.entry = ir.StringAttr(func.attributes["sym_name"]).value
+        ftype = ir.TypeAttr(func.attributes["function_type"]).value
+        # Weight arguments (CONTRACT.md §10) trail the inputs; the program passes them itself.
+        self._weights = WeightSlots.prepare(module, func)
+        n_inputs = len(ftype.inputs) - self._weights.count
+        self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs[:n_inputs])]
+        self._weight_shapes = [_spec(t, f"weight #{i}").shape for i, t in enumerate(ftype.inputs[n_inputs:])]
+        self.output_specs = [_spec(t, f"result #{i}") for i, t in enumerate(ftype.results)]
+        _apply_torch_dtypes(func, self.input_specs, self.output_specs)
+
+    def _lower(self, module: ir.Module, vectorize: bool) -> str:
+        """Outline, bind kernels, lower; returns the pipeline run (the binding
+        sits between its first two passes and only writes attributes)."""
+        try:
+            run_pipeline(module, [OUTLINE_TOSA_FALLBACKS])
+            self._bind_sites(find_custom_call_sites(module))
+            set_kernel_contexts(module, {s.site.index: s.native.address for s in self._sites if s.native})
+            run_pipeline(module, [OUTLINE_CUSTOM_OPS])
+            lowered = lower(module, vectorize=vectorize)
+        except ir.MLIRError as e:
+            raise CompileError("lowering to LLVM failed:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics],
+                               category="runtime-lowering-failed") from None
+        return pipeline_text(OUTLINE + split_pipeline(lowered))
+
+    def _make_engine(self, module: ir.Module) -> execution_engine.ExecutionEngine:
+        try:
+            engine = execution_engine.ExecutionEngine(module, opt_level=3)
+        except RuntimeError as e:  # LLVM translation refused an op; it printed why
+            raise CompileError(
+                f"creating the ExecutionEngine failed ({e}); an op reached LLVM without a lowering",
+                category="runtime-lowering-failed") from None
+        # Before the first lookup: a later registration poisons the engine.
+        for s in self._sites:
+            if s.native is not None:  # the compiled code calls the C trampoline directly
+                engine.register_runtime(s.site.symbol, ctypes.c_void_p(s.native.trampoline))
+            else:
+                engine.register_runtime(s.site.symbol, s.callback)
+        engine.initialize()
+        return engine
+
+    def _prepare_calls(self) -> None:
         # Descriptors made once; a call writes only the data pointers. The lock
         # keeps two threads from writing them at once (ctypes drops the GIL
         # while the compiled code runs); a kernel may still call the program
@@ -305,17 +337,19 @@ class Program:
     def _model_sites(self) -> list[_Site]:
         return [s for s in self._sites if s.site.domain_name != RUNTIME_DOMAIN]
 
-    def _bind_site(self, site: CustomCallSite) -> int | None:
-        s = _Site(site, self)
-        self._sites.append(s)
-        return s.native.address if s.native is not None else None
+    def _bind_sites(self, sites: list[CustomCallSite]) -> None:
+        """A kernel for every call site (CompileError naming the op if none)."""
+        for site in sites:
+            self._sites.append(_Site(site, self))
 
     def _bind_native(self, s: _Site, builtin: bool = True) -> _native.NativeBinding | None:
         if not self._native_enabled:
             return None
 
         def error(message: str) -> CompileError:
-            return CompileError(f"{s.site.location}: {s.site.domain_name}::{s.site.operator_name}: {message}")
+            # The library refused the op at load: as before, a lowering failure of the runtime.
+            return CompileError(f"{s.site.location}: {s.site.domain_name}::{s.site.operator_name}: {message}",
+                                category="runtime-lowering-failed", ops=[s.site.operator_name])
 
         try:
             binding = _native.bind(s.site, s.decoded, self._native_status, error, builtin=builtin)
@@ -424,11 +458,12 @@ class Program:
                     status[0], status[1] = outer_status
         if failure is not None:
             site, error = failure
-            raise KernelError(f"kernel for {site.describe()} failed: {type(error).__name__}: {error}") from error
+            raise KernelError(f"kernel for {site.describe()} failed: {type(error).__name__}: {error}",
+                              op=site.site.operator_name) from error
         if status is not None and code:
             site = self._sites[index]
             raise KernelError(f"kernel for {site.describe()} failed: {site.native.description}: "
-                              f"{_native.status_name(code)}: {site.native.error_message}")
+                              f"{_native.status_name(code)}: {site.native.error_message}", op=site.site.operator_name)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
@@ -489,7 +524,8 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
         try:
             module = ir.Module.parse(text, ctx)
         except ir.MLIRError as e:
-            raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics]) from None
+            raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics],
+                               category="runtime-lowering-failed") from None
     else:
         raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
     program = Program(module, entry, vectorize=vectorize, native=native, torch_fallback=torch_fallback,

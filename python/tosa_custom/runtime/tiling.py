@@ -20,9 +20,18 @@ from torch_mlir.dialects import tensor as tensor_d
 from torch_mlir.dialects.transform import interpreter
 
 from .._ir import collect_ops
+from ..passes import PassContext, register_pass
 
 __all__ = ["TilePlan", "VECTOR_LOWERING_SCRIPT", "apply_script", "make_columns_contiguous", "pack_columns",
-           "plan_tiling", "producer", "single_use", "tile_and_vectorize"]
+           "plan_tiling", "producer", "single_use", "tile_and_vectorize", "generalize", "apply_tile_plans",
+           "lower_vectors", "GENERALIZE", "MAKE_COLUMNS_CONTIGUOUS", "PACK_COLUMNS", "TILE_AND_VECTORIZE",
+           "LOWER_VECTORS"]
+
+GENERALIZE = "tosa-custom-generalize"
+MAKE_COLUMNS_CONTIGUOUS = "tosa-custom-make-columns-contiguous"
+PACK_COLUMNS = "tosa-custom-pack-columns"
+TILE_AND_VECTORIZE = "tosa-custom-tile-and-vectorize"
+LOWER_VECTORS = "tosa-custom-lower-vectors"
 
 
 _SEQUENCE_HEAD = """module attributes {transform.with_named_sequence} {
@@ -233,8 +242,8 @@ def _analyze(op) -> _LoopInfo | None:
             for e in m.results:
                 terms = _linear_terms(e) or {}
                 bool_dims.update(terms)
-    if any(r is None for r in ranges):
-        return None
+    if any(r is None for r in ranges) or 0 in ranges:
+        return None  # a zero-size loop: nothing to vectorize (vector types have no zero dimension)
     body_ops = [o.name for o in op.regions[0].blocks[0].operations]
     if not all(n.startswith(_BODY_OK) for n in body_ops):
         return None  # linalg.index, tensor.extract (gathers), ...: left to loops
@@ -294,7 +303,10 @@ def _plan(op) -> TilePlan | None:
     return TilePlan("elementwise", tuple(tiles), window=bool(info.windows))
 
 
-def make_columns_contiguous(module: ir.Module) -> int:
+@register_pass(MAKE_COLUMNS_CONTIGUOUS,
+               "Transpose contraction operands whose column loop is not their innermost dimension, so the "
+               "register tile reads its columns with one vector load")
+def make_columns_contiguous(module, ctx: PassContext | None = None) -> int:
     """Transpose contraction operands whose column loop is not their innermost dimension.
 
     The register tile reads NR consecutive columns of B per reduction step;
@@ -306,7 +318,7 @@ def make_columns_contiguous(module: ir.Module) -> int:
     """
     found = collect_ops(module, lambda op: op.name == "linalg.generic", enter_matches=False)
     count = 0
-    with module.context:
+    with module.context, ir.Location.unknown():
         for op in found:
             info = _analyze(op)
             if info is None or not info.is_contraction():
@@ -432,7 +444,10 @@ def _split_last(v: ir.Value, t: ir.RankedTensorType, inner: int) -> ir.Value:
                                  [], new_shape)
 
 
-def pack_columns(module: ir.Module) -> int:
+@register_pass(PACK_COLUMNS,
+               "Give big contractions a B operand packed in column panels ([.., N, ..] -> [N/32, .., K, 32]) "
+               "by a private function inlined after tiling")
+def pack_columns(module, ctx: PassContext | None = None) -> int:
     """Give big contractions a B packed in column panels: [.., N, ..] -> [N/NR, .., K, NR].
 
     The register tile walks B one row of NR columns per reduction step; in
@@ -449,7 +464,7 @@ def pack_columns(module: ir.Module) -> int:
         module, lambda op: op.name.startswith("linalg.") and "indexing_maps" in op.attributes, enter_matches=False
     )
     packed = 0
-    with module.context:
+    with module.context, ir.Location.unknown():
         for op in found:
             info = _analyze(op)
             if info is None or not info.is_contraction() or info.windows or len(op.results) != 1:
@@ -556,7 +571,11 @@ def _generalize_script(names) -> str:
             + _SEQUENCE_TAIL)
 
 
-def _generalize(module: ir.Module) -> None:
+@register_pass(GENERALIZE,
+               "Rewrite linalg named ops without indexing maps (transpose, copy, broadcast, map, reduce, "
+               "elementwise) and convolutions and pooling as linalg.generic, for the tiling planner")
+def generalize(module, ctx: PassContext | None = None) -> int:
+    """Returns how many kinds of op were generalized."""
     names = set()
 
     def visit(op):
@@ -567,15 +586,19 @@ def _generalize(module: ir.Module) -> None:
 
     module.operation.walk(visit)
     if names:
-        apply_script(module, _generalize_script(names))
+        with module.context, ir.Location.unknown():
+            apply_script(module, _generalize_script(names))
+    return len(names)
 
 
-def tile_and_vectorize(module: ir.Module) -> dict[TilePlan, int]:
-    """Tile and vectorize, on tensors, every linalg op `plan_tiling` finds."""
+@register_pass(TILE_AND_VECTORIZE,
+               "Tile and vectorize, on tensors, every linalg op the planner takes (register tiles for "
+               "contractions with the fill fused, vector lanes along the contiguous dimension otherwise), with a "
+               "generated transform script")
+def apply_tile_plans(module, ctx: PassContext | None = None) -> dict[TilePlan, int]:
+    """Mark each op `plan_tiling` takes with its plan's number and run the
+    script made for those plans. Returns the plans used (and their numbers)."""
     with module.context, ir.Location.unknown():
-        _generalize(module)
-        if make_columns_contiguous(module) + pack_columns(module):
-            _generalize(module)  # the transposes they added
         plans: dict[TilePlan, int] = {}
         i64 = ir.IntegerType.get_signless(64)
         for op, plan in plan_tiling(module):
@@ -585,6 +608,22 @@ def tile_and_vectorize(module: ir.Module) -> dict[TilePlan, int]:
             apply_script(module, _tiling_script(plans))
     return plans
 
+
+@register_pass(LOWER_VECTORS,
+               "Lower vector ops to what convert-vector-to-llvm handles well: contractions to FMAs on 1-D vectors, "
+               "multi-reductions to horizontal reductions, n-D transfers to 1-D loads and stores")
+def lower_vectors(module, ctx: PassContext | None = None) -> None:
+    apply_script(module, VECTOR_LOWERING_SCRIPT)
+
+
+def tile_and_vectorize(module) -> dict[TilePlan, int]:
+    """Tile and vectorize, on tensors, every linalg op `plan_tiling` finds:
+    the passes generalize, make-columns-contiguous, pack-columns, generalize
+    (the transposes they add), tile-and-vectorize, in that order."""
+    generalize(module)
+    if make_columns_contiguous(module) + pack_columns(module):
+        generalize(module)
+    return apply_tile_plans(module)
 
 
 def single_use(v: ir.Value) -> bool:

@@ -19,19 +19,24 @@ import torch
 from torch_mlir import ir
 
 from .._ir import collect_ops
+from ..passes import PassContext, register_pass
 from .kernels import KernelCall, _builtin_kernel
 
-__all__ = ["RUNTIME_DOMAIN", "outline_tosa_fallbacks"]
+__all__ = ["RUNTIME_DOMAIN", "OUTLINE_TOSA_FALLBACKS", "outline_tosa_fallbacks"]
 
 RUNTIME_DOMAIN = "tosa_custom.runtime"
 _FALLBACK_OPS = ("tosa.scatter",)
+OUTLINE_TOSA_FALLBACKS = "tosa-custom-outline-tosa-fallbacks"
 
 
-def outline_tosa_fallbacks(module: ir.Module) -> int:
+@register_pass(OUTLINE_TOSA_FALLBACKS,
+               "Turn TOSA ops tosa-to-linalg cannot lower (tosa.scatter) into tosa.custom ops of domain "
+               "tosa_custom.runtime, run by the runtime's kernels")
+def outline_tosa_fallbacks(module, ctx: PassContext | None = None) -> int:
     """Replace each op of `_FALLBACK_OPS` by a `tosa.custom` of domain RUNTIME_DOMAIN
     with the same operands and results; returns how many."""
     ops = collect_ops(module, lambda op: op.name in _FALLBACK_OPS)
-    with module.context:
+    with module.context, ir.Location.unknown():
         for op in ops:
             with ir.InsertionPoint(op), op.location:
                 custom = ir.Operation.create(
