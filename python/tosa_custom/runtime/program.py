@@ -44,6 +44,7 @@ from .lowering import CustomCallSite, lower, outline_custom_ops
 from .. import dtypes as _dtypes
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 from .tosa_kernels import RUNTIME_DOMAIN, outline_tosa_fallbacks
+from .boundary import Boundary
 from .weights import WeightSlots, is_saved_program, read_saved
 
 __all__ = ["Program", "KernelError", "load"]
@@ -214,6 +215,8 @@ class Program:
             ftype = ir.TypeAttr(func.attributes["function_type"]).value
             # Weight arguments (CONTRACT.md §10) trail the inputs; the program passes them itself.
             self._weights = WeightSlots.prepare(module, func)
+            # What each result is to the caller (boundary.py, CONTRACT.md §12).
+            self._boundary = Boundary(func, self._weights.manifest.names)
             n_inputs = len(ftype.inputs) - self._weights.count
             self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs[:n_inputs])]
             self._weight_shapes = [_spec(t, f"weight #{i}").shape for i, t in enumerate(ftype.inputs[n_inputs:])]
@@ -259,6 +262,7 @@ class Program:
             [s.stored_shape for s in self.input_specs] + self._weight_shapes +
             [s.stored_shape for s in self.output_specs])
         self._weights.attach(self._descriptors, len(self.input_specs))
+        self._weights.bind_defaults()
         self._lock = threading.RLock()
         # Complex inputs are passed as their real view, which _check_inputs makes.
         complex_in = any(s.dtype.is_complex for s in self.input_specs)
@@ -336,8 +340,15 @@ class Program:
         return self._weights.manifest
 
     def state_dict(self) -> dict:
-        """The weights the program runs with, by name."""
+        """The weights the program runs with, by name, with the current value
+        of each buffer the model writes (its state)."""
         return self._weights.state_dict()
+
+    def reset_state(self) -> None:
+        """Give the buffers the model writes back their compiled (or last
+        loaded) values, as a freshly loaded program has them."""
+        with self._lock:
+            self._weights.reset(slot for _, slot in self._boundary.state)
 
     def _check_inputs(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
         if len(inputs) != len(self.input_specs):
@@ -373,6 +384,7 @@ class Program:
     def __call__(self, *inputs):
         # Tensors that are ready go straight in (no copy); anything else is
         # checked, converted and made contiguous by _check_inputs.
+        self._boundary.check(inputs)  # an input the model writes must take the write
         tensors = inputs if self._ready(inputs) else self._check_inputs(inputs)
         contiguous = torch.contiguous_format
         outputs = [torch.empty_like(t, memory_format=contiguous) for t in self._out_templates]
@@ -416,7 +428,8 @@ class Program:
             site = self._sites[index]
             raise KernelError(f"kernel for {site.describe()} failed: {site.native.description}: "
                               f"{_native.status_name(code)}: {site.native.error_message}")
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        with self._lock:
+            return self._boundary.finish(inputs, outputs, self._weights)
 
 
 def _release_native(bindings: list) -> None:
