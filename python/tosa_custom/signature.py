@@ -135,7 +135,7 @@ def tree_to_json(spec) -> Any:
     stored then, and the runtime returns the flat results)."""
     if spec.is_leaf():
         return LEAF
-    children = [tree_to_json(c) for c in spec.children_specs]
+    children = [tree_to_json(c) for c in spec.children()]
     if any(c is False for c in children):
         return False
     kind = _BUILTINS.get(spec.type)
