@@ -143,9 +143,9 @@ def tree_to_json(spec) -> Any:
         return {"type": kind, "children": children}
     if kind == "dict":
         return {"type": "dict", "keys": list(spec.context), "children": children}
-    if pytree.is_namedtuple_class(spec.type):
-        return {"type": "namedtuple", "class": _class_name(spec.type), "fields": list(spec.type._fields),
-                "children": children}
+    cls = spec.context if spec.type is collections.namedtuple else spec.type  # pytree's namedtuple node
+    if pytree.is_namedtuple_class(cls):
+        return {"type": "namedtuple", "class": _class_name(cls), "fields": list(cls._fields), "children": children}
     context = spec.context
     if isinstance(context, (list, tuple)) and all(isinstance(k, str) for k in context):
         return {"type": "class", "class": _class_name(spec.type), "keys": list(context), "children": children}
