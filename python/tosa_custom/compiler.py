@@ -25,6 +25,7 @@ from torch_mlir.extras.fx_importer import FxImporter
 from . import _ir
 from . import capture as _capture
 from . import checks as _checks
+from . import signature as _signature
 from .weights import export as _weights
 from .conversion import (
     PASS_ARGUMENT, TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY, ConversionResult, Skipped,
@@ -293,6 +294,7 @@ class _Compilation:
         self.program = None
         self.kept: set = set()
         self.weight_names = None
+        self.state_values: dict = {}  # initial values of the state the module holds (CONTRACT.md §12)
         self.log = DiagnosticLog()  # our passes' warnings from the final tunnel
 
     # -- capture -------------------------------------------------------------
@@ -315,8 +317,10 @@ class _Compilation:
                 f"{str(e).splitlines()[0] if str(e) else ''}", category="decomposition-failed",
             ) from e
         _capture.expose_non_persistent_buffers(program)
-        if s.weights == "arguments":
-            self.weight_names = _weights.weight_placeholders(program, self.model)
+        everything = s.weights == "arguments"
+        if everything or _weights.state_buffers(program):  # state is an argument with inline weights too
+            self.weight_names = _weights.weight_placeholders(program, self.model, everything)
+            self.state_values = _weights.state_values(program, self.weight_names, self.model, everything)
         self.kept = _capture.check_survived_pytorch(s.selection, before, _capture.graph_ops(program.graph_module),
                                                     exported)
         self.program = program
@@ -332,10 +336,20 @@ class _Compilation:
             else:
                 _weights.import_with_weight_arguments(importer, self.program, self.weight_names,
                                                       self.settings.func_name,
-                                                      _weights.tied_weights(self.model, self.weight_names))
+                                                      _weights.tied_weights(self.model, self.weight_names),
+                                                      self.state_values)
         except (NotImplementedError, NameError, TypeError, ValueError, KeyError) as e:
             raise _import_error(e) from e
         return importer.module
+
+    def record_outputs(self, module: ir.Module) -> None:
+        """Mark what each result of the entry function is (a user output, the
+        new value of an input or of a buffer) and the output structure, from
+        the graph signature (signature.py): at import, so the raw module, every
+        later stage and the runtime see them."""
+        func = _ir.public_functions(module, self.settings.func_name)[0]
+        with module.context:
+            _signature.mark_results(func, self.program)
 
     # -- pipelines -----------------------------------------------------------
 
@@ -477,6 +491,7 @@ def compile(
     c = _Compilation(_select_mode(model, train), settings, report)
     c.capture(example_args, ignore_traced_shapes)
     module = c.import_module()
+    c.record_outputs(module)
     report.ops_seen = dict(_aten_ops(module))
     if settings.output is OutputType.RAW:
         c.show("torch IR (raw import)", module)

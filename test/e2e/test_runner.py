@@ -192,3 +192,29 @@ def test_category_table_is_complete_and_documented():
         assert name in names
     with pytest.raises(KeyError, match="no failure category 'nope'"):
         cat.category("nope")
+
+
+def test_structure_and_python_types_compare_exactly():
+    x = torch.ones(2)
+    runner.compare_structure({"a": x, "b": (3, 2.5, True)}, {"a": x, "b": (3, 2.5, True)})
+    assert "leaf #0 is a tensor, eager's is a int" in _fails(
+        "result-mismatch", runner.compare_structure, (torch.tensor(3),), (3,))
+    _fails("result-mismatch", runner.compare_structure, (x, x), {"a": x, "b": x})
+    _fails("result-mismatch", runner.compare_structure, [x], (x,))
+    _fails("result-mismatch", runner.compare_structure, (1,), (True,))
+
+
+def test_a_case_over_several_calls_compares_inputs_written_and_state():
+    class Counter(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("n", torch.zeros(()))
+
+        def forward(self, x, y):
+            self.n += 1
+            y.add_(x)
+            return x * self.n
+
+    c = Case("CounterModule_calls", Counter, lambda: (torch.randn(3), torch.zeros(3)), "inplace", {}, calls=4)
+    r = runner.run_case(c, "stock")
+    assert (r.status, r.category) == ("pass", None), r.message

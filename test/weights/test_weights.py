@@ -248,7 +248,7 @@ def test_save_needs_weight_arguments(tmp_path):
         program.save(tmp_path)
 
 
-def test_compile_rejects_unknown_mode_and_mutating_models():
+def test_compile_rejects_unknown_mode_and_carries_a_mutated_buffer_as_state():
     with pytest.raises(ValueError, match="weights must be one of 'inline', 'arguments'"):
         tosa_custom.compile(nn.Linear(2, 2), (torch.randn(1, 2),), weights="constants")
 
@@ -261,8 +261,13 @@ def test_compile_rejects_unknown_mode_and_mutating_models():
             self.calls.add_(1)
             return x + self.calls
 
-    with pytest.raises(tosa_custom.CompileError, match="does not write its buffers.*calls"):
-        tosa_custom.compile(Counter(), (torch.randn(2),), weights="arguments")
+    # Issue 13 replaced the refusal: a written buffer is the program's state,
+    # carried from call to call as eager carries it.
+    model, x = Counter(), torch.randn(2)
+    program = runtime.load(tosa_custom.compile(model, (x,), weights="arguments"), weights=model.state_dict())
+    for _ in range(3):
+        torch.testing.assert_close(program(x), model(x))
+    torch.testing.assert_close(program.state_dict()["calls"], model.calls)
 
 
 # --------------------------------------------------------------------------

@@ -40,6 +40,7 @@ class Case:
     atol: float = 1e-5
     selective_ops: Sequence[str] = ()  # the ops `selective` mode keeps for this case, if not given on the command line
     source: str = ""  # file that declared it
+    calls: int = 1  # how many times the same inputs are run: state (buffers) carries from call to call
 
     def expected_failure(self, mode: str) -> str | None:
         return self.xfail.get(mode)
@@ -66,13 +67,15 @@ def case(
     atol: float = 1e-5,
     selective_ops: Sequence[str] = (),
     name: str | None = None,
+    calls: int = 1,
 ):
     """Register the decorated module factory as an e2e case.
 
     The case is named after the factory (`<Op><Variant>Module_basic`).
     `inputs` builds the example arguments; the runner seeds torch before
     calling it, so inputs are reproducible. `xfail` maps a mode to the reason
-    it is expected to fail there.
+    it is expected to fail there. `calls`: run the model that many times on
+    copies of the inputs, comparing every call (the model's state carries).
     """
 
     def register(factory: Callable[[], torch.nn.Module]):
@@ -100,6 +103,7 @@ def case(
                 atol,
                 tuple(selective_ops),
                 code.co_filename if code else "",
+                calls,
             ),
         )
         return factory

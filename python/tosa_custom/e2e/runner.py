@@ -23,8 +23,8 @@ from ..compiler import CompileReport
 from .categories import CATEGORIES
 from .registry import MODES, Case
 
-__all__ = ["CaseResult", "SkippedOp", "STATUSES", "run_case", "compare_outputs", "legal_ops_for", "final_status",
-           "expected_reason"]
+__all__ = ["CaseResult", "SkippedOp", "STATUSES", "run_case", "compare_outputs", "compare_structure", "legal_ops_for",
+           "final_status", "expected_reason"]
 
 # pass / fail / crash / timeout as measured, then adjusted by the case's xfail:
 # an expected failure becomes "xfail", an expected failure that passed "xpass".
@@ -195,6 +195,91 @@ def compare_outputs(actual: Sequence, expected: Sequence, *, compare: str = "val
             raise _Failure("numeric-mismatch", f"result #{i}: {detail}") from None
 
 
+def _kind(leaf) -> str:
+    return "tensor" if isinstance(leaf, torch.Tensor) else type(leaf).__name__
+
+
+def compare_structure(actual, expected, what: str = "the result") -> None:
+    """Raise `_Failure` unless `actual` has eager's structure exactly: the
+    same containers (a dict is not a tuple, a namedtuple not a tuple) and
+    leaves of the same kind (an `int` is not a 0-d tensor), as torch-mlir's
+    harness checks."""
+    a_leaves, a_spec = pytree.tree_flatten(actual)
+    e_leaves, e_spec = pytree.tree_flatten(expected)
+    if a_spec != e_spec:
+        raise _Failure("result-mismatch", f"{what} has structure {a_spec}, eager's is {e_spec}")
+    for i, (a, e) in enumerate(zip(a_leaves, e_leaves)):
+        if _kind(a) != _kind(e):
+            raise _Failure("result-mismatch", f"{what}: leaf #{i} is a {_kind(a)}, eager's is a {_kind(e)}")
+
+
+def _compare_call(case: Case, call: int, got, expected, args, eager_args) -> None:
+    """One call: the results (structure, then values) and what the model
+    wrote into its inputs."""
+    where = f"call {call + 1}: " if case.calls > 1 else ""
+    compare_structure(got, expected, f"{where}the result")
+    try:
+        compare_outputs(_leaves(got), _leaves(expected), compare=case.compare, rtol=case.rtol, atol=case.atol)
+        compare_outputs(_leaves(args), _leaves(eager_args), rtol=case.rtol, atol=case.atol)
+    except _Failure as f:
+        raise _Failure(f.category, where + str(f), f.failing_ops) from None
+
+
+def _eager_calls(case: Case, model, inputs) -> tuple[list[tuple], Any]:
+    """Eager's (result, inputs after the call) for each call, and the model
+    after them; a copy runs, so compile() sees the buffers as they were built."""
+    calls = []
+    model = copy.deepcopy(model)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for _ in range(case.calls):
+            args = _clone(inputs)
+            calls.append((model(*args), args))
+    return calls, model
+
+
+def _compare_state(program, model) -> None:
+    """The buffers the model wrote, after the last call, against the
+    program's state of the same name."""
+    if not isinstance(model, torch.nn.Module):
+        return
+    buffers = dict(model.named_buffers())
+    state = program.state_dict() if program.weights_manifest.weights else {}
+    for name, value in state.items():
+        if name in buffers:
+            try:
+                torch.testing.assert_close(value, buffers[name], rtol=1e-5, atol=1e-5)
+            except AssertionError as err:
+                detail = " ".join(line.strip() for line in str(err).splitlines() if line.strip())
+                raise _Failure("numeric-mismatch", f"buffer {name} after the calls: {detail}") from None
+
+
+def _program_call(program, inputs):
+    """Call the program as a user would: the model's inputs, minus the Python
+    numbers the export baked in."""
+    leaves = _leaves(inputs)
+    tensors = leaves if len(program.input_specs) == len(leaves) else [
+        x for x in leaves if isinstance(x, torch.Tensor)]
+    return program(*tensors)
+
+
+def _run_calls(case: Case, program, inputs) -> list[tuple]:
+    """The program's (result, inputs after the call) for each call."""
+    from .. import runtime
+
+    calls = []
+    torch.manual_seed(0)
+    for _ in range(case.calls):
+        args = _clone(inputs)
+        try:
+            calls.append((_program_call(program, args), args))
+        except runtime.KernelError as e:
+            raise _Failure("kernel-error", str(e), [e.op] if e.op else []) from None
+        except Exception as e:
+            raise _Failure("runtime-error", _first_line(e)) from None
+    return calls
+
+
 # --------------------------------------------------------------------------
 # Running one case.
 # --------------------------------------------------------------------------
@@ -258,9 +343,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                 raise _Failure("case-error", _first_line(e)) from None
         with clock.step("eager"):
             try:
-                torch.manual_seed(0)
-                with torch.no_grad():
-                    expected = _leaves(model(*_clone(inputs)))
+                expected, eager_model = _eager_calls(case, model, inputs)
             except Exception as e:
                 raise _Failure("eager-failed", _first_line(e)) from None
         with clock.step("compile"):
@@ -281,20 +364,11 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
             except Exception as e:
                 raise _classify_load_error(e) from None
         with clock.step("run"):
-            # Python scalars the export baked in are not arguments; ones it kept are.
-            leaves = _leaves(inputs)
-            tensors = leaves if len(program.input_specs) == len(leaves) else [
-                x for x in leaves if isinstance(x, torch.Tensor)]
-            try:
-                torch.manual_seed(0)
-                outputs = program(*tensors)
-            except runtime.KernelError as e:
-                raise _Failure("kernel-error", str(e), [e.op] if e.op else []) from None
-            except Exception as e:
-                raise _Failure("runtime-error", _first_line(e)) from None
+            actual = _run_calls(case, program, inputs)
         with clock.step("compare"):
-            actual = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
-            compare_outputs(actual, expected, compare=case.compare, rtol=case.rtol, atol=case.atol)
+            for call, ((got, args), (eager_result, eager_args)) in enumerate(zip(actual, expected)):
+                _compare_call(case, call, got, eager_result, args, eager_args)
+            _compare_state(program, eager_model)
         measured = "pass"
     except _Failure as f:
         measured = "fail"

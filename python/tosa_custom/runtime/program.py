@@ -50,6 +50,7 @@ from . import native as _native
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import OUTLINE, lower, run_pipeline
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
+from .boundary import Boundary
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, find_custom_call_sites, set_kernel_contexts
 from .tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
 from .weights import MODULE_FILE, WeightSlots, is_saved_program, read_saved
@@ -263,6 +264,8 @@ class Program:
         self._weight_shapes = [_spec(t, f"weight #{i}").shape for i, t in enumerate(ftype.inputs[n_inputs:])]
         self.output_specs = [_spec(t, f"result #{i}") for i, t in enumerate(ftype.results)]
         _apply_torch_dtypes(func, self.input_specs, self.output_specs)
+        # What each result is to the caller (boundary.py, CONTRACT.md §12).
+        self._boundary = Boundary(func, self._weights.manifest.names)
 
     def _lower(self, module: ir.Module, vectorize: bool) -> str:
         """Outline, bind kernels, lower; returns the pipeline run (the binding
@@ -303,6 +306,7 @@ class Program:
             [s.stored_shape for s in self.input_specs] + self._weight_shapes +
             [s.stored_shape for s in self.output_specs])
         self._weights.attach(self._descriptors, len(self.input_specs))
+        self._weights.bind_defaults()
         self._lock = threading.RLock()
         # Complex inputs are passed as their real view, which _check_inputs makes.
         complex_in = any(s.dtype.is_complex for s in self.input_specs)
@@ -382,8 +386,15 @@ class Program:
         return self._weights.manifest
 
     def state_dict(self) -> dict:
-        """The weights the program runs with, by name."""
+        """The weights the program runs with, by name, with the current value
+        of each buffer the model writes (its state)."""
         return self._weights.state_dict()
+
+    def reset_state(self) -> None:
+        """Give the buffers the model writes back their compiled (or last
+        loaded) values, as a freshly loaded program has them."""
+        with self._lock:
+            self._weights.reset(slot for _, slot in self._boundary.state)
 
     def _check_inputs(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
         if len(inputs) != len(self.input_specs):
@@ -420,6 +431,7 @@ class Program:
     def __call__(self, *inputs):
         # Tensors that are ready go straight in (no copy); anything else is
         # checked, converted and made contiguous by _check_inputs.
+        self._boundary.check(inputs)  # an input the model writes must take the write
         tensors = inputs if self._ready(inputs) else self._check_inputs(inputs)
         contiguous = torch.contiguous_format
         outputs = [torch.empty_like(t, memory_format=contiguous) for t in self._out_templates]
@@ -464,7 +476,8 @@ class Program:
             site = self._sites[index]
             raise KernelError(f"kernel for {site.describe()} failed: {site.native.description}: "
                               f"{_native.status_name(code)}: {site.native.error_message}", op=site.site.operator_name)
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        with self._lock:
+            return self._boundary.finish(inputs, outputs, self._weights)
 
 
 def _release_native(bindings: list) -> None:

@@ -95,8 +95,12 @@ def read_checkpoint(source: Any) -> dict[str, torch.Tensor]:
 class WeightSlots:
     """The weight arguments of one program, and the tensors bound to them."""
 
-    def __init__(self, manifest: Manifest, module_bytes: bytes | None):
+    def __init__(self, manifest: Manifest, module_bytes: bytes | None, defaults: dict | None = None):
         self.manifest = manifest
+        # Values the module holds (`tosa_custom.weight_values`): the initial
+        # state of the buffers the model writes (CONTRACT.md §12).
+        self.defaults: dict[str, torch.Tensor] = defaults or {}
+        self.initial: list[torch.Tensor] = []  # what load_weights bound, for reset
         self.count = len(manifest.weights)
         self.first = manifest.weights[0].argument if manifest.weights else None
         self.module_bytes = module_bytes
@@ -132,7 +136,7 @@ class WeightSlots:
             a.pop(INPUT_ATTR, None)
             a.pop(WEIGHT_ATTR, None)
         set_argument_attrs(func, attrs)
-        return WeightSlots(manifest, buffer.getvalue())
+        return WeightSlots(manifest, buffer.getvalue(), _module_values(module, manifest))
 
     @property
     def shapes(self) -> list[tuple[int, ...]]:
@@ -148,6 +152,8 @@ class WeightSlots:
             raise WeightError("this program has no weight arguments, so there is nothing to load: its weights are "
                               "constants in the module; compile with weights='arguments' to swap them")
         given = self._fill_tied(read_checkpoint(source))
+        for name, value in self.defaults.items():  # state no checkpoint carries
+            given.setdefault(name, value)
         problems, tensors = [], []
         names = set(self.manifest.names)
         missing = [w for w in self.manifest.weights if w.name not in given]
@@ -194,7 +200,25 @@ class WeightSlots:
         """Point the weight descriptors at `tensors` (already checked)."""
         for i, t in enumerate(tensors):
             self._block.set(self._offset + i, t)
-        self.tensors = tensors
+        self.tensors = list(tensors)
+        self.initial = list(tensors)
+
+    def bind_defaults(self) -> None:
+        """Bind the values the module holds, when it holds them all (inline
+        weights whose state had to become arguments)."""
+        if self.count and all(n in self.defaults for n in self.manifest.names):
+            self.bind([self.defaults[n] for n in self.manifest.names])
+
+    def carry(self, slot: int, value: torch.Tensor) -> None:
+        """Make `value` (a fresh result of the call) weight `slot` from now on:
+        the new state of a buffer the model wrote."""
+        self._block.set(self._offset + slot, value)
+        self.tensors[slot] = value
+
+    def reset(self, slots) -> None:
+        """Point `slots` back at the values last loaded (or the module's)."""
+        for slot in slots:
+            self.carry(slot, self.initial[slot])
 
     def require(self) -> None:
         if self.tensors is None:
@@ -231,6 +255,22 @@ class WeightSlots:
         with open(os.path.join(directory, MANIFEST_FILE), "w", encoding="utf-8") as f:
             json.dump({**self.manifest.to_json(), "module": MODULE_FILE, "weights_file": WEIGHTS_FILE}, f, indent=1)
             f.write("\n")
+
+
+def _module_values(module: ir.Module, manifest: Manifest) -> dict[str, torch.Tensor]:
+    """The weights' values kept in the module attribute `tosa_custom.weight_values`."""
+    from ..weights.passes import _blobs, _module_values as values_attr, _tensor
+
+    kept = values_attr(module.operation)
+    blobs: dict = {}
+
+    def read_blobs():
+        if not blobs:
+            blobs.update(_blobs(module.operation))
+        return blobs
+
+    return {w.name: _tensor(kept[w.name], tuple(w.shape or ()), w.dtype, read_blobs)
+            for w in manifest.weights if w.name in kept}
 
 
 def read_saved(directory) -> tuple[bytes, Manifest]:

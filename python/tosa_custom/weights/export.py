@@ -23,39 +23,45 @@ from typing import Any
 import torch
 from torch_mlir import ir
 
-from .manifest import INPUT_ATTR, TIED_ATTR, WEIGHT_ATTR, set_argument_attrs
+from .manifest import INPUT_ATTR, TIED_ATTR, VALUES_ATTR, WEIGHT_ATTR, set_argument_attrs
+from .passes import dense_value
 
-__all__ = ["WEIGHT_MODES", "weight_placeholders", "tied_weights", "import_with_weight_arguments"]
+__all__ = ["WEIGHT_MODES", "state_buffers", "state_values", "weight_placeholders", "tied_weights",
+           "import_with_weight_arguments"]
 
 WEIGHT_MODES = ("inline", "arguments")
 
 
-def weight_placeholders(program: torch.export.ExportedProgram, model: Any) -> list[str]:
+def state_buffers(program: torch.export.ExportedProgram) -> list[str]:
+    """The buffers (and parameters) the model writes: its state, carried from
+    one call to the next (CONTRACT.md §12)."""
+    signature = program.graph_signature
+    return sorted(set(signature.buffers_to_mutate.values()) | set(getattr(signature, "parameters_to_mutate", {}).values()))
+
+
+def weight_placeholders(program: torch.export.ExportedProgram, model: Any, everything: bool = True) -> list[str]:
     """Make `program.graph` take its weights as trailing placeholders; return their names.
 
-    Constants that are not weights are substituted into the graph, as the
-    frozen import does. The graph is changed in place, once: importing it
-    again (compile() re-imports to find a culprit pass) sees the same graph.
+    `everything`: every parameter, persistent buffer and state buffer (weights
+    as arguments); else only the state buffers (inline weights, whose state
+    must still be an argument to be carried). Constants that are not kept are
+    substituted into the graph, as the frozen import does. The graph is
+    changed in place, once: importing it again (compile() re-imports to find
+    a culprit pass) sees the same graph.
     """
     from torch.export.graph_signature import InputKind
 
-    from ..diagnostics import CompileError
-
     signature = program.graph_signature
-    if signature.buffers_to_mutate or signature.user_inputs_to_mutate:
-        raise CompileError(
-            "weights='arguments' needs a model that does not write its buffers or inputs "
-            f"(this one writes {', '.join(sorted(set(signature.buffers_to_mutate.values()) | set(signature.user_inputs_to_mutate.values())))}); "
-            "compile it in eval mode, or with weights='inline'"
-        )
+    state = set(state_buffers(program))
     graph = program.graph
     placeholders = {n.name: n for n in graph.nodes if n.op == "placeholder"}
     users, weights = [], {}
     for spec in signature.input_specs:
         node = placeholders[spec.arg.name]
+        weight = spec.kind == InputKind.PARAMETER or (spec.kind == InputKind.BUFFER and spec.persistent)
         if spec.kind == InputKind.USER_INPUT:
             users.append(node)
-        elif spec.kind == InputKind.PARAMETER or (spec.kind == InputKind.BUFFER and spec.persistent):
+        elif spec.target in state or (everything and weight):
             weights[spec.target] = node
         else:  # lifted constants, non-persistent buffers
             value = program.constants.get(spec.target)
@@ -71,6 +77,19 @@ def weight_placeholders(program: torch.export.ExportedProgram, model: Any) -> li
         first.prepend(node)
     graph.lint()
     return names
+
+
+def state_values(program: torch.export.ExportedProgram, names: list[str], model: Any, everything: bool) -> dict:
+    """The initial values the module must hold for the state among `names`:
+    all of it with inline weights; with weights as arguments only what no
+    checkpoint carries (a non-persistent buffer), the rest is loaded as a weight."""
+    checkpoint = set(model.state_dict()) if everything and isinstance(model, torch.nn.Module) else set()
+    values = {}
+    for name in state_buffers(program):
+        if name in names and name not in checkpoint:
+            value = program.state_dict.get(name)
+            values[name] = program.constants[name] if value is None else value
+    return values
 
 
 def tied_weights(model: Any, names: list[str]) -> dict[str, str]:
@@ -95,9 +114,10 @@ def tied_weights(model: Any, names: list[str]) -> dict[str, str]:
 
 
 def import_with_weight_arguments(importer, program, names: list[str], func_name: str,
-                                 tied: dict[str, str] | None = None) -> None:
+                                 tied: dict[str, str] | None = None, values: dict | None = None) -> None:
     """Import the graph `weight_placeholders` prepared, and mark each argument
-    (a tied weight also with the name it is tied to)."""
+    (a tied weight also with the name it is tied to); `values` (name ->
+    tensor) go into the module's `tosa_custom.weight_values`."""
     graph = program.graph
     if getattr(graph, "owning_module", None) is not None:
         importer._import_all_child_modules(graph.owning_module, func_name)
@@ -110,3 +130,7 @@ def import_with_weight_arguments(importer, program, names: list[str], func_name:
         attrs += [{WEIGHT_ATTR: ir.StringAttr.get(n),
                    **({TIED_ATTR: ir.StringAttr.get(tied[n])} if n in tied else {})} for n in names]
         set_argument_attrs(func, attrs)
+        types = ir.TypeAttr(func.attributes["function_type"]).value.inputs
+        if values:
+            importer.module.operation.attributes[VALUES_ATTR] = ir.DictAttr.get({
+                n: dense_value(values[n], types[n_inputs + names.index(n)]) for n in names if n in values})

@@ -39,7 +39,7 @@ from .manifest import (
     set_argument_attrs,
 )
 
-__all__ = ["LIFT_ARGUMENT", "BIND_ARGUMENT", "lift_weights", "bind_weights", "WeightPassError"]
+__all__ = ["LIFT_ARGUMENT", "BIND_ARGUMENT", "lift_weights", "bind_weights", "dense_value", "WeightPassError"]
 
 LIFT_ARGUMENT = "tosa-custom-lift-weights"
 BIND_ARGUMENT = "tosa-custom-bind-weights"
@@ -251,6 +251,18 @@ def _attr_from_tensor(t: torch.Tensor, ty: ir.RankedTensorType, name: str) -> ir
             array = array.view(ml_dtypes.bfloat16)
         return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=ty.element_type, shape=list(ty.shape))
     return ir.DenseResourceElementsAttr.get_from_buffer(array, name, ty)
+
+
+def dense_value(t: torch.Tensor, arg_type: ir.Type) -> ir.Attribute:
+    """`t` as a dense elements attribute for an argument of type `arg_type`
+    (not a resource: the runtime reads it back through the bindings)."""
+    ty = _builtin_type(arg_type)
+    t = t.detach().cpu().contiguous()
+    array = t.view(torch.int16).numpy() if t.dtype == torch.bfloat16 else t.numpy()
+    if t.dtype == torch.bfloat16:
+        import ml_dtypes
+        array = array.view(ml_dtypes.bfloat16)
+    return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=ty.element_type, shape=list(ty.shape))
 
 
 def _constant_op(arg_type: ir.Type, value: ir.Attribute, loc) -> ir.Operation:
