@@ -59,8 +59,22 @@ def test_declared_tolerance_takes_cpu_overrides_for_the_dtype():
                              device_type="cuda")
     op = _FakeOp([loose, cuda_only])
     assert opinfo.declared_tolerance(op, torch.float32) == (2e-4, 1e-3)
-    assert opinfo.declared_tolerance(op, torch.int64) == (0.0, 0.0)  # nothing declared: exact for integers
-    assert opinfo.declared_tolerance(_FakeOp([]), torch.float32) == (1e-5, 1e-5)
+    assert opinfo.declared_tolerance(op, torch.int64) is None
+    assert opinfo.declared_tolerance(_FakeOp([]), torch.float32) is None
+
+
+def test_tolerance_follows_the_result_dtype():
+    """Exact for integer results; an int64 sample with a float result (atan) is compared as floats are."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    def tol_of(name, dtype):
+        op = next(o for o in op_db if o.name == name and not o.variant_test_name)
+        sample = opinfo._samples(op, dtype, 1)[0]
+        return opinfo.tolerance(op, dtype, opinfo.SampleModule(op.op, sample), sample)
+
+    assert tol_of("add", torch.int64) == (0.0, 0.0)
+    assert tol_of("atan", torch.int64) == (1e-5, 1e-5)
+    assert tol_of("add", torch.float32) == (1e-5, 1e-5)
 
 
 def test_sample_module_calls_the_op_with_the_sample():

@@ -32,7 +32,7 @@ import torch.utils._pytree as pytree
 from .registry import Case, case, get_case
 
 __all__ = ["SPEC_PREFIX", "DEFAULT_DTYPES", "OpInfoSample", "Skipped", "SampleModule", "spec", "parse_spec",
-           "is_spec", "load", "skipped", "sample_of", "op_id", "declared_tolerance", "case_name"]
+           "is_spec", "load", "skipped", "sample_of", "op_id", "declared_tolerance", "tolerance", "case_name"]
 
 SPEC_PREFIX = "opinfo:"
 DEFAULT_DTYPES = ("float32", "int64")
@@ -182,14 +182,13 @@ def sample_of(name: str) -> OpInfoSample:
     return _SAMPLES[name]
 
 
-def declared_tolerance(op, dtype: torch.dtype) -> tuple[float, float]:
-    """(rtol, atol) for comparing `op` at `dtype` with eager.
+def declared_tolerance(op, dtype: torch.dtype) -> tuple[float, float] | None:
+    """(rtol, atol) OpInfo declares for comparing `op` at `dtype`, or None.
 
     OpInfo declares tolerances per test, as `toleranceOverride` decorators
     inside `DecorateInfo`s; none is about our test, so we take the loosest one
     OpInfo declares for this dtype on CPU (or on any device), in any test:
     OpInfo's own statement of how far two correct implementations may differ.
-    Otherwise the suite's defaults (exact for integers and bool).
     """
     from torch.testing._internal.common_device_type import toleranceOverride
     from torch.testing._internal.opinfo.core import DecorateInfo
@@ -202,9 +201,26 @@ def declared_tolerance(op, dtype: torch.dtype) -> tuple[float, float]:
         for d in wrapped:
             if isinstance(d, toleranceOverride) and dtype in d.d:
                 rtol, atol = max(rtol or 0.0, d.d[dtype].rtol), max(atol or 0.0, d.d[dtype].atol)
-    if rtol is not None:
-        return rtol, atol
-    return _FLOAT_TOL if dtype.is_floating_point or dtype.is_complex else _EXACT_TOL
+    return None if rtol is None else (rtol, atol)
+
+
+def tolerance(op, dtype: torch.dtype, module: "SampleModule", sample) -> tuple[float, float]:
+    """(rtol, atol) for a case: OpInfo's declared one, else the suite's
+    defaults, exact only when every result is an integer or bool (an int64
+    sample of `atan` has a float result, compared as floats are)."""
+    declared = declared_tolerance(op, dtype)
+    if declared is not None:
+        return declared
+    if dtype.is_floating_point or dtype.is_complex:
+        return _FLOAT_TOL
+    try:
+        with torch.no_grad():
+            results = pytree.tree_leaves(module(*SampleModule.tensors(sample)))
+    except Exception:
+        return _EXACT_TOL  # eager fails: the runner reports eager-failed, whatever the tolerance
+    inexact = any(isinstance(r, float) or isinstance(r, torch.Tensor) and (r.is_floating_point() or r.is_complex())
+                  for r in results)
+    return _FLOAT_TOL if inexact else _EXACT_TOL
 
 
 def _is_random(op) -> bool:
@@ -229,7 +245,7 @@ def _register_sample(op, oid: str, dtype: torch.dtype, index: int, sample) -> st
 
     dname = str(dtype).replace("torch.", "")
     name = case_name(oid, dname, index)
-    rtol, atol = declared_tolerance(op, dtype)
+    rtol, atol = tolerance(op, dtype, SampleModule(op.op, sample), sample)
 
     def factory():
         return SampleModule(op.op, _samples(op, dtype, index + 1)[index])
