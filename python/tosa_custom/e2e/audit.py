@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from . import opinfo
 from .registry import MODES, Case, cases as registered_cases, get_case
 from .runner import CaseResult, expected_reason, final_status
 
@@ -73,6 +74,9 @@ def load_case_files(files: Iterable[Path]) -> list[Case]:
     in file order. A case declared twice is an error naming both files."""
     loaded: list[str] = []
     for path in files:
+        if opinfo.is_spec(path):  # a built-in suite named by a spec string, not a file
+            loaded += [c.name for c in _load_opinfo(str(path))]
+            continue
         path = Path(path).resolve()
         if not path.is_file():
             raise AuditError(f"case file {path} does not exist")
@@ -95,6 +99,16 @@ def load_case_files(files: Iterable[Path]) -> list[Case]:
             raise AuditError(f"loading case file {path} failed: {type(e).__name__}: {e}") from e
         loaded += [c.name for c in registered_cases() if c.name not in before]
     return [get_case(n) for n in loaded]
+
+
+def _load_opinfo(spec: str) -> list[Case]:
+    try:
+        return opinfo.load(spec)
+    except ImportError as e:
+        raise AuditError(f"the OpInfo suite needs PyTorch's test helpers and `expecttest` "
+                         f"(pip install -e '.[test]'): {e}") from e
+    except ValueError as e:
+        raise AuditError(str(e)) from e
 
 
 # --------------------------------------------------------------------------
@@ -315,7 +329,7 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
     only by the user's own (not the package's built-in ones)."""
     if mode not in MODES:
         raise AuditError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
-    files = [str(Path(f).resolve()) for f in files]
+    files = [str(f) if opinfo.is_spec(f) else str(Path(f).resolve()) for f in files]
     cases = load_case_files(Path(f) for f in files)
     if name_filter:
         try:
@@ -362,7 +376,12 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"per-case time limit (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--report", type=Path, metavar="DIR", help="write audit.json, audit.md and audit.html there")
     p.add_argument("--suite", type=Path, metavar="DIR",
-                   help="suite folder (default: the repository's e2e/; not loaded when only --cases is given)")
+                   help="suite folder (default: the repository's e2e/; not loaded when only --cases is given), "
+                        "or 'opinfo' for PyTorch's OpInfo database (see --dtypes, --samples)")
+    p.add_argument("--dtypes", metavar="LIST", default=",".join(opinfo.DEFAULT_DTYPES),
+                   help="--suite opinfo: the dtypes whose samples to run (default %(default)s)")
+    p.add_argument("--samples", type=int, default=1, metavar="N",
+                   help="--suite opinfo: the first N samples of each op and dtype (default %(default)s)")
     p.add_argument("--cases", type=Path, action="append", default=[], metavar="FILE",
                    help="your own case file (registers cases with @tosa_custom.e2e.case); repeatable")
     p.add_argument("--list", action="store_true", help="list the selected cases and exit")
@@ -378,6 +397,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _select_files(args) -> list[Path]:
     files: list[Path] = []
+    if args.suite == Path("opinfo"):
+        return [opinfo.spec(args.dtypes.split(","), args.samples)] + list(args.cases)
     if args.suite is not None or not args.cases:
         files += suite_files(args.suite if args.suite is not None else default_suite())
     return files + list(args.cases)

@@ -1,0 +1,309 @@
+"""A second e2e suite nobody here wrote: PyTorch's OpInfo database.
+
+`torch.testing._internal.common_methods_invocations.op_db` describes every
+op PyTorch tests, with sample inputs per dtype. Each sample becomes an e2e
+`Case` (module calling the op with the sample's arguments, eager PyTorch as
+the reference), registered in the same registry as the e2e files' cases, so
+the audit's workers, timeouts, reports and exit status apply unchanged.
+
+The audit names the suite with a spec string in place of a case file
+(`opinfo:dtypes=float32,int64;samples=1`, see `spec`), so a spawned worker
+rebuilds exactly the supervisor's cases from the string alone.
+
+Sampling (to keep a full run within minutes): per op and dtype, the first
+`samples` sample inputs in OpInfo's own order, generated with torch seeded 0,
+so the selection is deterministic; samples without a tensor argument, with
+non-strided (sparse) tensors, or on ops without the dtype are left out, each
+with a reason (`skipped`). Expected failures come from one reviewed table,
+`opinfo_expectations`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+import warnings
+from typing import Callable, Iterator
+
+import torch
+import torch.utils._pytree as pytree
+
+from .registry import Case, case, get_case
+
+__all__ = ["SPEC_PREFIX", "DEFAULT_DTYPES", "OpInfoSample", "Skipped", "SampleModule", "spec", "parse_spec",
+           "is_spec", "load", "skipped", "sample_of", "op_id", "declared_tolerance", "tolerance", "case_name"]
+
+SPEC_PREFIX = "opinfo:"
+DEFAULT_DTYPES = ("float32", "int64")
+FAMILY_PREFIX = "opinfo-"  # the family is per dtype, so the report counts each dtype apart
+
+# The suite's defaults where OpInfo declares nothing: as the e2e suite for
+# floating point; integers and bools must match exactly.
+_FLOAT_TOL = (1e-5, 1e-5)  # (rtol, atol)
+_EXACT_TOL = (0.0, 0.0)
+_UNINITIALIZED = re.compile(r"^(new_)?empty")
+
+
+@dataclasses.dataclass(frozen=True)
+class OpInfoSample:
+    """Where a case's sample comes from: enough to regenerate it anywhere."""
+
+    op: str  # op_id(): OpInfo's name, plus ".variant" when it has one
+    dtype: str
+    index: int  # position in op.sample_inputs("cpu", dtype), torch seeded 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Skipped:
+    """A sample (or a whole op, index None) the suite does not run, and why."""
+
+    op: str
+    dtype: str
+    index: int | None
+    reason: str
+
+
+# spec -> (case names, skipped), so loading twice in one process is a no-op.
+_LOADED: dict[str, tuple[list[str], list[Skipped]]] = {}
+_SAMPLES: dict[str, OpInfoSample] = {}  # case name -> its sample
+_SAMPLE_CACHE: dict[tuple, tuple[bool, list]] = {}  # (op_id, dtype) -> (exhausted, samples)
+# Statistics of fewer values cannot tell a wrong distribution from another draw.
+_MIN_RANDOM_VALUES = 64
+
+
+def spec(dtypes=DEFAULT_DTYPES, samples: int = 1, ops: str | None = None) -> str:
+    """The spec string that names this suite selection in place of a case file."""
+    text = f"{SPEC_PREFIX}dtypes={','.join(dtypes)};samples={samples}"
+    return text + (f";ops={ops}" if ops else "")
+
+
+def is_spec(text) -> bool:
+    return str(text).startswith(SPEC_PREFIX)
+
+
+def parse_spec(text: str) -> tuple[tuple[str, ...], int, str | None]:
+    """(dtypes, samples per op and dtype, op-name regex or None); ValueError names what is wrong."""
+    if not is_spec(text):
+        raise ValueError(f"not an OpInfo suite spec: {text!r}")
+    fields = dict(part.split("=", 1) for part in text[len(SPEC_PREFIX):].split(";") if "=" in part)
+    dtypes = tuple(d.strip() for d in fields.get("dtypes", ",".join(DEFAULT_DTYPES)).split(",") if d.strip())
+    for d in dtypes:
+        if not isinstance(getattr(torch, d, None), torch.dtype):
+            raise ValueError(f"--dtypes: {d!r} is not a torch dtype (e.g. float32, int64)")
+    samples = int(fields.get("samples", "1"))
+    if samples < 1:
+        raise ValueError("--samples must be >= 1")
+    ops = fields.get("ops")
+    if ops:
+        re.compile(ops)
+    return dtypes, samples, ops
+
+
+def op_id(op) -> str:
+    """The op's name in the expectations table: OpInfo's name and variant."""
+    return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
+
+
+def case_name(op: str, dtype: str, index: int) -> str:
+    """`OpInfoModule_<op>_<dtype>_<index>`: the registry's name pattern, readable back."""
+    # Spelled so distinct ops stay distinct: `__rsub__` is not `rsub`, `T` not `t`.
+    spelled = re.sub(r"^__(.*)__", r"dunder_\1", op)
+    spelled = re.sub(r"[A-Z]", lambda m: m[0].lower() + "_cap", spelled)
+    slug = re.sub(r"[^a-z0-9]+", "_", spelled).strip("_")
+    return f"OpInfoModule_{slug}_{dtype}_{index}"
+
+
+def _op_db():
+    """op_db by op_id (needs `expecttest`, which the test extras install)."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    return {op_id(op): op for op in op_db}
+
+
+def _samples(op, dtype: torch.dtype, count: int) -> list:
+    """The first `count` samples, torch seeded 0: the same ones in every process.
+    Kept per process: a case builds its module and inputs from the samples the
+    load made (inputs are cloned, so a case cannot change them for the next)."""
+    key = (op_id(op), dtype)
+    cached = _SAMPLE_CACHE.get(key)
+    if cached is None or len(cached[1]) < count and not cached[0]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.manual_seed(0)
+            found = list(itertools.islice(op.sample_inputs("cpu", dtype), count))
+        cached = _SAMPLE_CACHE[key] = (len(found) < count, found)  # (exhausted, samples)
+    return cached[1][:count]
+
+
+class SampleModule(torch.nn.Module):
+    """Calls `fn` on one sample: the tensors are the module's inputs (the
+    runtime passes tensors only); everything else is baked in as constants."""
+
+    def __init__(self, fn: Callable, sample):
+        super().__init__()
+        self.fn = fn
+        leaves, self.spec = pytree.tree_flatten((sample.input, tuple(sample.args), dict(sample.kwargs)))
+        self.tensor_at = [i for i, x in enumerate(leaves) if isinstance(x, torch.Tensor)]
+        self.constants = [None if isinstance(x, torch.Tensor) else x for x in leaves]
+
+    def forward(self, *tensors):
+        leaves = list(self.constants)
+        for i, t in zip(self.tensor_at, tensors):
+            leaves[i] = t
+        first, args, kwargs = pytree.tree_unflatten(leaves, self.spec)
+        return self.fn(first, *args, **kwargs)
+
+    @staticmethod
+    def tensors(sample) -> tuple:
+        """The sample's tensors, contiguous (the runtime takes contiguous inputs)."""
+        leaves = pytree.tree_leaves((sample.input, tuple(sample.args), dict(sample.kwargs)))
+        return tuple(x.contiguous().clone() for x in leaves if isinstance(x, torch.Tensor))
+
+
+def _unrunnable(op, sample) -> str | None:
+    """Why a sample cannot be a case, or None."""
+    leaves = pytree.tree_leaves((sample.input, tuple(sample.args), dict(sample.kwargs)))
+    tensors = [x for x in leaves if isinstance(x, torch.Tensor)]
+    if not tensors:
+        return "no tensor argument (a factory call): nothing for the program to take as input"
+    if _UNINITIALIZED.match(op.name):
+        return "the result is uninitialized memory (empty*): no value or statistic to compare"
+    if _is_random(op) and max(t.numel() for t in tensors) < _MIN_RANDOM_VALUES:
+        return (f"a random op on fewer than {_MIN_RANDOM_VALUES} values: statistics cannot tell a wrong "
+                f"distribution from another draw")
+    if any(t.layout != torch.strided for t in tensors):
+        return "a sparse or other non-strided tensor argument: the runtime takes dense tensors"
+    return None
+
+
+def sample_of(name: str) -> OpInfoSample:
+    """The OpInfo sample behind a case of a loaded spec."""
+    return _SAMPLES[name]
+
+
+def declared_tolerance(op, dtype: torch.dtype) -> tuple[float, float] | None:
+    """(rtol, atol) OpInfo declares for comparing `op` at `dtype`, or None.
+
+    OpInfo declares tolerances per test, as `toleranceOverride` decorators
+    inside `DecorateInfo`s; none is about our test, so we take the loosest one
+    OpInfo declares for this dtype on CPU (or on any device), in any test:
+    OpInfo's own statement of how far two correct implementations may differ.
+    """
+    from torch.testing._internal.common_device_type import toleranceOverride
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    rtol = atol = None
+    for info in op.decorators:
+        wrapped = [info] if not isinstance(info, DecorateInfo) else (
+            info.decorators if info.device_type in (None, "cpu")
+            and (info.dtypes is None or dtype in info.dtypes) else [])
+        for d in wrapped:
+            if isinstance(d, toleranceOverride) and dtype in d.d:
+                rtol, atol = max(rtol or 0.0, d.d[dtype].rtol), max(atol or 0.0, d.d[dtype].atol)
+    return None if rtol is None else (rtol, atol)
+
+
+def tolerance(op, dtype: torch.dtype, module: "SampleModule", sample) -> tuple[float, float]:
+    """(rtol, atol) for a case: OpInfo's declared one, else the suite's
+    defaults, exact only when every result is an integer or bool (an int64
+    sample of `atan` has a float result, compared as floats are)."""
+    declared = declared_tolerance(op, dtype)
+    if declared is not None:
+        return declared
+    if dtype.is_floating_point or dtype.is_complex:
+        return _FLOAT_TOL
+    try:
+        with torch.no_grad():
+            results = pytree.tree_leaves(module(*SampleModule.tensors(sample)))
+    except Exception:
+        return _EXACT_TOL  # eager fails: the runner reports eager-failed, whatever the tolerance
+    inexact = any(isinstance(r, float) or isinstance(r, torch.Tensor) and (r.is_floating_point() or r.is_complex())
+                  for r in results)
+    return _FLOAT_TOL if inexact else _EXACT_TOL
+
+
+def _is_random(op) -> bool:
+    """OpInfo makes its random ops reproducible by wrapping them in
+    `wrapper_set_seed` (its own mark of a seeded op); the program does not
+    reseed, so these are compared by statistics, never by value."""
+    code = getattr(op.op, "__code__", None)
+    return code is not None and "wrapper_set_seed" in code.co_names
+
+
+def _selective_ops(op) -> tuple[str, ...]:
+    """The ATen op selective mode keeps: OpInfo's aten_name, when PyTorch has it."""
+    name = getattr(op, "aten_name", None) or op.name
+    if not hasattr(torch.ops.aten, name):
+        return ()
+    return (f"aten.{name}",)
+
+
+def _register_sample(op, oid: str, dtype: torch.dtype, index: int, sample) -> str:
+    """Register one sample as a case; return its name."""
+    from .opinfo_expectations import expected_failures
+
+    dname = str(dtype).replace("torch.", "")
+    name = case_name(oid, dname, index)
+    rtol, atol = tolerance(op, dtype, SampleModule(op.op, sample), sample)
+
+    def factory():
+        return SampleModule(op.op, _samples(op, dtype, index + 1)[index])
+
+    def inputs():
+        return SampleModule.tensors(_samples(op, dtype, index + 1)[index])
+
+    case(inputs=inputs, family=FAMILY_PREFIX + dname, xfail=expected_failures(oid, dname, index),
+         compare="statistics" if _is_random(op) else "values", rtol=rtol, atol=atol,
+         selective_ops=_selective_ops(op), name=name)(factory)
+    _SAMPLES[name] = OpInfoSample(oid, dname, index)
+    return name
+
+
+def _register_op(op, oid: str, dtype: torch.dtype, count: int, skips: list[Skipped]) -> list[str]:
+    """Register the op's first `count` samples at `dtype`; note what is left out."""
+    dname = str(dtype).replace("torch.", "")
+    if dtype not in op.supported_dtypes("cpu"):
+        return []  # not a skip: OpInfo says the op has no such dtype
+    try:
+        samples = _samples(op, dtype, count)
+    except Exception as e:
+        skips.append(Skipped(oid, dname, None, f"OpInfo's sample_inputs raised {type(e).__name__}: {e}"))
+        return []
+    names = []
+    for index, sample in enumerate(samples):
+        why = _unrunnable(op, sample)
+        if why is None and case_name(oid, dname, index) in _SAMPLES:
+            why = f"its case name {case_name(oid, dname, index)} is taken by another op"
+        if why:
+            skips.append(Skipped(oid, dname, index, why))
+            continue
+        names.append(_register_sample(op, oid, dtype, index, sample))
+    return names
+
+
+def load(text: str) -> list[Case]:
+    """Register the cases `text` (a spec) names, once per process; return them."""
+    if text not in _LOADED:
+        with warnings.catch_warnings():  # op_db's import warns about deprecated and beta APIs
+            warnings.simplefilter("ignore")
+            _load(text)
+    return [get_case(n) for n in _LOADED[text][0]]
+
+
+def _load(text: str) -> None:
+    """Build the suite: every op of op_db matching the spec, at each dtype."""
+    dtypes, count, ops = parse_spec(text)
+    pattern = re.compile(ops) if ops else None
+    names: list[str] = []
+    skips: list[Skipped] = []
+    for oid, op in _op_db().items():
+        if pattern is None or pattern.search(oid):
+            for dname in dtypes:
+                names += _register_op(op, oid, getattr(torch, dname), count, skips)
+    _LOADED[text] = (names, skips)
+
+
+def skipped(text: str) -> list[Skipped]:
+    """What `load(text)` left out, with reasons (load it first)."""
+    return list(_LOADED[text][1])

@@ -1,0 +1,150 @@
+"""The OpInfo suite (tosa_custom.e2e.opinfo): how samples become cases, and
+CI's quick slice of it through the real audit CLI in stock and dummy modes.
+
+The full suite is the audit's job (`tosa-custom-audit --suite opinfo`); the
+slice crosses each kind of outcome once: ops stock lowers, ops it cannot
+lower (expected failures that dummy mode fixes), int64 and a random op.
+"""
+
+import re
+
+import pytest
+import torch
+
+pytest.importorskip("expecttest", reason="the OpInfo database needs expecttest (pip install -e '.[test]')")
+
+from tosa_custom.e2e import opinfo, opinfo_expectations  # noqa: E402
+from tosa_custom.e2e.registry import MODES, NAME_PATTERN  # noqa: E402
+
+# op ids of the slice, each with what it stands for.
+SLICE = {
+    "add": "binary op with alpha, both dtypes, lowered by stock",
+    "abs": "unary op, both dtypes",
+    "acos": "no TOSA lowering in torch-mlir: xfail in stock, passes in dummy",
+    "nn.functional.relu": "int64 not lowered by stock, float32 is",
+    "max.reduction_with_dim": "a variant, two results",
+    "nn.functional.dropout2d": "a seeded random op, compared by statistics",
+}
+
+
+def test_spec_round_trip_and_errors():
+    text = opinfo.spec(("float32", "int64"), 2, "^add$")
+    assert opinfo.is_spec(text) and not opinfo.is_spec("/some/file.py")
+    assert opinfo.parse_spec(text) == (("float32", "int64"), 2, "^add$")
+    with pytest.raises(ValueError, match="not a torch dtype"):
+        opinfo.parse_spec(opinfo.spec(("float32", "floaty")))
+    with pytest.raises(ValueError, match="samples"):
+        opinfo.parse_spec(opinfo.spec(("float32",), 0))
+
+
+def test_case_names_are_well_formed_and_distinct():
+    names = [opinfo.case_name(op, "float32", 0) for op in ("__rsub__", "rsub", "T", "t", "max.reduction_with_dim")]
+    assert len(set(names)) == len(names), names
+    assert all(NAME_PATTERN.match(n) for n in names), names
+    assert names[-1] == "OpInfoModule_max_reduction_with_dim_float32_0"
+
+
+class _FakeOp:
+    def __init__(self, decorators):
+        self.decorators = decorators
+
+
+def test_declared_tolerance_takes_cpu_overrides_for_the_dtype():
+    from torch.testing._internal.common_device_type import tol, toleranceOverride
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    loose = DecorateInfo(toleranceOverride({torch.float32: tol(atol=1e-3, rtol=2e-4)}), "TestCommon", "test_x",
+                         device_type="cpu")
+    cuda_only = DecorateInfo(toleranceOverride({torch.float32: tol(atol=1.0, rtol=1.0)}), "TestCommon", "test_y",
+                             device_type="cuda")
+    op = _FakeOp([loose, cuda_only])
+    assert opinfo.declared_tolerance(op, torch.float32) == (2e-4, 1e-3)
+    assert opinfo.declared_tolerance(op, torch.int64) is None
+    assert opinfo.declared_tolerance(_FakeOp([]), torch.float32) is None
+
+
+def test_tolerance_follows_the_result_dtype():
+    """Exact for integer results; an int64 sample with a float result (atan) is compared as floats are."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    def tol_of(name, dtype):
+        op = next(o for o in op_db if o.name == name and not o.variant_test_name)
+        sample = opinfo._samples(op, dtype, 1)[0]
+        return opinfo.tolerance(op, dtype, opinfo.SampleModule(op.op, sample), sample)
+
+    assert tol_of("add", torch.int64) == (0.0, 0.0)
+    assert tol_of("atan", torch.int64) == (1e-5, 1e-5)
+    assert tol_of("add", torch.float32) == (1e-5, 1e-5)
+
+
+def test_sample_module_calls_the_op_with_the_sample():
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    op = next(o for o in op_db if o.name == "add" and not o.variant_test_name)
+    for sample in opinfo._samples(op, torch.float32, 3):
+        module = opinfo.SampleModule(op.op, sample)
+        expected = op.op(sample.input, *sample.args, **sample.kwargs)
+        torch.testing.assert_close(module(*opinfo.SampleModule.tensors(sample)), expected)
+
+
+def test_expectations_most_specific_selector_wins(monkeypatch):
+    wrong = opinfo_expectations.WrongLowering("fake", "int64", 1, 3.0, "off by three")
+    monkeypatch.setattr(opinfo_expectations, "WRONG_LOWERING", (wrong,))
+    monkeypatch.setattr(opinfo_expectations, "XFAIL", {"stock": {"fake": "op-wide"}, "dummy": {"fake/float32": "f32"}})
+    assert opinfo_expectations.expected_failures("fake", "float32", 0) == {"stock": "op-wide", "dummy": "f32"}
+    assert opinfo_expectations.expected_failures("fake", "int64", 1) == {"stock": wrong.reason}
+    assert "3" in wrong.reason and wrong.reason.startswith("wrong-lowering")
+
+
+def test_table_is_well_formed():
+    """Every mode is a real one, every reason says something, every op exists."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    ids = {opinfo.op_id(op) for op in op_db}
+    assert set(opinfo_expectations.XFAIL) <= set(MODES)
+    for mode, table in opinfo_expectations.XFAIL.items():
+        for selector, reason in table.items():
+            assert selector.split("/")[0] in ids, (mode, selector)
+            assert len(reason) > 15, (mode, selector)
+    for w in opinfo_expectations.WRONG_LOWERING:
+        assert w.op in ids and w.dtype in ("float32", "int64") and w.max_diff > 0, w
+
+
+def test_load_registers_cases_and_states_skips():
+    text = opinfo.spec(("float32", "int64"), 2, "^(add|nn.functional.dropout2d|zeros|empty_like|bernoulli)$")
+    by_name = {c.name: c for c in opinfo.load(text)}
+    assert opinfo.load(text) and len(opinfo.load(text)) == len(by_name)  # once per process
+    assert {"OpInfoModule_add_float32_0", "OpInfoModule_add_float32_1", "OpInfoModule_add_int64_0"} <= set(by_name)
+    assert by_name["OpInfoModule_add_int64_0"].rtol == 0 and by_name["OpInfoModule_add_int64_0"].atol == 0
+    assert by_name["OpInfoModule_add_float32_0"].selective_ops == ("aten.add",)
+    assert by_name["OpInfoModule_nn_functional_dropout2d_float32_0"].compare == "statistics"
+    reasons = {(s.op, s.dtype): s.reason for s in opinfo.skipped(text)}
+    assert "factory" in reasons[("zeros", "float32")]
+    assert "uninitialized" in reasons[("empty_like", "float32")]
+    assert "statistics" in reasons[("bernoulli", "float32")]  # too few values to compare
+    assert opinfo.sample_of("OpInfoModule_add_float32_1") == opinfo.OpInfoSample("add", "float32", 1)
+
+
+def _slice_filter() -> str:
+    names = [opinfo.case_name(op, d, 0) for op in SLICE for d in ("float32", "int64")]
+    return "^(" + "|".join(map(re.escape, names)) + ")$"
+
+
+@pytest.mark.parametrize("mode", ["stock", "dummy"])
+def test_quick_slice(mode, audit):
+    run = audit("--suite", "opinfo", "--mode", mode, "--filter", _slice_filter(), "-j", "2", "--timeout", "300")
+    assert run.summary is not None, run.stderr[-2000:]
+    cases = {c["name"]: c for c in run.summary["cases"]}
+    missing = [op for op in SLICE if not any(opinfo.case_name(op, d, 0) in cases for d in ("float32", "int64"))]
+    assert not missing, missing  # every op of the slice ran
+    assert set(run.summary["by_family"]) == {"opinfo-float32", "opinfo-int64"}
+    unexpected = {n: f"{c['status']} [{c['category']}] {c['message'][:300]}"
+                  for n, c in cases.items() if c["status"] not in ("pass", "xfail")}
+    assert run.returncode == 0 and not unexpected, unexpected
+    acos = cases["OpInfoModule_acos_float32_0"]
+    if mode == "stock":
+        assert acos["status"] == "xfail" and acos["category"] == "lowering-failed", acos
+        assert acos["failing_ops"] == ["torch.aten.acos"]
+    else:
+        assert acos["status"] == "pass" and acos["converted"], acos
+    assert cases["OpInfoModule_add_float32_0"]["status"] == "pass"
