@@ -1,0 +1,157 @@
+"""The TOSA target compile()'s output is declared for and validated against.
+
+A target is what MLIR's `tosa-attach-target` takes: profiles (`pro_int`,
+`pro_fp`), extensions, a level and a specification version. compile() attaches
+it to the module (`tosa.target_env`) and runs `tosa-validate` last, so what a
+backend team reads is TOSA its own tools accept (README, "Handing the output to
+another tool"); a failure names every op, the rule it breaks and the fixes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping
+
+from torch_mlir import ir
+
+from .diagnostics import CompileError, Diagnostic, format_location
+
+__all__ = ["TosaTarget", "ATTACH", "VALIDATE", "parse_target", "auto_target", "not_conformant"]
+
+ATTACH = "tosa-attach-target"
+VALIDATE = "tosa-validate"
+
+PROFILES = ("pro_int", "pro_fp")
+# The names tosa-attach-target knows (MLIR's TOSA extension enum); it does not
+# check them itself, so a misspelling is caught here.
+EXTENSIONS = ("int16", "int4", "int64", "bf16", "fp8e4m3", "fp8e5m2", "fft", "variable", "controlflow",
+              "doubleround", "inexactround", "dynamic", "shape", "mxfp")
+LEVELS = ("8k", "none")
+VERSIONS = ("1.0", "1.1.draft")
+
+
+@dataclasses.dataclass(frozen=True)
+class TosaTarget:
+    """One TOSA target, as `tosa-attach-target` names it."""
+
+    profiles: tuple[str, ...] = ("pro_fp",)
+    extensions: tuple[str, ...] = ()
+    level: str = "8k"
+    specification_version: str = "1.0"
+
+    def __post_init__(self):
+        for field, allowed in (("profiles", PROFILES), ("extensions", EXTENSIONS)):
+            value = getattr(self, field)
+            if isinstance(value, str):
+                value = tuple(v for v in value.split(",") if v)
+            object.__setattr__(self, field, tuple(value))
+            unknown = [v for v in value if v not in allowed]
+            if unknown:
+                raise ValueError(f"tosa_target: unknown {field[:-1]} {', '.join(map(repr, unknown))}; "
+                                 f"expected some of {', '.join(allowed)}")
+        if not self.profiles:
+            raise ValueError("tosa_target: name at least one profile (pro_int, pro_fp)")
+        for field, allowed in (("level", LEVELS), ("specification_version", VERSIONS)):
+            if getattr(self, field) not in allowed:
+                raise ValueError(f"tosa_target: {field} must be one of {', '.join(allowed)}, "
+                                 f"not {getattr(self, field)!r}")
+
+    def options(self) -> str:
+        """The option text of `tosa-attach-target`."""
+        text = f"profiles={','.join(self.profiles)}"
+        if self.extensions:
+            text += f" extensions={','.join(self.extensions)}"
+        return text + f" level={self.level} specification_version={self.specification_version}"
+
+    def pipeline(self) -> list[str]:
+        """Attach, then validate: the elements compile() runs last."""
+        return [f"{ATTACH}{{{self.options()}}}", VALIDATE]
+
+    def __str__(self) -> str:
+        return self.options()
+
+
+_DICT_KEYS = {f.name for f in dataclasses.fields(TosaTarget)}
+
+
+def parse_target(spec: Any) -> "TosaTarget | str | None":
+    """compile()'s `tosa_target=`: None (no check), "auto", a TosaTarget, a
+    dict of its fields, or the option text of tosa-attach-target
+    (`profiles=pro_fp extensions=bf16`, braces and the pass name optional)."""
+    if spec is None or isinstance(spec, TosaTarget):
+        return spec
+    if isinstance(spec, Mapping):
+        unknown = set(spec) - _DICT_KEYS
+        if unknown:
+            raise ValueError(f"tosa_target: unknown key(s) {', '.join(sorted(unknown))}; "
+                             f"expected {', '.join(sorted(_DICT_KEYS))}")
+        return TosaTarget(**spec)
+    if not isinstance(spec, str):
+        raise TypeError(f"tosa_target must be None, 'auto', a TosaTarget, a dict or option text, not {spec!r}")
+    text = spec.strip()
+    if text == "auto":
+        return "auto"
+    if text.startswith(ATTACH):
+        text = text[len(ATTACH):].strip()
+    if text.startswith("{") and text.endswith("}"):
+        text = text[1:-1]
+    fields = {}
+    for item in text.split():
+        key, sep, value = item.partition("=")
+        key = key.replace("-", "_")
+        if not sep or key not in _DICT_KEYS:
+            raise ValueError(f"tosa_target: cannot read {item!r}; expected NAME=VALUE with NAME one of "
+                             f"{', '.join(sorted(_DICT_KEYS))}, or 'auto'")
+        fields[key] = value
+    return TosaTarget(**fields)
+
+
+# Element types that need an extension (the base profiles have i8/i16 only
+# through pro_int's int16 extension, f16/f32 in pro_fp).
+_EXTENSION_OF = {"bf16": "bf16", "f8E4M3FN": "fp8e4m3", "f8E5M2": "fp8e5m2", "i16": "int16", "i4": "int4"}
+
+
+def auto_target(module: ir.Module) -> TosaTarget:
+    """The target that fits the module: pro_fp when it computes with floats,
+    pro_int otherwise (an integer-only model), and the extensions its element
+    types need. 64-bit types are left to validation: no 1.0 extension allows
+    f64, and EXT-INT64 needs the 1.1 draft, which a backend must opt into."""
+    elements: set[str] = set()
+
+    def visit(op):
+        for value in list(op.operands) + list(op.results):
+            if isinstance(value.type, ir.ShapedType):
+                elements.add(str(value.type.element_type))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    floats = any(e.startswith(("f", "bf")) for e in elements)
+    extensions = tuple(sorted({ext for e, ext in _EXTENSION_OF.items() if e in elements}))
+    return TosaTarget(profiles=("pro_fp",) if floats else ("pro_int",), extensions=extensions)
+
+
+_FIXES = ("keep the source op as tosa.custom (backend_legal_ops), widen the target (tosa_target=), "
+          "or skip the check (tosa_target=None)")
+
+
+def not_conformant(target: TosaTarget, diagnostics: list[Diagnostic], sources: Mapping[str, list[str]]) -> CompileError:
+    """The CompileError for a module tosa-validate rejected: every op with its
+    location, the rule it breaks and the torch op(s) it was lowered from."""
+    errors = [d for d in diagnostics if d.severity == "error"]
+    lines, ops = [], set()
+    for d in errors:
+        op = _op_name(d)
+        ops.add(op)
+        origin = sources.get(d.location, [])
+        lines.append(f"  {format_location(d.location)}: {op}: {d.message}"
+                     + (f" (lowered from {', '.join(origin)})" if origin else ""))
+    message = (f"The TOSA does not conform to the target ({target}): tosa-validate rejected {len(errors)} op(s). "
+               f"For each: {_FIXES}.\n" + "\n".join(lines))
+    return CompileError(message, category="not-conformant", ops=sorted(ops))
+
+
+def _op_name(d: Diagnostic) -> str:
+    """The TOSA op a validation error is about (`'tosa.gather' op ...`)."""
+    if d.message.startswith("'") and "' op" in d.message:
+        return d.message[1:d.message.index("' op")]
+    return "module"
