@@ -11,7 +11,9 @@ from .contract import (
 from .conversion import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
 from .decode import custom_ops, decode
 from .diagnostics import CompileError, Diagnostic
+from .mlir_files import save_mlir
 from .schema import OpSelection
+from .target import TosaTarget
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -26,9 +28,11 @@ __all__ = [
     "Operand",
     "OpSelection",
     "PassOptions",
+    "TosaTarget",
     "OutputType",
     "compile",
     "custom_ops",
     "decode",
     "install_torch_mlir_compile",
+    "save_mlir",
 ]

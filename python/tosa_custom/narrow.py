@@ -107,7 +107,9 @@ def _in_f32_range(attr: ir.Attribute) -> bool:
         return False
     dense = attr
     values = [dense.get_splat_value().value] if dense.is_splat else np.array(dense)
-    return bool(np.all(np.abs(np.asarray(values, dtype=np.float64)) <= np.finfo(np.float32).max))
+    values = np.asarray(values, dtype=np.float64)
+    # Infinities and NaN (masks use -inf) are f32 values too; finite ones must not overflow.
+    return not bool(np.any(np.isfinite(values) & (np.abs(values) > np.finfo(np.float32).max)))
 
 
 def _narrow_region(ops: list[ir.Operation]) -> None:

@@ -99,3 +99,16 @@ func.func @custom_operand(%x: tensor<f32>) -> tensor<f32> {
   %1 = tosa.custom %0 {domain_name = "torch_mlir", implementation_attrs = "{}", operator_name = "torch.aten.f"} : (tensor<f64>) -> tensor<f32>
   return %1 : tensor<f32>
 }
+
+// -----
+
+// A mask's -inf is an f32 value too (scaled_dot_product_attention's decomposition).
+// CHECK-LABEL: func.func @minus_infinity(
+// CHECK:         "tosa.const"() <{values = dense<0xFF800000> : tensor<1xf32>}>
+// CHECK:         tosa.equal %{{.*}} : (tensor<4xf32>, tensor<1xf32>) -> tensor<4xi1>
+func.func @minus_infinity(%x: tensor<4xf32>) -> tensor<4xi1> {
+  %c = "tosa.const"() <{values = dense<0xFFF0000000000000> : tensor<1xf64>}> : () -> tensor<1xf64>
+  %0 = tosa.cast %x : (tensor<4xf32>) -> tensor<4xf64>
+  %1 = tosa.equal %0, %c : (tensor<4xf64>, tensor<1xf64>) -> tensor<4xi1>
+  return %1 : tensor<4xi1>
+}
