@@ -147,7 +147,10 @@ def not_conformant(target: TosaTarget, diagnostics: list[Diagnostic], sources: M
                      + (f" (lowered from {', '.join(origin)})" if origin else ""))
     message = (f"The TOSA does not conform to the target ({target}): tosa-validate rejected {len(errors)} op(s). "
                f"For each: {_FIXES}.\n" + "\n".join(lines))
-    return CompileError(message, category="not-conformant", ops=sorted(ops))
+    error = CompileError(message, category="not-conformant", ops=sorted(ops))
+    # (TOSA op, location, rule) per rejected op, for audits: nothing downstream reads the message.
+    error.violations = [(_op_name(d), format_location(d.location), d.message) for d in errors]
+    return error
 
 
 def _op_name(d: Diagnostic) -> str:

@@ -56,6 +56,11 @@ class CaseResult:
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[SkippedOp] = dataclasses.field(default_factory=list)
     failing_ops: list[str] = dataclasses.field(default_factory=list)  # ops named by a run-time failure
+    # The TOSA target compile() validated the output against ("" when it did not);
+    # conformant is None when no output was validated, else whether it validated.
+    tosa_target: str = ""
+    conformant: bool | None = None
+    violations: list[list[str]] = dataclasses.field(default_factory=list)  # [TOSA op, location, rule]
 
     @property
     def failed(self) -> bool:
@@ -220,6 +225,7 @@ def _fill_from_report(result: CaseResult, report: Any) -> None:
     result.export_strict_error = str(getattr(report, "export_strict_error", "") or "")
     result.ops_seen = dict(getattr(report, "ops_seen", None) or {})
     result.converted = dict(getattr(report, "converted", None) or {})
+    result.tosa_target = str(getattr(report, "tosa_target", "") or "")
     result.skipped = [
         SkippedOp(str(s.identifier), str(s.category), str(getattr(s, "message", "")))
         for s in (getattr(report, "skipped", None) or [])
@@ -299,9 +305,14 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                     raise RuntimeError(f"compile() does not take report= yet ({e}); update tosa_custom") from None
                 raise _classify_compile_error(e) from None
             except Exception as e:
+                if getattr(e, "category", None) == "not-conformant":
+                    result.conformant = False
+                    result.violations = [list(v) for v in getattr(e, "violations", [])]
                 raise _classify_compile_error(e) from None
             finally:
                 _fill_from_report(result, report)
+            if result.tosa_target:
+                result.conformant = True
         with clock.step("load"):
             try:
                 program = runtime.load(module, torch_fallback=torch_fallback)
