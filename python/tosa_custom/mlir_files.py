@@ -15,7 +15,7 @@ import os
 
 from torch_mlir import ir
 
-__all__ = ["FORMATS", "BYTECODE_MAGIC", "TARGET_ATTR", "save_mlir", "serialize"]
+__all__ = ["FORMATS", "BYTECODE_MAGIC", "save_mlir", "serialize"]
 
 FORMATS = ("bytecode", "generic", "text")
 BYTECODE_MAGIC = b"ML\xefR"
@@ -35,29 +35,10 @@ def serialize(module: "ir.Module | ir.Operation", format: str = "bytecode") -> "
     raise ValueError(f"format must be one of {', '.join(map(repr, FORMATS))}, not {format!r}")
 
 
-TARGET_ATTR = "tosa.target_env"
-
-
-def save_mlir(module: "ir.Module | ir.Operation", path: "str | os.PathLike", format: str = "bytecode", *,
-              keep_target: bool = True) -> None:
+def save_mlir(module: "ir.Module | ir.Operation", path: "str | os.PathLike", format: str = "bytecode") -> None:
     """Write `module` (compile()'s result) to `path`: "bytecode" (the default,
-    `.mlirbc`) or "generic" for another MLIR version's tools, "text" for people.
-
-    `keep_target=False` leaves out the `tosa.target_env` attribute compile()
-    attached: IREE 3.13 cannot parse it when it has no extensions (MLIR prints
-    `extensions = []`, which IREE's parser refuses) and validates against its
-    own profiles anyway.
-    """
-    op = module.operation
-    removed = None
-    if not keep_target and TARGET_ATTR in op.attributes:
-        removed = op.attributes[TARGET_ATTR]
-        del op.attributes[TARGET_ATTR]
-    try:
-        data = serialize(module, format)
-    finally:
-        if removed is not None:
-            op.attributes[TARGET_ATTR] = removed
+    `.mlirbc`) or "generic" for another MLIR version's tools, "text" for people."""
+    data = serialize(module, format)
     if isinstance(data, bytes):
         with open(path, "wb") as f:
             f.write(data)

@@ -10,16 +10,21 @@ another tool"); a failure names every op, the rule it breaks and the fixes.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, Mapping
 
 from torch_mlir import ir
 
 from .diagnostics import CompileError, Diagnostic, format_location
+from .passes import PassContext, register_pass
 
-__all__ = ["TosaTarget", "ATTACH", "VALIDATE", "parse_target", "auto_target", "not_conformant"]
+__all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "parse_target", "auto_target",
+           "not_conformant"]
 
 ATTACH = "tosa-attach-target"
 VALIDATE = "tosa-validate"
+RECORD = "tosa-custom-record-target"
+TARGET_ATTR = "tosa_custom.tosa_target"
 
 PROFILES = ("pro_int", "pro_fp")
 # The names tosa-attach-target knows (MLIR's TOSA extension enum); it does not
@@ -64,8 +69,8 @@ class TosaTarget:
         return text + f" level={self.level} specification_version={self.specification_version}"
 
     def pipeline(self) -> list[str]:
-        """Attach, then validate: the elements compile() runs last."""
-        return [f"{ATTACH}{{{self.options()}}}", VALIDATE]
+        """Attach, validate, record: the elements compile() runs last."""
+        return [f"{ATTACH}{{{self.options()}}}", VALIDATE, RECORD]
 
     def __str__(self) -> str:
         return self.options()
@@ -111,23 +116,49 @@ def parse_target(spec: Any) -> "TosaTarget | str | None":
 _EXTENSION_OF = {"bf16": "bf16", "f8E4M3FN": "fp8e4m3", "f8E5M2": "fp8e5m2", "i16": "int16", "i4": "int4"}
 
 
+@register_pass(RECORD,
+               "Replace the tosa.target_env attribute by the string attribute tosa_custom.tosa_target (its "
+               "tosa-attach-target options): MLIR prints a target without extensions as `extensions = []`, which "
+               "its own parser (and IREE's) refuses, so a module carrying it could not be read back")
+def record_target(module: ir.Operation, ctx: PassContext) -> None:
+    if "tosa.target_env" not in module.attributes:
+        return
+    text = str(module.attributes["tosa.target_env"])
+    fields = dict(re.findall(r'(\w+) = (\[[^\]]*\]|"[^"]*")', text))
+    target = TosaTarget(profiles=_names(fields.get("profiles", "")), extensions=_names(fields.get("extensions", "")),
+                        level=fields.get("level", '"8k"').strip('"'),
+                        specification_version=fields.get("specification_version", '"1.0"').strip('"'))
+    del module.attributes["tosa.target_env"]
+    module.attributes[TARGET_ATTR] = ir.StringAttr.get(target.options())
+
+
+def _names(listed: str) -> tuple[str, ...]:
+    return tuple(n.strip() for n in listed.strip("[]").split(",") if n.strip())
+
+
 def auto_target(module: ir.Module) -> TosaTarget:
     """The target that fits the module: pro_fp when it computes with floats,
     pro_int otherwise (an integer-only model), and the extensions its element
-    types need. 64-bit types are left to validation: no 1.0 extension allows
+    types need; dynamic shapes need EXT-DYNAMIC of the 1.1 draft. 64-bit types are left to validation: no 1.0 extension allows
     f64, and EXT-INT64 needs the 1.1 draft, which a backend must opt into."""
     elements: set[str] = set()
+    dynamic = False
 
     def visit(op):
+        nonlocal dynamic
         for value in list(op.operands) + list(op.results):
             if isinstance(value.type, ir.ShapedType):
                 elements.add(str(value.type.element_type))
+                dynamic = dynamic or (value.type.has_rank and not value.type.has_static_shape)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
     floats = any(e.startswith(("f", "bf")) for e in elements)
-    extensions = tuple(sorted({ext for e, ext in _EXTENSION_OF.items() if e in elements}))
-    return TosaTarget(profiles=("pro_fp",) if floats else ("pro_int",), extensions=extensions)
+    extensions = {ext for e, ext in _EXTENSION_OF.items() if e in elements}
+    if dynamic:  # TOSA 1.0 has static shapes only; EXT-DYNAMIC is in the 1.1 draft
+        extensions.add("dynamic")
+    return TosaTarget(profiles=("pro_fp",) if floats else ("pro_int",), extensions=tuple(sorted(extensions)),
+                      specification_version="1.1.draft" if dynamic else "1.0")
 
 
 _FIXES = ("keep the source op as tosa.custom (backend_legal_ops), widen the target (tosa_target=), "

@@ -38,7 +38,7 @@ TOLERANCE = 1e-5
 
 def _iree_compile(module, tmp_path: Path) -> subprocess.CompletedProcess:
     source = tmp_path / "model.mlirbc"
-    tosa_custom.save_mlir(module, source, keep_target=False)
+    tosa_custom.save_mlir(module, source)
     assert source.read_bytes()[:4] == b"ML\xefR"  # MLIR bytecode
     return subprocess.run([str(IREE_COMPILE), *FLAGS, str(source), "-o", str(tmp_path / "model.vmfb")],
                           capture_output=True, text=True, timeout=300)
