@@ -13,7 +13,9 @@ def _scaled():
     return (torch.randn(3, 4) * 20,)
 
 
-@case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY)
+@case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY,
+      xfail={"stock": "returns float64, which no TOSA profile has: fails compile as not-conformant (CONTRACT.md 12)",
+             "dummy": "returns float64, which no TOSA profile has: fails compile as not-conformant (CONTRACT.md 12)"})
 def ToF64Module_basic():
     return Fn(lambda x: x.to(torch.float64))
 

@@ -13,7 +13,9 @@ from .contract import (
 from .conversion import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
 from .decode import custom_ops, decode
 from .diagnostics import CompileError, Diagnostic
+from .mlir_files import save_mlir
 from .schema import OpSelection
+from .target import TosaTarget
 
 try:
     __version__ = _metadata.version("tosa-custom")
@@ -50,10 +52,12 @@ __all__ = [
     "Operand",
     "OpSelection",
     "PassOptions",
+    "TosaTarget",
     "OutputType",
     "__version__",
     "compile",
     "custom_ops",
     "decode",
     "install_torch_mlir_compile",
+    "save_mlir",
 ]

@@ -25,7 +25,9 @@ from torch_mlir.extras.fx_importer import FxImporter
 from . import _ir
 from . import capture as _capture
 from . import checks as _checks
+from . import narrow as _narrow
 from . import signature as _signature
+from . import target as _target
 from .weights import export as _weights
 from .conversion import (
     PASS_ARGUMENT, TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY, ConversionResult, Skipped,
@@ -51,6 +53,9 @@ class CompileReport:
     ops_seen: dict[str, int] = dataclasses.field(default_factory=dict)
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
+    # The TOSA target the output was validated against (tosa-attach-target's
+    # options); empty when not validated (tosa_target=None, or not TOSA output).
+    tosa_target: str = ""
 
     def _add_converted(self, result: ConversionResult) -> None:
         for identifier, count in result.converted.items():
@@ -185,13 +190,39 @@ def _culprit_pass(module: ir.Module, elements: Sequence[str], name: str) -> str 
     return None
 
 
+def _torch_ops_by_location(module: ir.Module) -> dict[str, list[str]]:
+    """The torch ops at each location: TorchToTosa gives the TOSA ops it
+    makes their source op's location, so a TOSA op's location names its source."""
+    found: dict[str, set] = collections.defaultdict(set)
+
+    def visit(op):
+        if _aten_op(op):
+            found[str(op.location)].add(op_identifier(op))
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return {loc: sorted(ops) for loc, ops in found.items()}
+
+
+def _custom_ops_by_location(module: ir.Module) -> dict[str, list[str]]:
+    """The torch ops the tosa.custom ops at each location carry."""
+    found: dict[str, set] = collections.defaultdict(set)
+    for op in _ir.collect_ops(module, lambda op: op.name == "tosa.custom"):
+        found[str(op.location)].add(ir.StringAttr(op.attributes["operator_name"]).value)
+    return {loc: sorted(ops) for loc, ops in found.items()}
+
+
+def _aten_op(op) -> bool:
+    dialect, _, rest = op.name.partition(".")
+    return dialect == "torch" and (op.name == "torch.operator" or rest.split(".")[0] in EVERYTHING_NAMESPACES)
+
+
 def _aten_ops(module: ir.Module) -> collections.Counter:
     """Counts of the ops an audit is about: aten/prims/quantized_decomposed and user ops."""
     counts: collections.Counter = collections.Counter()
 
     def visit(op):
-        dialect, _, rest = op.name.partition(".")
-        if dialect == "torch" and (op.name == "torch.operator" or rest.split(".")[0] in EVERYTHING_NAMESPACES):
+        if _aten_op(op):
             counts[op_identifier(op)] += 1
         return ir.WalkResult.ADVANCE
 
@@ -241,6 +272,7 @@ class _Settings:
     weights: str
     library: str | None
     verbose: bool
+    tosa_target: "_target.TosaTarget | str | None"  # None: not checked; "auto": fitted to the module
 
     @property
     def tunnel(self) -> bool:
@@ -252,7 +284,8 @@ class _Settings:
 
 
 def _settings(output_type, use_tracing: bool, ignore_traced_shapes: bool, backend_legal_ops, extra_library,
-              verbose: bool, encoding: str, strict: bool, export_strict, func_name: str, weights: str) -> _Settings:
+              verbose: bool, encoding: str, strict: bool, export_strict, func_name: str, weights: str,
+              tosa_target) -> _Settings:
     if weights not in _weights.WEIGHT_MODES:
         raise ValueError(f"weights must be one of {', '.join(map(repr, _weights.WEIGHT_MODES))}, not {weights!r}")
     if export_strict not in (True, False, "auto"):
@@ -278,7 +311,7 @@ def _settings(output_type, use_tracing: bool, ignore_traced_shapes: bool, backen
     if len(library_paths) > 1:
         raise ValueError("torch-mlir takes one extra_library file; concatenate the functions into one")
     return _Settings(output, selection, encoding, strict, export_strict, func_name, weights,
-                     library_paths[0] if library_paths else None, verbose)
+                     library_paths[0] if library_paths else None, verbose, _target.parse_target(tosa_target))
 
 
 class _Compilation:
@@ -296,6 +329,7 @@ class _Compilation:
         self.weight_names = None
         self.state_values: dict = {}  # initial values of the state the module holds (CONTRACT.md §12)
         self.log = DiagnosticLog()  # our passes' warnings from the final tunnel
+        self.sources: dict[str, list[str]] = {}  # location -> the torch ops there, to name a TOSA op's source
 
     # -- capture -------------------------------------------------------------
 
@@ -417,15 +451,33 @@ class _Compilation:
         late: list[ConversionResult] = []
         with module.context:
             lowering = _tosa_pipeline_without_verify()
+        self.sources = _torch_ops_by_location(module)
         tunnel = [self.settings.ops_option(self.settings.strict)] if self.settings.selection else []
         elements = [_checks.MARK_BOUNDARY_DTYPES, *tunnel, _checks.CHECK_SIGN_SEMANTICS, *lowering,
-                    _checks.TENSOR_CONSTANTS_AS_TOSA, TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _checks.VERIFY_TOSA]
+                    _checks.TENSOR_CONSTANTS_AS_TOSA, TENSORIZE_BUILTIN_SCALAR_BOUNDARY,
+                    _narrow.NARROW_F64, _narrow.NARROW_I64_GATHER, _checks.VERIFY_TOSA]
         try:
             self.run(module, elements, "Lowering to TOSA", log=self.log, on_result={PASS_ARGUMENT: late.append})
         finally:
             for result in late:
                 self.report._add_converted(result)
                 self.report.skipped.extend(result.skipped)
+
+    def check_target(self, module: ir.Module) -> None:
+        """Attach the TOSA target and validate the module against it."""
+        target = self.settings.tosa_target
+        if target == "auto" and self.settings.encoding == "const" and self.settings.selection:
+            target = None  # i64/f64 operands by design (CONTRACT.md 4.6): no TOSA 1.0 target fits
+        if target is None:
+            return
+        if target == "auto":
+            target = _target.auto_target(module)
+        self.report.tosa_target = str(target)
+        try:
+            self.run(module, target.pipeline(), "Validating the TOSA", category="not-conformant")
+        except CompileError as e:
+            sources = {**self.sources, **_custom_ops_by_location(module)}
+            raise _target.not_conformant(target, e.diagnostics, sources) from None
 
     def to_linalg(self, module: ir.Module) -> None:
         self.run(module, ["torch-backend-to-linalg-on-tensors-backend-pipeline"],
@@ -463,6 +515,7 @@ def compile(
     report: CompileReport | None = None,
     weights: str = "inline",
     train: bool = False,
+    tosa_target: "str | dict | _target.TosaTarget | None" = "auto",
 ) -> ir.Module:
     """Compile `model` to TOSA with the ops in `backend_legal_ops` as `tosa.custom`.
 
@@ -479,6 +532,14 @@ def compile(
     `report` (a `CompileReport`) is filled with what happened to each op.
     `weights="arguments"` makes every parameter and persistent buffer a named
     argument of the entry function instead of a constant (CONTRACT.md §10).
+    `tosa_target` (TOSA output): the target the result is declared for and
+    validated against last, as `tosa-attach-target` names it (a `TosaTarget`,
+    a dict of its fields, or option text such as "profiles=pro_fp
+    extensions=bf16"); "auto" fits it to the model (pro_fp for floats, pro_int
+    for integers, the extensions its dtypes need; with `encoding="const"` and
+    listed ops it checks nothing, as that encoding's i64/f64 operands are
+    outside TOSA by design, CONTRACT.md 4.6); None skips the check. Ops the
+    target does not allow fail with category "not-conformant".
     `verbose` prints each stage's IR and, last, the pass pipeline that turns
     the `output_type="raw"` import into the result.
     `train=False` compiles the model in eval() mode (inference: dropout off,
@@ -486,7 +547,7 @@ def compile(
     `train=True` compiles it in the mode it is in.
     """
     settings = _settings(output_type, use_tracing, ignore_traced_shapes, backend_legal_ops, extra_library,
-                         verbose, encoding, strict, export_strict, func_name, weights)
+                         verbose, encoding, strict, export_strict, func_name, weights, tosa_target)
     report = report if report is not None else CompileReport()
     c = _Compilation(_select_mode(model, train), settings, report)
     c.capture(example_args, ignore_traced_shapes)
@@ -511,6 +572,7 @@ def compile(
         c.to_tosa(module)
     finally:
         _report_rewritten(report, settings.selection, present)
+    c.check_target(module)
     c.show("TOSA", module)
     return c.finish(module)
 

@@ -25,6 +25,7 @@ from torch_mlir import ir
 from . import _ir
 from .diagnostics import Diagnostic, DiagnosticLog
 from .conversion import PASS_ARGUMENT, PassOptions
+from .mlir_files import BYTECODE_MAGIC, serialize
 from .passes import build_pass_manager, registered_passes, split_pipeline
 from .schema import op_identifier
 
@@ -46,6 +47,9 @@ options:
   --PASS[=OPTIONS]         any registered pass, run in command-line order
   --list-passes            list our Python passes
   --version                print the version
+  --emit-bytecode          write MLIR bytecode (what another MLIR version reads)
+  --mlir-print-op-generic  write the generic op form
+The input may be MLIR text or MLIR bytecode.
 """
 
 
@@ -57,6 +61,7 @@ class _Args:
     verify: bool = False
     allow_unregistered: bool = False
     pipeline: list[str] = dataclasses.field(default_factory=list)
+    form: str = "text"  # mlir_files.FORMATS: "bytecode" or "generic" by flag
 
 
 class _UsageError(Exception):
@@ -88,6 +93,10 @@ def _parse_args(argv: list[str]) -> _Args | None:
             args.split = True
         elif a in ("--verify-diagnostics", "-verify-diagnostics"):
             args.verify = True
+        elif a in ("--emit-bytecode", "-emit-bytecode"):
+            args.form = "bytecode"
+        elif a in ("--mlir-print-op-generic", "-mlir-print-op-generic"):
+            args.form = "generic"
         elif a in ("--allow-unregistered-dialect", "-allow-unregistered-dialect"):
             args.allow_unregistered = True
         elif a.startswith(("--pass-pipeline=", "-pass-pipeline=")):
@@ -182,7 +191,8 @@ def _verify(diagnostics: list[Diagnostic], expected: list[_Expected], filename: 
     return problems
 
 
-def _process_chunk(ctx, text: str, pipeline: list[str]) -> tuple[str | None, list[Diagnostic]]:
+def _process_chunk(ctx, text: "str | bytes", pipeline: list[str],
+                   form: str = "text") -> tuple["str | bytes | None", list[Diagnostic]]:
     log = DiagnosticLog()
     with ctx:
         try:
@@ -201,7 +211,7 @@ def _process_chunk(ctx, text: str, pipeline: list[str]) -> tuple[str | None, lis
             return None, log.diagnostics + [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
         finally:
             log.detach()
-        return module.operation.get_asm(), log.diagnostics
+        return serialize(module, form), log.diagnostics
 
 
 def _unmatched_ops(ctx, texts: list[str], pipeline: list[str]) -> list[str]:
@@ -246,33 +256,23 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
         args = _parse_args(argv)
         if args is None:
             return 0
-        if args.input == "-":
-            try:
-                text, filename = stdin.read(), "<stdin>"
-            except UnicodeDecodeError as e:
-                raise _UsageError(f"standard input is not UTF-8 text: {e}") from None
-        else:
-            try:
-                with open(args.input, encoding="utf-8") as f:
-                    text, filename = f.read(), args.input
-            except (OSError, UnicodeDecodeError) as e:
-                raise _UsageError(f"cannot read '{args.input}': {e}") from None
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError as e:  # lone surrogates (stdin decoded with surrogateescape)
-            raise _UsageError(f"{filename} is not UTF-8 text: {e}") from None
+        text, filename = _read_input(args.input, stdin)
+        if args.form == "bytecode" and args.split:
+            raise _UsageError("--emit-bytecode writes one module: it cannot be combined with --split-input-file")
         ctx = _ir.make_context()
         ctx.allow_unregistered_dialects = args.allow_unregistered
         outputs, failed, problems = [], False, []
+        chunks = [(0, text)] if isinstance(text, bytes) else _chunks(text, args.split)
         if not args.verify:  # with --verify-diagnostics, only the annotated diagnostics may appear
-            for spec in _unmatched_ops(_ir.make_context(), [c for _, c in _chunks(text, args.split)], args.pipeline):
+            for spec in _unmatched_ops(_ir.make_context(), [c for _, c in chunks], args.pipeline):
                 print(f"tosa-custom-opt: warning: ops= lists {spec}, but {filename} contains no such op "
                       "(check the spelling, or the stage the IR was dumped at)", file=stderr)
-        for first_line, chunk in _chunks(text, args.split):
-            padded = "\n" * first_line + chunk
-            out, diagnostics = _process_chunk(ctx, padded, args.pipeline)
+        for first_line, chunk in chunks:
+            padded = chunk if isinstance(chunk, bytes) else "\n" * first_line + chunk
+            out, diagnostics = _process_chunk(ctx, padded, args.pipeline, args.form)
             if args.verify:
-                problems += _verify(diagnostics, _expectations(chunk, first_line), filename)
+                expected = [] if isinstance(chunk, bytes) else _expectations(chunk, first_line)
+                problems += _verify(diagnostics, expected, filename)
             else:
                 for d in diagnostics:
                     _print_diagnostic(d, filename, stderr)
@@ -283,19 +283,56 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
             for p in problems:
                 print(p, file=stderr)
             failed = bool(problems)
-        result = "\n// -----\n".join(o.rstrip("\n") for o in outputs) + "\n" if outputs else ""
-        if args.output == "-":
-            stdout.write(result)
-        elif not failed:  # as mlir-opt: a failed run leaves -o's file as it was
-            _write_atomically(args.output, result)
+        if args.output == "-" or not failed:  # as mlir-opt: a failed run leaves -o's file as it was
+            _write_output(args.output, outputs, stdout)
         return 1 if failed else 0
     except _UsageError as e:
         print(f"tosa-custom-opt: error: {e}", file=stderr)
         return 1
 
 
-def _write_atomically(path: str, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over
+def _read_input(path: str, stdin: TextIO) -> tuple["str | bytes", str]:
+    """The input's text, or its bytes when it is MLIR bytecode, and its name."""
+    filename = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
+        else:
+            with open(path, "rb") as f:
+                raw = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise _UsageError(f"cannot read '{path}': {e}" if path != "-" else f"standard input is not UTF-8 text: {e}") \
+            from None
+    if isinstance(raw, bytes) and raw.startswith(BYTECODE_MAGIC):
+        return raw, filename
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        text.encode("utf-8")
+    except UnicodeError as e:  # lone surrogates (stdin decoded with surrogateescape)
+        raise _UsageError(f"{filename} is not UTF-8 text: {e}") from None
+    return text, filename
+
+
+def _write_output(path: str, outputs: list, stdout: TextIO) -> None:
+    if outputs and isinstance(outputs[0], bytes):
+        result: "str | bytes" = outputs[0]
+    else:
+        result = "\n// -----\n".join(o.rstrip("\n") for o in outputs) + "\n" if outputs else ""
+    if path != "-":
+        _write_atomically(path, result)
+        return
+    try:
+        if isinstance(result, bytes):
+            stdout.flush()
+            (stdout.buffer if hasattr(stdout, "buffer") else stdout).write(result)
+        else:
+            stdout.write(result)
+    except OSError as e:
+        raise _UsageError(f"cannot write to standard output: {e.strerror or e}") from None
+
+
+def _write_atomically(path: str, data: "str | bytes") -> None:
+    """Write `data` to a temporary file beside `path`, then rename it over
     `path`: a reader never sees a half-written file, and an error keeps the old one."""
     directory = os.path.dirname(os.path.abspath(path))
     try:
@@ -303,8 +340,9 @@ def _write_atomically(path: str, text: str) -> None:
     except OSError as e:
         raise _UsageError(f"cannot write '{path}': {e.strerror or e}") from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb" if isinstance(data, bytes) else "w",
+                       **({} if isinstance(data, bytes) else {"encoding": "utf-8"})) as f:
+            f.write(data)
         os.replace(tmp, path)
     except OSError as e:
         os.unlink(tmp)

@@ -218,3 +218,26 @@ def test_a_case_over_several_calls_compares_inputs_written_and_state():
     c = Case("CounterModule_calls", Counter, lambda: (torch.randn(3), torch.zeros(3)), "inplace", {}, calls=4)
     r = runner.run_case(c, "stock")
     assert (r.status, r.category) == ("pass", None), r.message
+
+
+def test_case_records_conformance_to_its_tosa_target():
+    class Norm(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = torch.nn.LayerNorm(8)
+
+        def forward(self, x):
+            return self.norm(x)
+
+    class Double(torch.nn.Module):
+        def forward(self, x):
+            return (x.double() * 3).sum(-1)
+
+    ok = runner.run_case(Case("Norm_basic", Norm, lambda: (torch.randn(2, 8),), "norm", {}), "stock")
+    assert (ok.status, ok.conformant, ok.violations) == ("pass", True, [])
+    assert ok.tosa_target.startswith("profiles=pro_fp")
+    bad = runner.run_case(Case("Double_basic", Double, lambda: (torch.randn(2, 8),), "cast", {}), "stock")
+    assert (bad.category, bad.conformant) == ("not-conformant", False)
+    assert ["tosa.reduce_sum", "'tosa.reduce_sum' op is not profile-aligned: element type 'f64' is not legal"] in [
+        [op, rule] for op, _, rule in bad.violations]
+    assert runner.CaseResult.from_json(bad.to_json()) == bad

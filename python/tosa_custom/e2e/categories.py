@@ -58,6 +58,9 @@ _add("rewritten-by-torch-mlir", "lowering",
      "number becomes the Scalar one) or its lowering to the backend contract, although the op was backend-legal")
 _add("lowering-failed", "lowering",
      "torch-mlir could not lower the model to the backend contract or to TOSA")
+_add("not-conformant", "lowering",
+     "the TOSA does not conform to the declared target: tosa-validate rejected ops (f64 or i64 types no "
+     "profile allows, after compile()'s narrowing passes); the error names each op, its location and rule")
 _add("compile-failed", "lowering", "compile() raised an error outside the categories above")
 _add("runtime-lowering-failed", "lowering",
      "the runtime could not lower the TOSA to CPU code (tosa-to-linalg, LLVM translation)")

@@ -151,6 +151,7 @@ def build(run) -> dict[str, Any]:
             by_category.setdefault(op["category"], {"cases": 0, "ops": 0})["ops"] += 1
     rank = {c.name: i for i, c in enumerate(categories())}
     export = collections.Counter(r.export_mode for r in results if r.export_mode)
+    conformance = _conformance(results)
     return {
         "meta": {
             "mode": run.mode, "ops": run.ops, "jobs": run.jobs, "timeout": run.timeout, "seconds": run.seconds,
@@ -169,6 +170,7 @@ def build(run) -> dict[str, Any]:
             "fallbacks": [{"case": r.name, "strict_error": r.export_strict_error}
                           for r in results if r.export_mode == "non-strict"],
         },
+        "conformance": conformance,
         "by_category": dict(sorted(by_category.items(), key=lambda kv: rank.get(kv[0], len(rank)))),
         "categories": {c.name: {"stage": c.stage, "description": c.description} for c in categories()},
         "cases": [r.to_json() for r in results],
@@ -199,6 +201,19 @@ def _ops_line(ops: list[dict]) -> str:
             f"{unasked} not asked for (lowered by torch-mlir)")
 
 
+def _conformance(results: list[CaseResult]) -> dict[str, Any]:
+    """How many outputs validated for their TOSA target, and which ops broke which rule."""
+    rules: collections.Counter = collections.Counter()
+    for r in results:
+        for op, _, rule in r.violations:
+            rules[f"{op}: {rule}"] += 1
+    return {
+        "validated": sum(1 for r in results if r.conformant is True),
+        "not_conformant": [r.name for r in results if r.conformant is False],
+        "rules": dict(rules.most_common()),
+    }
+
+
 def text_summary(summary: dict) -> str:
     meta, counts = summary["meta"], summary["counts"]
     lines = [
@@ -209,6 +224,11 @@ def text_summary(summary: dict) -> str:
     export = summary.get("export")
     if export and (export["strict"] or export["non-strict"]):
         lines.append(f"export: {export['strict']} strict, {export['non-strict']} non-strict after strict failed")
+    conformance = summary.get("conformance")
+    if conformance and (conformance["validated"] or conformance["not_conformant"]):
+        lines.append(f"TOSA target: {conformance['validated']} outputs validated, "
+                     f"{len(conformance['not_conformant'])} not conformant"
+                     + (": " + ", ".join(conformance["not_conformant"]) if conformance["not_conformant"] else ""))
     if summary["unexpected"]:
         lines.append(f"unexpected results ({len(summary['unexpected'])}):")
         lines += ["  " + failure_line(r) for r in summary["cases"] if r["name"] in set(summary["unexpected"])]
@@ -258,6 +278,10 @@ def to_markdown(summary: dict) -> str:
         message = r["message"] or (f"expected to fail: {r['xfail_reason']}" if r["xfail_reason"] else "")
         out.append(f"| {r['name']} | {r['family']} | {r['status']} | {r['category'] or ''} | {_md(message)} | "
                    f"{r['timings'].get('total', 0):.2f} |")
+    rules = summary.get("conformance", {}).get("rules", {})
+    if rules:
+        out += ["", "## Conformance to the TOSA target", "", "| op: rule | ops rejected |", "|---|---|"]
+        out += [f"| {_md(rule)} | {n} |" for rule, n in rules.items()]
     fallbacks = summary.get("export", {}).get("fallbacks", [])
     if fallbacks:
         out += ["", "## Exported non-strict", "", "Strict `torch.export` failed on these cases; "

@@ -20,6 +20,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from ..compiler import CompileReport
+from ..diagnostics import CompileError
 from .categories import CATEGORIES
 from .registry import MODES, Case
 
@@ -56,6 +57,11 @@ class CaseResult:
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[SkippedOp] = dataclasses.field(default_factory=list)
     failing_ops: list[str] = dataclasses.field(default_factory=list)  # ops named by a run-time failure
+    # The TOSA target compile() validated the output against ("" when it did not);
+    # conformant is None when no output was validated, else whether it validated.
+    tosa_target: str = ""
+    conformant: bool | None = None
+    violations: list[list[str]] = dataclasses.field(default_factory=list)  # [TOSA op, location, rule]
 
     @property
     def failed(self) -> bool:
@@ -294,6 +300,7 @@ def _fill_from_report(result: CaseResult, report: CompileReport) -> None:
     result.export_strict_error = report.export_strict_error
     result.ops_seen = dict(report.ops_seen)
     result.converted = dict(report.converted)
+    result.tosa_target = report.tosa_target
     result.skipped = [SkippedOp(s.identifier, s.category, s.message) for s in report.skipped]
 
 
@@ -355,9 +362,14 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                                         backend_legal_ops=result.legal_ops, report=report,
                                         export_strict="auto")  # strict first, then non-strict
             except Exception as e:
+                if isinstance(e, CompileError) and e.category == "not-conformant":
+                    result.conformant = False
+                    result.violations = [list(v) for v in e.violations]
                 raise _classify_compile_error(e) from None
             finally:
                 _fill_from_report(result, report)
+            if result.tosa_target:
+                result.conformant = True
         with clock.step("load"):
             try:
                 program = runtime.load(module, torch_fallback=torch_fallback, kernels=kernels)

@@ -1,0 +1,199 @@
+"""Passes that narrow what torch-mlir's TOSA lowering computes wider than TOSA 1.0 allows.
+
+TOSA 1.0's base profiles have no f64 and no 64-bit integers in `tosa.gather`,
+yet torch-mlir's decompositions compute the variance of an f32 layer_norm in
+f64 (`tosa.cast` to f64, `tosa.reduce_sum`, `tosa.mul`, `tosa.sub`, f64
+`tosa.const`) and gather BERT's token-type buffer as an i64 table. Both are
+rewritten here where the narrow computation gives the same answer within the
+tolerances the tests hold against eager PyTorch (CONTRACT.md §13): what is not
+rewritten stays as it was, and `tosa-validate` then names it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+
+from . import _ir
+from .passes import PassContext, register_pass
+
+__all__ = ["NARROW_F64", "NARROW_I64_GATHER"]
+
+NARROW_F64 = "tosa-custom-narrow-f64"
+NARROW_I64_GATHER = "tosa-custom-narrow-i64-gather"
+
+# Ops whose f64 result can become f32 by changing types alone: elementwise,
+# reductions and data movement, with no typed attribute (tosa.clamp's min/max,
+# tosa.pad's constant) and no dtype-dependent meaning (tosa.custom).
+_RETYPABLE = {
+    "tosa.cast", "tosa.const", "tosa.add", "tosa.sub", "tosa.mul", "tosa.maximum", "tosa.minimum", "tosa.pow",
+    "tosa.abs", "tosa.negate", "tosa.reciprocal", "tosa.rsqrt", "tosa.exp", "tosa.log", "tosa.floor", "tosa.ceil",
+    "tosa.tanh", "tosa.sigmoid", "tosa.erf", "tosa.sin", "tosa.cos", "tosa.identity",
+    "tosa.reduce_sum", "tosa.reduce_max", "tosa.reduce_min", "tosa.reduce_product",
+    "tosa.reshape", "tosa.transpose", "tosa.tile", "tosa.slice", "tosa.concat", "tosa.select",
+    "tosa.equal", "tosa.greater", "tosa.greater_equal",
+}
+
+
+def _element(value: ir.Value):
+    t = value.type
+    return t.element_type if isinstance(t, ir.ShapedType) else None
+
+
+def _is_f64(value: ir.Value) -> bool:
+    return isinstance(_element(value), ir.F64Type)
+
+
+def _narrow_float(value: ir.Value) -> bool:
+    """f32 or narrower: exactly representable in f32, so f32 -> f64 -> f32 is the identity."""
+    element = _element(value)
+    return element is not None and isinstance(element, (ir.F32Type, ir.F16Type, ir.BF16Type))
+
+
+class _Region:
+    """The ops connected to one f64 value through f64 values, and whether
+    they may compute in f32: every op retypable, no f64 function argument or
+    result, every entry a cast from f32 (or narrower) or an f64 constant."""
+
+    def __init__(self, start: ir.Value, seen: set):
+        self.ops: dict[ir.Operation, None] = {}  # insertion-ordered set
+        self.ok = True
+        self._stack, self._seen = [start], seen
+        while self._stack:
+            self._visit(self._stack.pop())
+
+    def _visit(self, value: ir.Value) -> None:
+        if value in self._seen:
+            return
+        self._seen.add(value)
+        if isinstance(value.owner, ir.Block):  # a function argument: the caller passes f64
+            self.ok = False
+        else:
+            self._add(value.owner)
+        for use in value.uses:
+            self._add(use.owner)
+
+    def _add(self, op) -> None:
+        op = op.operation
+        if op in self.ops:
+            return
+        self.ops[op] = None
+        if op.name not in _RETYPABLE:
+            self.ok = False  # func.return (an f64 result), tosa.custom, an op with typed attributes
+        elif op.name == "tosa.cast" and _is_f64(op.results[0]) and not _narrow_float(op.operands[0]):
+            self.ok = False  # from an integer or from f64: f32 could round it
+        elif op.name == "tosa.const" and not _in_f32_range(op.attributes["values"]):
+            self.ok = False
+        self._stack += [v for v in list(op.operands) + list(op.results) if _is_f64(v)]
+
+
+def _to_f32(t: ir.Type) -> ir.Type:
+    shaped = ir.RankedTensorType(t)
+    return ir.RankedTensorType.get(shaped.shape, ir.F32Type.get(), shaped.encoding)
+
+
+def _f32_constant(attr: ir.Attribute, type_: ir.Type) -> ir.Attribute | None:
+    if not isinstance(attr, ir.DenseFPElementsAttr):
+        return None  # dense_resource and the like: not read here
+    dense = attr
+    if dense.is_splat:
+        return ir.DenseElementsAttr.get_splat(type_, ir.FloatAttr.get(ir.F32Type.get(), float(dense.get_splat_value().value)))
+    array = np.array(dense).astype(np.float32).reshape(ir.RankedTensorType(type_).shape)
+    return ir.DenseElementsAttr.get(array, type=type_)
+
+
+def _in_f32_range(attr: ir.Attribute) -> bool:
+    if not isinstance(attr, ir.DenseFPElementsAttr):
+        return False
+    dense = attr
+    values = [dense.get_splat_value().value] if dense.is_splat else np.array(dense)
+    values = np.asarray(values, dtype=np.float64)
+    # Infinities and NaN (masks use -inf) are f32 values too; finite ones must not overflow.
+    return not bool(np.any(np.isfinite(values) & (np.abs(values) > np.finfo(np.float32).max)))
+
+
+def _narrow_region(ops: list[ir.Operation]) -> None:
+    for op in ops:
+        if op.name == "tosa.const" and _is_f64(op.results[0]):
+            with op.location:
+                new_type = _to_f32(op.results[0].type)
+                op.attributes["values"] = _f32_constant(op.attributes["values"], new_type)
+        for result in op.results:
+            if _is_f64(result):
+                with op.location:
+                    result.set_type(_to_f32(result.type))
+    for op in ops:  # casts that became f32 -> f32 are the identity now
+        if op.name == "tosa.cast" and op.operands[0].type == op.results[0].type:
+            op.results[0].replace_all_uses_with(op.operands[0])
+            op.erase()
+
+
+@register_pass(NARROW_F64,
+               "Compute f64 intermediates of f32 computations (cast from f32, back to f32, e.g. torch-mlir's "
+               "layer_norm variance) in f32; f64 at a function boundary or through other ops stays")
+def narrow_f64(module: ir.Operation, ctx: PassContext) -> None:
+    seen: set = set()
+    regions = [_Region(result, seen)
+               for op in _ir.collect_ops(module, lambda op: any(_is_f64(r) for r in op.results))
+               for result in op.results if _is_f64(result) and result not in seen]
+    for region in regions:  # all found before any is rewritten: rewriting erases casts
+        if region.ok:
+            _narrow_region(list(region.ops))
+
+
+def _i64(value: ir.Value) -> bool:
+    element = _element(value)
+    return isinstance(element, ir.IntegerType) and element.width == 64
+
+
+def _retyped(value: ir.Value, element: ir.Type) -> ir.Type:
+    return ir.RankedTensorType.get(ir.RankedTensorType(value.type).shape, element)
+
+
+class _Constants:
+    """The values of integer `tosa.const` ops; a `dense_resource` blob is read
+    from the module's printed resource section, once, only when one is asked for."""
+
+    def __init__(self, module: ir.Operation):
+        self._module, self._blobs = module, None
+
+    def values(self, value: ir.Value) -> np.ndarray | None:
+        owner = value.owner
+        if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const":
+            return None  # computed at run time: its range is not known here
+        attr = owner.operation.attributes["values"]
+        if isinstance(attr, ir.DenseIntElementsAttr):
+            return np.array(attr)
+        from .weights.passes import _blobs, _resource_key  # their one reader of resource blobs
+
+        key = _resource_key(attr)
+        if key is None:
+            return None
+        if self._blobs is None:
+            self._blobs = _blobs(self._module)
+        data = self._blobs.get(key)
+        return None if data is None else np.frombuffer(data, dtype=np.int64)
+
+
+def _fits_i32(values: np.ndarray | None) -> bool:
+    info = np.iinfo(np.int32)
+    return values is not None and (values.size == 0 or (values.min() >= info.min and values.max() <= info.max))
+
+
+@register_pass(NARROW_I64_GATHER,
+               "Gather from an i64 constant table whose values fit in i32 as i32, cast back to i64 after "
+               "(TOSA 1.0 has no i64 tosa.gather); a table computed at run time stays")
+def narrow_i64_gather(module: ir.Operation, ctx: PassContext) -> None:
+    constants = _Constants(module)
+    i32 = ir.IntegerType.get_signless(32)
+    for gather in _ir.collect_ops(module, lambda op: op.name == "tosa.gather" and _i64(op.results[0])):
+        table, indices = gather.operands
+        if not _fits_i32(constants.values(table)):
+            continue
+        with ir.InsertionPoint(gather), gather.location:
+            narrow = ir.Operation.create("tosa.cast", results=[_retyped(table, i32)], operands=[table])
+            result = ir.Operation.create("tosa.gather", results=[_retyped(gather.results[0], i32)],
+                                         operands=[narrow.result, indices])
+            wide = ir.Operation.create("tosa.cast", results=[gather.results[0].type], operands=[result.result])
+        gather.results[0].replace_all_uses_with(wide.result)
+        gather.erase()

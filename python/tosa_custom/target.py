@@ -1,0 +1,191 @@
+"""The TOSA target compile()'s output is declared for and validated against.
+
+A target is what MLIR's `tosa-attach-target` takes: profiles (`pro_int`,
+`pro_fp`), extensions, a level and a specification version. compile() attaches
+it to the module (`tosa.target_env`) and runs `tosa-validate` last, so what a
+backend team reads is TOSA its own tools accept (README, "Handing the output to
+another tool"); a failure names every op, the rule it breaks and the fixes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Mapping
+
+from torch_mlir import ir
+
+from .diagnostics import CompileError, Diagnostic, format_location
+from .passes import PassContext, register_pass
+
+__all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "parse_target", "auto_target",
+           "not_conformant"]
+
+ATTACH = "tosa-attach-target"
+VALIDATE = "tosa-validate"
+RECORD = "tosa-custom-record-target"
+TARGET_ATTR = "tosa_custom.tosa_target"
+
+PROFILES = ("pro_int", "pro_fp")
+# The names tosa-attach-target knows (MLIR's TOSA extension enum); it does not
+# check them itself, so a misspelling is caught here.
+EXTENSIONS = ("int16", "int4", "int64", "bf16", "fp8e4m3", "fp8e5m2", "fft", "variable", "controlflow",
+              "doubleround", "inexactround", "dynamic", "shape", "mxfp")
+LEVELS = ("8k", "none")
+VERSIONS = ("1.0", "1.1.draft")
+
+
+@dataclasses.dataclass(frozen=True)
+class TosaTarget:
+    """One TOSA target, as `tosa-attach-target` names it."""
+
+    profiles: tuple[str, ...] = ("pro_fp",)
+    extensions: tuple[str, ...] = ()
+    level: str = "8k"
+    specification_version: str = "1.0"
+
+    def __post_init__(self):
+        for field, allowed in (("profiles", PROFILES), ("extensions", EXTENSIONS)):
+            value = getattr(self, field)
+            if isinstance(value, str):
+                value = tuple(v for v in value.split(",") if v)
+            object.__setattr__(self, field, tuple(value))
+            unknown = [v for v in value if v not in allowed]
+            if unknown:
+                raise ValueError(f"tosa_target: unknown {field[:-1]} {', '.join(map(repr, unknown))}; "
+                                 f"expected some of {', '.join(allowed)}")
+        if not self.profiles:
+            raise ValueError("tosa_target: name at least one profile (pro_int, pro_fp)")
+        for field, allowed in (("level", LEVELS), ("specification_version", VERSIONS)):
+            if getattr(self, field) not in allowed:
+                raise ValueError(f"tosa_target: {field} must be one of {', '.join(allowed)}, "
+                                 f"not {getattr(self, field)!r}")
+
+    def options(self) -> str:
+        """The option text of `tosa-attach-target`."""
+        text = f"profiles={','.join(self.profiles)}"
+        if self.extensions:
+            text += f" extensions={','.join(self.extensions)}"
+        return text + f" level={self.level} specification_version={self.specification_version}"
+
+    def pipeline(self) -> list[str]:
+        """Attach, validate, record: the elements compile() runs last."""
+        return [f"{ATTACH}{{{self.options()}}}", VALIDATE, RECORD]
+
+    def __str__(self) -> str:
+        return self.options()
+
+
+_DICT_KEYS = {f.name for f in dataclasses.fields(TosaTarget)}
+
+
+def parse_target(spec: Any) -> "TosaTarget | str | None":
+    """compile()'s `tosa_target=`: None (no check), "auto", a TosaTarget, a
+    dict of its fields, or the option text of tosa-attach-target
+    (`profiles=pro_fp extensions=bf16`, braces and the pass name optional)."""
+    if spec is None or isinstance(spec, TosaTarget):
+        return spec
+    if isinstance(spec, Mapping):
+        unknown = set(spec) - _DICT_KEYS
+        if unknown:
+            raise ValueError(f"tosa_target: unknown key(s) {', '.join(sorted(unknown))}; "
+                             f"expected {', '.join(sorted(_DICT_KEYS))}")
+        return TosaTarget(**spec)
+    if not isinstance(spec, str):
+        raise TypeError(f"tosa_target must be None, 'auto', a TosaTarget, a dict or option text, not {spec!r}")
+    text = spec.strip()
+    if text == "auto":
+        return "auto"
+    if text.startswith(ATTACH):
+        text = text[len(ATTACH):].strip()
+    if text.startswith("{") and text.endswith("}"):
+        text = text[1:-1]
+    fields = {}
+    for item in text.split():
+        key, sep, value = item.partition("=")
+        key = key.replace("-", "_")
+        if not sep or key not in _DICT_KEYS:
+            raise ValueError(f"tosa_target: cannot read {item!r}; expected NAME=VALUE with NAME one of "
+                             f"{', '.join(sorted(_DICT_KEYS))}, or 'auto'")
+        fields[key] = value
+    return TosaTarget(**fields)
+
+
+# Element types that need an extension (the base profiles have i8/i16 only
+# through pro_int's int16 extension, f16/f32 in pro_fp).
+_EXTENSION_OF = {"bf16": "bf16", "f8E4M3FN": "fp8e4m3", "f8E5M2": "fp8e5m2", "i16": "int16", "i4": "int4"}
+
+
+@register_pass(RECORD,
+               "Replace the tosa.target_env attribute by the string attribute tosa_custom.tosa_target (its "
+               "tosa-attach-target options): MLIR prints a target without extensions as `extensions = []`, which "
+               "its own parser (and IREE's) refuses, so a module carrying it could not be read back")
+def record_target(module: ir.Operation, ctx: PassContext) -> None:
+    if "tosa.target_env" not in module.attributes:
+        return
+    text = str(module.attributes["tosa.target_env"])
+    fields = dict(re.findall(r'(\w+) = (\[[^\]]*\]|"[^"]*")', text))
+    target = TosaTarget(profiles=_names(fields.get("profiles", "")), extensions=_names(fields.get("extensions", "")),
+                        level=fields.get("level", '"8k"').strip('"'),
+                        specification_version=fields.get("specification_version", '"1.0"').strip('"'))
+    del module.attributes["tosa.target_env"]
+    module.attributes[TARGET_ATTR] = ir.StringAttr.get(target.options())
+
+
+def _names(listed: str) -> tuple[str, ...]:
+    return tuple(n.strip() for n in listed.strip("[]").split(",") if n.strip())
+
+
+def auto_target(module: ir.Module) -> TosaTarget:
+    """The target that fits the module: pro_fp when it computes with floats,
+    pro_int otherwise (an integer-only model), and the extensions its element
+    types need; dynamic shapes need EXT-DYNAMIC of the 1.1 draft. 64-bit types are left to validation: no 1.0 extension allows
+    f64, and EXT-INT64 needs the 1.1 draft, which a backend must opt into."""
+    elements: set[str] = set()
+    dynamic = False
+
+    def visit(op):
+        nonlocal dynamic
+        for value in list(op.operands) + list(op.results):
+            if isinstance(value.type, ir.ShapedType):
+                elements.add(str(value.type.element_type))
+                dynamic = dynamic or (value.type.has_rank and not value.type.has_static_shape)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    floats = any(e.startswith(("f", "bf")) for e in elements)
+    extensions = {ext for e, ext in _EXTENSION_OF.items() if e in elements}
+    if dynamic:  # TOSA 1.0 has static shapes only; EXT-DYNAMIC is in the 1.1 draft
+        extensions.add("dynamic")
+    return TosaTarget(profiles=("pro_fp",) if floats else ("pro_int",), extensions=tuple(sorted(extensions)),
+                      specification_version="1.1.draft" if dynamic else "1.0")
+
+
+_FIXES = ("keep the source op as tosa.custom (backend_legal_ops), widen the target (tosa_target=), "
+          "or skip the check (tosa_target=None)")
+
+
+def not_conformant(target: TosaTarget, diagnostics: list[Diagnostic], sources: Mapping[str, list[str]]) -> CompileError:
+    """The CompileError for a module tosa-validate rejected: every op with its
+    location, the rule it breaks and the torch op(s) it was lowered from."""
+    errors = [d for d in diagnostics if d.severity == "error"]
+    lines, ops = [], set()
+    for d in errors:
+        op = _op_name(d)
+        ops.add(op)
+        origin = sources.get(d.location, [])
+        lines.append(f"  {format_location(d.location)}: {op}: {d.message}"
+                     + (f" (lowered from {', '.join(origin)})" if origin else ""))
+    message = (f"The TOSA does not conform to the target ({target}): tosa-validate rejected {len(errors)} op(s). "
+               f"For each: {_FIXES}.\n" + "\n".join(lines))
+    error = CompileError(message, category="not-conformant", ops=sorted(ops))
+    # (TOSA op, location, rule) per rejected op, for audits: nothing downstream reads the message.
+    error.violations = [(_op_name(d), format_location(d.location), d.message) for d in errors]
+    return error
+
+
+def _op_name(d: Diagnostic) -> str:
+    """The TOSA op a validation error is about (`'tosa.gather' op ...`)."""
+    if d.message.startswith("'") and "' op" in d.message:
+        return d.message[1:d.message.index("' op")]
+    return "module"

@@ -1,0 +1,156 @@
+"""compile(tosa_target=...): the output is declared for a TOSA target and validated against it.
+
+The example block and a 2-layer BERT validate for pro_fp in stock and
+selective mode (after the narrowing passes of narrow.py); what cannot be made
+conformant fails with category "not-conformant", naming every op, its rule,
+the torch op it came from and the fixes.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+import pytest
+import torch
+
+import tosa_custom
+from tosa_custom.example import KEPT_OPS, TransformerBlock
+from tosa_custom.target import TosaTarget, parse_target
+
+PRO_FP = "profiles=pro_fp level=8k specification_version=1.0"
+
+
+def _compile(model, args, **kw):
+    report = tosa_custom.CompileReport()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(model, args, report=report, **kw)
+    return module, report
+
+
+def _bert():
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    config = transformers.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                                     intermediate_size=64, vocab_size=100, max_position_embeddings=32,
+                                     hidden_act="gelu_pytorch_tanh", attn_implementation="eager")
+    bert = transformers.BertModel(config).eval()
+    for m in bert.modules():  # position_ids / token_type_ids as constants (test_models.py does the same)
+        m._non_persistent_buffers_set.clear()
+
+    class Wrapper(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, ids, mask):
+            return self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
+
+    ids = torch.randint(0, 100, (2, 8), generator=torch.Generator().manual_seed(0))
+    return Wrapper().eval(), (ids, torch.ones(2, 8, dtype=torch.int64))
+
+
+@pytest.mark.parametrize("ops", [None, KEPT_OPS], ids=["stock", "selective"])
+def test_example_block_validates_for_pro_fp(ops):
+    torch.manual_seed(0)
+    module, report = _compile(TransformerBlock(dim=32, heads=4).eval(), (torch.randn(2, 8, 32),),
+                              backend_legal_ops=ops)
+    assert report.tosa_target == PRO_FP
+    assert str(module.operation.attributes["tosa_custom.tosa_target"]) == f'"{PRO_FP}"'
+    assert "tosa.target_env" not in module.operation.attributes  # MLIR could not read it back (CONTRACT.md 13.1)
+    assert "f64" not in module.operation.get_asm(large_elements_limit=4)
+
+
+@pytest.mark.parametrize("ops", [None, ["aten.layer_norm", "aten.softmax.int", "aten.gelu"]],
+                         ids=["stock", "selective"])
+def test_bert_validates_for_pro_fp(ops):
+    model, args = _bert()
+    module, report = _compile(model, args, backend_legal_ops=ops)
+    assert report.tosa_target == PRO_FP
+    text = module.operation.get_asm(large_elements_limit=4)
+    assert "f64" not in text
+    assert "tosa.gather" in text and "(tensor<1x32x1xi64>, tensor<1x8xi32>)" not in text  # the i64 gather narrowed
+
+
+class _F64(torch.nn.Module):
+    def forward(self, x):
+        return (x.double() * 3).sum(-1)
+
+
+def test_f64_model_is_not_conformant_with_every_op_rule_and_fix():
+    with pytest.raises(tosa_custom.CompileError) as info:
+        _compile(_F64(), (torch.randn(2, 3),))
+    e = info.value
+    assert e.category == "not-conformant"
+    assert set(e.ops) >= {"tosa.cast", "tosa.mul", "tosa.reduce_sum"}
+    text = str(e)
+    assert "does not conform to the target (profiles=pro_fp" in text
+    assert "tosa.reduce_sum: 'tosa.reduce_sum' op is not profile-aligned: element type 'f64' is not legal" in text
+    assert "test_target.py:" in text  # each op's location, in the model's source
+    assert "lowered from torch.aten.mul.Scalar" in text
+    for fix in ("backend_legal_ops", "tosa_target=", "tosa_target=None"):
+        assert fix in text
+
+
+def test_none_skips_the_check_and_attaches_no_target():
+    module, report = _compile(_F64(), (torch.randn(2, 3),), tosa_target=None)
+    assert report.tosa_target == ""
+    assert "tosa_custom.tosa_target" not in module.operation.attributes
+
+
+class _Gather(torch.nn.Module):
+    def forward(self, table, index):
+        return torch.gather(table, 1, index)
+
+
+def test_integer_model_gets_pro_int_and_an_i64_gather_of_an_input_is_named():
+    args = (torch.randint(0, 9, (2, 5)), torch.randint(0, 5, (2, 3)))
+    with pytest.raises(tosa_custom.CompileError) as info:
+        _compile(_Gather(), args)
+    assert info.value.category == "not-conformant" and info.value.ops == ("tosa.gather",)
+    assert "(profiles=pro_int " in str(info.value) and "lowered from torch.aten.gather" in str(info.value)
+    # Kept as tosa.custom, the gather is the backend's business: the module validates.
+    _, report = _compile(_Gather(), args, backend_legal_ops=["aten.gather"])
+    assert report.tosa_target == "profiles=pro_int level=8k specification_version=1.0"
+
+
+def test_bf16_model_needs_the_bf16_extension():
+    model = torch.nn.Linear(8, 4).to(torch.bfloat16)
+    _, report = _compile(model, (torch.randn(2, 8, dtype=torch.bfloat16),))
+    assert report.tosa_target == "profiles=pro_fp extensions=bf16 level=8k specification_version=1.0"
+
+
+@pytest.mark.parametrize("spec", [
+    "profiles=pro_fp extensions=bf16",
+    "tosa-attach-target{profiles=pro_fp extensions=bf16}",
+    {"profiles": ["pro_fp"], "extensions": ["bf16"]},
+    TosaTarget(profiles=("pro_fp",), extensions=("bf16",)),
+])
+def test_target_forms(spec):
+    assert parse_target(spec) == TosaTarget(("pro_fp",), ("bf16",), "8k", "1.0")
+    assert parse_target(spec).pipeline() == [
+        "tosa-attach-target{profiles=pro_fp extensions=bf16 level=8k specification_version=1.0}", "tosa-validate",
+        "tosa-custom-record-target"]
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("profiles=pro_float", "unknown profile 'pro_float'"),
+    ("profiles=pro_fp extensions=bf61", "unknown extension 'bf61'"),
+    ("level=9k", "level must be one of 8k, none"),
+    ("colour=blue", "cannot read 'colour=blue'"),
+    ({"profile": "pro_fp"}, "unknown key(s) profile"),
+])
+def test_bad_targets_are_refused_before_compiling(spec, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        tosa_custom.compile(torch.nn.ReLU(), (torch.randn(2),), tosa_target=spec)
+
+
+def test_verbose_pipeline_ends_with_the_target(capsys):
+    _compile(torch.nn.Linear(4, 4), (torch.randn(2, 4),), verbose=True)
+    pipeline = capsys.readouterr().out.split("==== pipeline")[1].splitlines()[1]
+    assert pipeline.endswith(
+        f"tosa-custom-verify-tosa, tosa-attach-target{{{PRO_FP}}}, tosa-validate, tosa-custom-record-target)")
