@@ -466,100 +466,141 @@ def pack_columns(module, ctx: PassContext | None = None) -> int:
     packed = 0
     with module.context, ir.Location.unknown():
         for op in found:
-            info = _analyze(op)
-            if info is None or not info.is_contraction() or info.windows or len(op.results) != 1:
+            plan = _pack_plan(op)
+            if plan is None:
                 continue
-            n_dim, m_dim = info.columns_and_rows()
-            if m_dim is None:
-                continue
-            n, rows = info.ranges[n_dim], info.ranges[m_dim]
-            depth = 1
-            for d, r in enumerate(info.reduction):
-                if r:
-                    depth *= info.ranges[d]
-            if n % _NR or n < 2 * _NR or rows < _PACK_MIN_ROWS or (
-                    depth < _PACK_MIN_DEPTH and n * 4 < _PACK_MIN_COLUMNS_STRIDE):
-                continue
-            maps = info.maps
-            dims = [[_dim(e) for e in m.results] for m in maps]
-            with_n = [i for i, ds in enumerate(dims[:-1]) if n_dim in ds]
-            if len(with_n) != 1 or any(None in ds for ds in dims) or dims[-1][-1] != n_dim:
-                continue
-            b = with_n[0]
-            if dims[b][-1] != n_dim:
-                continue
-            b_type, c_type = info.shaped[b], info.shaped[-1]
-            if b_type is None or c_type is None or not isinstance(b_type, ir.RankedTensorType):
-                continue
-            rank_b = len(dims[b])
-            # Packed B: [NB, (B's other dims in order), NR].
-            perm = [rank_b - 1] + list(range(rank_b - 1)) + [rank_b]
-            b_split_shape = list(b_type.shape[:-1]) + [n // _NR, _NR]
-            packed_shape = [b_split_shape[p] for p in perm]
-            packed_type = ir.RankedTensorType.get(packed_shape, b_type.element_type)
             name = f"__tosa_custom_pack_{packed}"
-            parent = op.operation
-            while parent.name != "func.func":
-                parent = parent.parent
-            with ir.InsertionPoint(parent), op.location:
-                fn = func_d.FuncOp(name, ir.FunctionType.get([b_type], [packed_type]), visibility="private")
-                entry = fn.add_entry_block()
-                with ir.InsertionPoint(entry):
-                    split = _split_last(entry.arguments[0], b_type, _NR)
-                    empty = tensor_d.empty(packed_shape, b_type.element_type)
-                    t = linalg_d.transpose(split, outs=[empty], permutation=perm)
-                    func_d.ReturnOp([t.results[0] if hasattr(t, "results") else t])
+            _packing_function(op, plan, name)
             with ir.InsertionPoint(op), op.location:
-                b_packed = func_d.CallOp([packed_type], name, [info.operands[b]]).result
-                init = info.operands[-1]
+                b_packed = func_d.CallOp([plan.packed_type], name, [plan.info.operands[plan.b]]).result
+                init = plan.info.operands[-1]
                 owner = init.owner
-                split_c_type = ir.RankedTensorType.get(list(c_type.shape[:-1]) + [n // _NR, _NR],
-                                                       c_type.element_type)
-                if (not isinstance(owner, ir.Block) and owner.operation.name == "linalg.fill"
-                        and single_use(init)):
-                    c_init = linalg_d.fill(owner.operation.operands[0],
-                                           outs=[tensor_d.empty(split_c_type.shape, c_type.element_type)])
-                    c_init = c_init.results[0] if hasattr(c_init, "results") else c_init
-                else:
-                    c_init = _split_last(init, c_type, _NR)
-                # Loops: the old ones (n_dim now counts panels) ordered
-                # (others, panels, rows, NR, reductions): the vectorizer builds
-                # vectors in loop order, and the tile's unit loops (one panel)
-                # must lead, not sit between rows and columns.
-                n_loops = info.n_loops
-                order = ([d for d in range(n_loops) if not info.reduction[d] and d not in (n_dim, m_dim)]
-                         + [n_dim, m_dim, "nr"] + [d for d in range(n_loops) if info.reduction[d]])
-                position = {d: i for i, d in enumerate(order)}
-                nr = ir.AffineExpr.get_dim(position["nr"])
-
-                def expr(d):
-                    return ir.AffineExpr.get_dim(position[d])
-
-                new_maps = []
-                for i, ds in enumerate(dims):
-                    if i == b:
-                        results = [expr(d) for d in ds[:-1]] + [expr(n_dim), nr]
-                        results = [results[p] for p in perm]
-                    elif i == len(dims) - 1:
-                        results = [expr(d) for d in ds[:-1]] + [expr(n_dim), nr]
-                    else:
-                        results = [expr(d) for d in ds]
-                    new_maps.append(ir.AffineMapAttr.get(ir.AffineMap.get(n_loops + 1, 0, results)))
-                iterators = [ir.Attribute.parse(
-                    "#linalg.iterator_type<reduction>" if d != "nr" and info.reduction[d]
-                    else "#linalg.iterator_type<parallel>") for d in order]
-                inputs = [b_packed if i == b else v for i, v in enumerate(info.operands[:-1])]
-                generic = linalg_d.GenericOp([split_c_type], inputs, [c_init], ir.ArrayAttr.get(new_maps),
-                                             ir.ArrayAttr.get(iterators))
-                op.regions[0].blocks[0].append_to(generic.regions[0])
-                result = tensor_d.collapse_shape(c_type, generic.results[0], _reassociation(
-                    [[i] for i in range(len(c_type.shape) - 1)] + [[len(c_type.shape) - 1, len(c_type.shape)]]))
+                result = _packed_contraction(op, plan, b_packed, _split_init(plan, init))
             op.results[0].replace_all_uses_with(result)
             op.erase()
             if not isinstance(owner, ir.Block) and owner.operation.name == "linalg.fill" and not list(init.uses):
                 owner.operation.erase()
             packed += 1
     return packed
+
+
+@dataclasses.dataclass
+class _PackPlan:
+    """A contraction pack_columns rewrites, and B's packed layout."""
+
+    info: "_LoopInfo"
+    n_dim: int
+    m_dim: int
+    n: int
+    dims: list  # per operand, the loop dim of each of its indexing results
+    b: int  # B's operand index
+    b_type: ir.RankedTensorType
+    c_type: ir.Type
+    perm: list[int]  # packed B: [NB, (B's other dims in order), NR]
+    packed_type: ir.RankedTensorType
+
+
+def _worth_packing(info: "_LoopInfo", n_dim: int, m_dim: int) -> bool:
+    n, rows = info.ranges[n_dim], info.ranges[m_dim]
+    depth = 1
+    for d, r in enumerate(info.reduction):
+        if r:
+            depth *= info.ranges[d]
+    return not (n % _NR or n < 2 * _NR or rows < _PACK_MIN_ROWS or (
+        depth < _PACK_MIN_DEPTH and n * 4 < _PACK_MIN_COLUMNS_STRIDE))
+
+
+def _pack_plan(op) -> _PackPlan | None:
+    """The plan for a big contraction whose B has N as its last dim, else None."""
+    info = _analyze(op)
+    if info is None or not info.is_contraction() or info.windows or len(op.results) != 1:
+        return None
+    n_dim, m_dim = info.columns_and_rows()
+    if m_dim is None or not _worth_packing(info, n_dim, m_dim):
+        return None
+    dims = [[_dim(e) for e in m.results] for m in info.maps]
+    with_n = [i for i, ds in enumerate(dims[:-1]) if n_dim in ds]
+    if len(with_n) != 1 or any(None in ds for ds in dims) or dims[-1][-1] != n_dim:
+        return None
+    b = with_n[0]
+    if dims[b][-1] != n_dim:
+        return None
+    b_type, c_type = info.shaped[b], info.shaped[-1]
+    if b_type is None or c_type is None or not isinstance(b_type, ir.RankedTensorType):
+        return None
+    n, rank_b = info.ranges[n_dim], len(dims[b])
+    perm = [rank_b - 1] + list(range(rank_b - 1)) + [rank_b]
+    b_split_shape = list(b_type.shape[:-1]) + [n // _NR, _NR]
+    packed_type = ir.RankedTensorType.get([b_split_shape[p] for p in perm], b_type.element_type)
+    return _PackPlan(info, n_dim, m_dim, n, dims, b, b_type, c_type, perm, packed_type)
+
+
+def _packing_function(op, plan: _PackPlan, name: str) -> None:
+    """A private function B -> packed B, beside the contraction's function."""
+    parent = op.operation
+    while parent.name != "func.func":
+        parent = parent.parent
+    with ir.InsertionPoint(parent), op.location:
+        fn = func_d.FuncOp(name, ir.FunctionType.get([plan.b_type], [plan.packed_type]), visibility="private")
+        entry = fn.add_entry_block()
+        with ir.InsertionPoint(entry):
+            split = _split_last(entry.arguments[0], plan.b_type, _NR)
+            empty = tensor_d.empty(list(plan.packed_type.shape), plan.b_type.element_type)
+            t = linalg_d.transpose(split, outs=[empty], permutation=plan.perm)
+            func_d.ReturnOp([t.results[0] if hasattr(t, "results") else t])
+
+
+def _split_c_type(plan: _PackPlan) -> ir.RankedTensorType:
+    c_type = plan.c_type
+    return ir.RankedTensorType.get(list(c_type.shape[:-1]) + [plan.n // _NR, _NR], c_type.element_type)
+
+
+def _split_init(plan: _PackPlan, init: ir.Value) -> ir.Value:
+    """C's init viewed as [.., N/NR, NR]; a single-use fill is made anew at that shape."""
+    owner = init.owner
+    if not isinstance(owner, ir.Block) and owner.operation.name == "linalg.fill" and single_use(init):
+        c_init = linalg_d.fill(owner.operation.operands[0],
+                               outs=[tensor_d.empty(_split_c_type(plan).shape, plan.c_type.element_type)])
+        return c_init.results[0] if hasattr(c_init, "results") else c_init
+    return _split_last(init, plan.c_type, _NR)
+
+
+def _packed_contraction(op, plan: _PackPlan, b_packed: ir.Value, c_init: ir.Value) -> ir.Value:
+    """The contraction as a linalg.generic over the packed B, collapsed back to C's type.
+
+    Loops: the old ones (n_dim now counts panels) ordered (others, panels,
+    rows, NR, reductions): the vectorizer builds vectors in loop order, and the
+    tile's unit loops (one panel) must lead, not sit between rows and columns."""
+    info, n_dim, m_dim, b = plan.info, plan.n_dim, plan.m_dim, plan.b
+    n_loops = info.n_loops
+    order = ([d for d in range(n_loops) if not info.reduction[d] and d not in (n_dim, m_dim)]
+             + [n_dim, m_dim, "nr"] + [d for d in range(n_loops) if info.reduction[d]])
+    position = {d: i for i, d in enumerate(order)}
+    nr = ir.AffineExpr.get_dim(position["nr"])
+
+    def expr(d):
+        return ir.AffineExpr.get_dim(position[d])
+
+    new_maps = []
+    for i, ds in enumerate(plan.dims):
+        if i == b:
+            results = [expr(d) for d in ds[:-1]] + [expr(n_dim), nr]
+            results = [results[p] for p in plan.perm]
+        elif i == len(plan.dims) - 1:
+            results = [expr(d) for d in ds[:-1]] + [expr(n_dim), nr]
+        else:
+            results = [expr(d) for d in ds]
+        new_maps.append(ir.AffineMapAttr.get(ir.AffineMap.get(n_loops + 1, 0, results)))
+    iterators = [ir.Attribute.parse(
+        "#linalg.iterator_type<reduction>" if d != "nr" and info.reduction[d]
+        else "#linalg.iterator_type<parallel>") for d in order]
+    inputs = [b_packed if i == b else v for i, v in enumerate(info.operands[:-1])]
+    generic = linalg_d.GenericOp([_split_c_type(plan)], inputs, [c_init], ir.ArrayAttr.get(new_maps),
+                                 ir.ArrayAttr.get(iterators))
+    op.regions[0].blocks[0].append_to(generic.regions[0])
+    c_type = plan.c_type
+    return tensor_d.collapse_shape(c_type, generic.results[0], _reassociation(
+        [[i] for i in range(len(c_type.shape) - 1)] + [[len(c_type.shape) - 1, len(c_type.shape)]]))
 
 
 def _generalize_script(names) -> str:
