@@ -1,9 +1,13 @@
 """tosa-custom-audit on fixture case files: statuses, categories, exit codes,
 crash and hang isolation, and the three report files."""
 
+import contextlib
+import io
 import json
 import re
 from pathlib import Path
+
+import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -203,3 +207,16 @@ def test_only_user_kernels_shows_the_ops_without_one(audit):
 def test_version(audit):
     run = audit("--version", report=False)
     assert run.returncode == 0 and re.match(r"tosa-custom-audit \(tosa-custom \d+\.\d+", run.stdout)
+
+
+@pytest.mark.parametrize("flag,value,message", [
+    ("-j", "0", "-j 0: give at least 1 worker process"),
+    ("--timeout", "-3", "--timeout -3: give a time limit in seconds above 0"),
+])
+def test_options_out_of_range_name_the_value_and_the_fix(flag, value, message):
+    from tosa_custom.e2e import audit as audit_module
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert audit_module.main(["--mode", "stock", flag, value]) == 2
+    assert message in err.getvalue()

@@ -443,8 +443,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ops and args.mode != "selective":
         print(f"tosa-custom-audit: --ops applies to --mode selective only, not {args.mode}", file=sys.stderr)
         return 2
-    if args.jobs < 1 or args.timeout <= 0:
-        print("tosa-custom-audit: -j must be >= 1 and --timeout > 0", file=sys.stderr)
+    if args.jobs < 1:
+        print(f"tosa-custom-audit: -j {args.jobs}: give at least 1 worker process (-j 1 runs the cases one by one)",
+              file=sys.stderr)
+        return 2
+    if args.timeout <= 0:
+        print(f"tosa-custom-audit: --timeout {args.timeout:g}: give a time limit in seconds above 0 "
+              f"(default {DEFAULT_TIMEOUT:g})", file=sys.stderr)
         return 2
     try:
         re.compile(args.filter or "")
