@@ -14,8 +14,7 @@ def _scaled():
 
 
 @case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY,
-      xfail={"stock": "returns float64, which no TOSA profile has: fails compile as not-conformant (CONTRACT.md 12)",
-             "dummy": "returns float64, which no TOSA profile has: fails compile as not-conformant (CONTRACT.md 12)"})
+      xfail={"dummy": "returns float64, which no TOSA profile has: fails compile as not-conformant (CONTRACT.md 13)"})
 def ToF64Module_basic():
     return Fn(lambda x: x.to(torch.float64))
 

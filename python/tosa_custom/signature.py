@@ -143,6 +143,8 @@ def tree_to_json(spec) -> Any:
         return {"type": kind, "children": children}
     if kind == "dict":
         return {"type": "dict", "keys": list(spec.context), "children": children}
+    if pytree.is_structseq_class(spec.type):  # torch.return_types.sort, .max, ...
+        return {"type": "structseq", "class": _class_name(spec.type), "children": children}
     cls = spec.context if spec.type is collections.namedtuple else spec.type  # pytree's namedtuple node
     if pytree.is_namedtuple_class(cls):
         return {"type": "namedtuple", "class": _class_name(cls), "fields": list(cls._fields), "children": children}
@@ -181,6 +183,8 @@ def _build(tree: Any, it) -> Any:
     if kind == "dict":
         return dict(zip(tree["keys"], children))
     cls = _import_class(tree["class"])
+    if kind == "structseq":
+        return cls(children) if cls is not None else tuple(children)
     if kind == "namedtuple":
         if cls is None:  # defined where we cannot import it: same name, same fields
             cls = collections.namedtuple(tree["class"].rpartition(".")[2].rpartition(":")[2], tree["fields"])
