@@ -13,8 +13,7 @@ def _scaled():
     return (torch.randn(3, 4) * 20,)
 
 
-@case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY,
-      xfail={"dummy": "returns float64, which no TOSA profile has: fails compile as not-conformant (CONTRACT.md 13)"})
+@case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY)
 def ToF64Module_basic():
     return Fn(lambda x: x.to(torch.float64))
 

@@ -236,8 +236,8 @@ def test_case_records_conformance_to_its_tosa_target():
     ok = runner.run_case(Case("Norm_basic", Norm, lambda: (torch.randn(2, 8),), "norm", {}), "stock")
     assert (ok.status, ok.conformant, ok.violations) == ("pass", True, [])
     assert ok.tosa_target.startswith("profiles=pro_fp")
-    # Outside dummy mode the output's non-conformance is recorded, and the
-    # case still runs (without the check) and is compared with eager.
+    # The output's non-conformance is recorded, and the case still runs
+    # (without the check) and is compared with eager, in every mode.
     double = Case("Double_basic", Double, lambda: (torch.randn(2, 8),), "cast", {})
     bad = runner.run_case(double, "stock")
     assert (bad.status, bad.conformant) == ("pass", False)
@@ -245,6 +245,5 @@ def test_case_records_conformance_to_its_tosa_target():
     assert ["tosa.reduce_sum", "'tosa.reduce_sum' op is not profile-aligned: element type 'f64' is not legal"] in [
         [op, rule] for op, _, rule in bad.violations]
     assert runner.CaseResult.from_json(bad.to_json()) == bad
-    # In dummy mode every output must validate: the case fails, naming the rule.
     dummy = runner.run_case(double, "dummy")
-    assert (dummy.category, dummy.conformant) == ("not-conformant", False)
+    assert (dummy.status, dummy.conformant) == ("pass", False) and dummy.violations
