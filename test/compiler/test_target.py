@@ -20,6 +20,7 @@ import torch
 import tosa_custom
 from tosa_custom.example import KEPT_OPS, TransformerBlock
 from tosa_custom.target import TosaTarget, parse_target
+from _models import small_bert
 
 PRO_FP = "profiles=pro_fp level=8k specification_version=1.0"
 
@@ -33,25 +34,8 @@ def _compile(model, args, **kw):
 
 
 def _bert():
-    transformers = pytest.importorskip("transformers")
-    torch.manual_seed(0)
-    config = transformers.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                                     intermediate_size=64, vocab_size=100, max_position_embeddings=32,
-                                     hidden_act="gelu_pytorch_tanh", attn_implementation="eager")
-    bert = transformers.BertModel(config).eval()
-    for m in bert.modules():  # position_ids / token_type_ids as constants (test_models.py does the same)
-        m._non_persistent_buffers_set.clear()
-
-    class Wrapper(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.bert = bert
-
-        def forward(self, ids, mask):
-            return self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
-
-    ids = torch.randint(0, 100, (2, 8), generator=torch.Generator().manual_seed(0))
-    return Wrapper().eval(), (ids, torch.ones(2, 8, dtype=torch.int64))
+    model, ids = small_bert()
+    return model, (ids, torch.ones(2, 8, dtype=torch.int64))
 
 
 @pytest.mark.parametrize("ops", [None, KEPT_OPS], ids=["stock", "selective"])

@@ -26,6 +26,7 @@ import torch
 
 import tosa_custom
 from tosa_custom.example import KEPT_OPS, TransformerBlock
+from _models import small_bert
 
 iree_runtime = pytest.importorskip("iree.runtime")
 pytest.importorskip("iree.compiler")
@@ -65,27 +66,10 @@ def test_example_block(tmp_path):
 
 
 def test_small_bert(tmp_path):
-    transformers = pytest.importorskip("transformers")
-    torch.manual_seed(0)
-    config = transformers.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                                     intermediate_size=64, vocab_size=100, max_position_embeddings=32,
-                                     hidden_act="gelu_pytorch_tanh", attn_implementation="eager")
-    bert = transformers.BertModel(config).eval()
-    for m in bert.modules():  # position_ids / token_type_ids as constants (see test_models.py)
-        m._non_persistent_buffers_set.clear()
-
-    class Bert(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.bert = bert
-
-        def forward(self, ids, mask):
-            return self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
-
-    ids = torch.randint(0, 100, (2, 8), generator=torch.Generator().manual_seed(0))
+    model, ids = small_bert()
     mask = torch.ones(2, 8, dtype=torch.int64)
     mask[1, 6:] = 0
-    assert _run_with_iree(Bert(), (ids, mask), tmp_path) < TOLERANCE
+    assert _run_with_iree(model, (ids, mask), tmp_path) < TOLERANCE
 
 
 def test_small_conv_net(tmp_path):
