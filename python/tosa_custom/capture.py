@@ -21,7 +21,7 @@ from .diagnostics import CompileError
 from .schema import OpSelection, overload_name
 
 __all__ = ["example_args", "all_dims_dynamic", "dynamic_by_parameter", "graph_ops", "decomposition_table",
-           "check_survived_pytorch", "expose_non_persistent_buffers", "quiet_torch", "export"]
+           "check_survived_pytorch", "decompose", "expose_non_persistent_buffers", "quiet_torch", "export"]
 
 
 # --------------------------------------------------------------------------
@@ -211,3 +211,72 @@ def export(model, args, dynamic, export_strict, report):
     raise AssertionError("unreachable")
 
 
+
+
+# --------------------------------------------------------------------------
+# Decompositions that fail.
+# --------------------------------------------------------------------------
+
+# Ops that only reshape or re-stride: a failure surfacing in one of them (a
+# view of a tensor whose strides a decomposition changed) is rarely its cause.
+_SHAPE_OPS = {
+    "view", "reshape", "_unsafe_view", "transpose", "permute", "expand", "unsqueeze", "squeeze", "flatten",
+    "unflatten", "t", "contiguous", "clone", "slice", "select", "split", "chunk", "narrow", "as_strided",
+    "alias", "detach", "_to_copy", "to",
+}
+_MAX_SUSPECTS = 4
+
+
+def _failing_node(error: BaseException):
+    """The graph node PyTorch's decomposition interpreter was running when it failed."""
+    node, tb = None, error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "run_node" and isinstance(frame.f_locals.get("self"), torch.fx.Interpreter):
+            candidate = frame.f_locals.get("n")
+            node = candidate if isinstance(candidate, torch.fx.Node) else node
+        tb = tb.tb_next
+    return node
+
+
+def _suspects(node, table: dict) -> list:
+    """The decomposed ops at `node` and upstream of it, nearest first, ops
+    that compute before ops that only reshape (a view fails on strides that an
+    earlier decomposition changed: GPT-2's sdpa)."""
+    seen, frontier, order = {node}, [node], []
+    while frontier:
+        order += [n for n in frontier if n.op == "call_function" and n.target in table]
+        frontier = [m for n in frontier for m in n.all_input_nodes if m not in seen and not seen.add(m)]
+    ops = list(dict.fromkeys(n.target for n in order))
+    return sorted(ops, key=lambda op: getattr(op, "_opname", "") in _SHAPE_OPS)[:_MAX_SUSPECTS]
+
+
+def decompose(exported, selection: OpSelection, keep_failing: bool, report):
+    """`run_decompositions` with the table minus the listed ops. When it fails,
+    find the op whose decomposition breaks (each suspect kept in turn until
+    one makes it succeed): kept, and recorded in the report, with
+    `keep_failing` (auto mode); named in the error otherwise."""
+    table = decomposition_table(selection, exported)
+    try:
+        with quiet_torch():
+            return exported.run_decompositions(table)
+    except Exception as e:
+        error, first = e, (str(e).splitlines()[0] if str(e) else "")
+    node = _failing_node(error)
+    for op in _suspects(node, table) if node is not None else []:
+        try:
+            with quiet_torch():
+                program = exported.run_decompositions({k: v for k, v in table.items() if k != op})
+        except Exception:
+            continue
+        name = overload_name(op)
+        if keep_failing:
+            report.kept_from_decomposition[name] = f"{type(error).__name__}: {first}"
+            return program
+        raise CompileError(
+            f"PyTorch's decomposition of {name[6:]} fails on this model ({type(error).__name__}: {first}). "
+            f"Keep it: backend_legal_ops=['{name[6:]}'], or backend_legal_ops='auto', which keeps such ops itself.",
+            category="decomposition-failed", ops=[name]) from error
+    raise CompileError(
+        f"PyTorch's decompositions failed on the exported model ({type(error).__name__}): {first}",
+        category="decomposition-failed") from error

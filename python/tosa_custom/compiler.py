@@ -23,15 +23,14 @@ from torch_mlir import ir, passmanager
 from torch_mlir.extras.fx_importer import FxImporter
 
 from . import _ir
+from . import auto as _auto
 from . import capture as _capture
 from . import checks as _checks
-from . import narrow as _narrow
+from . import pipelines as _pipelines
 from . import signature as _signature
 from . import target as _target
 from .weights import export as _weights
-from .conversion import (
-    PASS_ARGUMENT, TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY, ConversionResult, Skipped,
-)
+from .conversion import PASS_ARGUMENT, TENSORIZE_SCALAR_BOUNDARY, ConversionResult, Site, Skipped
 from .diagnostics import CompileError, Diagnostic, DiagnosticLog
 from .passes import build_pass_manager, lookup_pass, name_and_options, pipeline_text, split_pipeline
 from .schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
@@ -56,10 +55,23 @@ class CompileReport:
     # The TOSA target the output was validated against (tosa-attach-target's
     # options); empty when not validated (tosa_target=None, or not TOSA output).
     tosa_target: str = ""
+    # Every op instance made a tosa.custom, with its category (auto.CATEGORIES,
+    # CONTRACT.md 7.1): user-listed, no-tosa-lowering, wrong-lowering, not-conformant.
+    tunneled: list[Site] = dataclasses.field(default_factory=list)
+    # Auto mode: ops kept from PyTorch's decompositions because decomposing them failed (op -> error).
+    kept_from_decomposition: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def _add_converted(self, result: ConversionResult) -> None:
         for identifier, count in result.converted.items():
             self.converted[identifier] = self.converted.get(identifier, 0) + count
+        self.tunneled.extend(result.sites)
+
+    def tunneled_by_category(self) -> dict[str, collections.Counter]:
+        """category -> op identifier -> sites."""
+        found: dict[str, collections.Counter] = {}
+        for site in self.tunneled:
+            found.setdefault(site.category, collections.Counter())[site.identifier] += 1
+        return found
 
 
 class OutputType(enum.Enum):
@@ -190,6 +202,20 @@ def _culprit_pass(module: ir.Module, elements: Sequence[str], name: str) -> str 
     return None
 
 
+def _adopt(module: ir.Module, lowered: ir.Operation) -> None:
+    """Make `module` hold `lowered`'s ops and attributes (a copy of it taken
+    earlier and lowered apart)."""
+    for op in list(module.body.operations):
+        op.operation.erase()
+    for name in list(module.operation.attributes):
+        del module.operation.attributes[name]
+    for name, value in lowered.attributes.items():
+        module.operation.attributes[name] = value
+    end = ir.InsertionPoint(module.body)
+    for op in list(lowered.regions[0].blocks[0].operations):
+        end.insert(op.operation.detach_from_parent())
+
+
 def _torch_ops_by_location(module: ir.Module) -> dict[str, list[str]]:
     """The torch ops at each location: TorchToTosa gives the TOSA ops it
     makes their source op's location, so a TOSA op's location names its source."""
@@ -243,17 +269,6 @@ def _report_rewritten(report: CompileReport, selection: OpSelection, present: co
             ))
 
 
-_VERIFY_PASS = "torch-verify-tosa-backend-contract"
-
-
-def _tosa_pipeline_without_verify() -> list[str]:
-    """torch-mlir's TOSA backend pipeline, minus its contract check, which
-    refuses the builtin ops CONTRACT.md 4.5 allows; `tosa-custom-verify-tosa`
-    checks the rest."""
-    expanded = str(passmanager.PassManager.parse("builtin.module(torch-backend-to-tosa-backend-pipeline)"))
-    return [e for e in split_pipeline(expanded) if e.split("{")[0] != _VERIFY_PASS]
-
-
 # --------------------------------------------------------------------------
 # compile().
 # --------------------------------------------------------------------------
@@ -276,11 +291,24 @@ class _Settings:
 
     @property
     def tunnel(self) -> bool:
-        return bool(self.selection) and self.output is OutputType.TOSA
+        return bool(self.selection.listed()) and self.output is OutputType.TOSA
 
-    def ops_option(self, strict: bool) -> str:
-        return (f"{PASS_ARGUMENT}{{ops={','.join(self.selection.specs)} encoding={self.encoding}"
-                + (" strict=true" if strict else "") + "}")
+    @property
+    def target(self) -> "_target.TosaTarget | str | None":
+        """The target checked: none with encoding="const" and listed ops, whose
+        i64/f64 operands are outside TOSA by design (CONTRACT.md 4.6)."""
+        if self.tosa_target == "auto" and self.encoding == "const" and self.selection:
+            return None
+        return self.tosa_target
+
+    def ops_option(self, strict: bool, auto: bool = True) -> str:
+        selection = self.selection if auto else self.selection.listed()
+        text = f"{PASS_ARGUMENT}{{" + (f"ops={','.join(selection.specs)} " if selection else "") + f"encoding={self.encoding}"
+        if strict:
+            text += " strict=true"
+        if selection.auto and self.target != "auto":
+            text += " tosa-target=" + ("none" if self.target is None else f'"{self.target}"')
+        return text + "}"
 
 
 def _settings(output_type, use_tracing: bool, ignore_traced_shapes: bool, backend_legal_ops, extra_library,
@@ -314,6 +342,9 @@ def _settings(output_type, use_tracing: bool, ignore_traced_shapes: bool, backen
                      library_paths[0] if library_paths else None, verbose, _target.parse_target(tosa_target))
 
 
+_MAX_CONTRACT_RETRIES = 6
+
+
 class _Compilation:
     """One compile() call: the stages share this state instead of a closure.
 
@@ -342,14 +373,7 @@ class _Compilation:
         dynamic = _capture.dynamic_by_parameter(self.model, args, dynamic)
         exported = _capture.export(self.model, args, dynamic, s.export_strict, self.report)
         before = _capture.graph_ops(exported.graph_module)
-        try:
-            with _capture.quiet_torch():
-                program = exported.run_decompositions(_capture.decomposition_table(s.selection, exported))
-        except Exception as e:
-            raise CompileError(
-                f"PyTorch's decompositions failed on the exported model ({type(e).__name__}): "
-                f"{str(e).splitlines()[0] if str(e) else ''}", category="decomposition-failed",
-            ) from e
+        program = _capture.decompose(exported, s.selection, s.selection.auto, self.report)
         _capture.expose_non_persistent_buffers(program)
         everything = s.weights == "arguments"
         if everything or _weights.state_buffers(program):  # state is an argument with inline weights too
@@ -391,16 +415,47 @@ class _Compilation:
         self.pipeline += elements
         run_pipeline(module, elements, what, **kw)
 
-    def tunnel_at_import(self, module: ir.Module) -> None:
+    def tunnel_at_import(self, module: ir.Module, failed: Sequence[str] = ()) -> list[ConversionResult]:
         """Tunnel listed ops before torch-mlir's pipeline sees them: its
         canonicalizations and decompositions rewrite some ops even when they
         are backend-legal (int8 _int_mm becomes mm), and it cannot lower ops
-        it only knows as torch.operator. Ops skipped here are retried, and
-        reported, at the backend contract."""
-        elements = [TENSORIZE_SCALAR_BOUNDARY, self.settings.ops_option(strict=False), TENSORIZE_SCALAR_BOUNDARY]
+        it only knows as torch.operator (auto mode tunnels those, and the
+        `failed` ops its lowering to the backend contract failed on). Ops
+        skipped here are retried, and reported, at the backend contract."""
+        auto = [f"{_auto.AT_IMPORT}{{ops={','.join(failed)}}}" if failed else _auto.AT_IMPORT] \
+            if self.settings.selection.auto else []
+        elements = [TENSORIZE_SCALAR_BOUNDARY, *auto, self.settings.ops_option(strict=False, auto=False),
+                    TENSORIZE_SCALAR_BOUNDARY]
+        results: list[ConversionResult] = []
         self.run(module, elements, "Tunneling the listed ops after import", category="compile-failed",
                  log=DiagnosticLog(),  # its skips are retried, and reported, by the final tunnel
-                 on_result={PASS_ARGUMENT: self.report._add_converted})
+                 on_result={PASS_ARGUMENT: results.append})
+        return results
+
+    def to_contract(self, module: ir.Module) -> ir.Module:
+        """Tunnel at import, then torch-mlir's lowering to the backend
+        contract. In auto mode, an op that lowering fails on is tunneled at
+        import of a fresh module instead (at most a few rounds)."""
+        failed: list[str] = []
+        tunnel = self.settings.tunnel or self.settings.selection.auto
+        while True:
+            start = len(self.pipeline)
+            results = self.tunnel_at_import(module, failed) if tunnel else []
+            self.show("torch IR (import" + (", listed ops tunneled)" if tunnel else ")"), module)
+            try:
+                self.to_backend_contract(module)
+            except CompileError as e:
+                new = [op for op in e.ops if op not in failed and op != "torch.operator"]
+                if not self.settings.selection.auto or not new or len(failed) >= _MAX_CONTRACT_RETRIES:
+                    raise
+                failed += new
+                del self.pipeline[start:]
+                module = self.import_module()
+                self.record_outputs(module)
+                continue
+            for result in results:
+                self.report._add_converted(result)
+            return module
 
     def to_backend_contract(self, module: ir.Module) -> None:
         s = self.settings
@@ -424,7 +479,7 @@ class _Compilation:
         selection = self.settings.selection
         if selection and not selection.everything:
             listed_present = {o for o in selection.overloads() if present[overload_name(o)]}
-            for spec in selection.specs:
+            for spec in selection.listed().specs:
                 single = OpSelection([spec])
                 if not any(single.matches(overload_name(o)) for o in listed_present):
                     warnings.warn(f"backend_legal_ops lists {spec}, but the model contains no such op", stacklevel=3)
@@ -446,28 +501,43 @@ class _Compilation:
             "file the rewrite with torch-mlir.", category="rewritten-by-torch-mlir", ops=[name])
 
     def to_tosa(self, module: ir.Module) -> None:
-        """Tunnel what is left of the listed ops, refuse what TorchToTosa
-        would compute wrongly, lower the rest, check that only TOSA remains."""
+        """Tunnel what is left of the listed ops (and, in auto mode, what the
+        lowering cannot take), refuse what TorchToTosa would compute wrongly,
+        lower the rest, check that only TOSA remains."""
         late: list[ConversionResult] = []
         with module.context:
-            lowering = _tosa_pipeline_without_verify()
+            rest = _pipelines.after_tunnel()
         self.sources = _torch_ops_by_location(module)
         tunnel = [self.settings.ops_option(self.settings.strict)] if self.settings.selection else []
-        elements = [_checks.MARK_BOUNDARY_DTYPES, *tunnel, _checks.CHECK_SIGN_SEMANTICS, *lowering,
-                    _checks.TENSOR_CONSTANTS_AS_TOSA, TENSORIZE_BUILTIN_SCALAR_BOUNDARY,
-                    _narrow.NARROW_F64, _narrow.NARROW_I64_GATHER, _checks.VERIFY_TOSA]
         try:
-            self.run(module, elements, "Lowering to TOSA", log=self.log, on_result={PASS_ARGUMENT: late.append})
+            if self.settings.selection.auto:
+                self._tunnel_auto(module, tunnel, rest, late)
+            else:
+                self.run(module, [_checks.MARK_BOUNDARY_DTYPES, *tunnel, *rest], "Lowering to TOSA", log=self.log,
+                         on_result={PASS_ARGUMENT: late.append})
         finally:
             for result in late:
                 self.report._add_converted(result)
                 self.report.skipped.extend(result.skipped)
 
+    def _tunnel_auto(self, module: ir.Module, tunnel: list[str], rest: list[str], late: list) -> None:
+        """Auto mode's tunnel tried the lowering on copies (auto.py); when its
+        last copy lowered cleanly, that copy is the result of `rest` on this
+        module, so it is adopted instead of lowered again (the recorded
+        pipeline replays to the same module)."""
+        self.run(module, [_checks.MARK_BOUNDARY_DTYPES, *tunnel], "Lowering to TOSA", log=self.log,
+                 on_result={PASS_ARGUMENT: late.append})
+        lowered = late[-1].lowered if late else None
+        if lowered is None:
+            self.run(module, rest, "Lowering to TOSA", log=self.log)
+            return
+        self.pipeline += rest
+        self.log.diagnostics.extend(late[-1].lowered_log.diagnostics)
+        _adopt(module, lowered)
+
     def check_target(self, module: ir.Module) -> None:
         """Attach the TOSA target and validate the module against it."""
-        target = self.settings.tosa_target
-        if target == "auto" and self.settings.encoding == "const" and self.settings.selection:
-            target = None  # i64/f64 operands by design (CONTRACT.md 4.6): no TOSA 1.0 target fits
+        target = self.settings.target
         if target is None:
             return
         if target == "auto":
@@ -557,10 +627,7 @@ def compile(
     if settings.output is OutputType.RAW:
         c.show("torch IR (raw import)", module)
         return c.finish(module)
-    if settings.tunnel:
-        c.tunnel_at_import(module)
-    c.show("torch IR (import" + (", listed ops tunneled)" if settings.tunnel else ")"), module)
-    c.to_backend_contract(module)
+    module = c.to_contract(module)
     present = c.check_kept(module)
     c.show("torch IR (backend contract)", module)
     if settings.output is OutputType.TORCH:

@@ -31,6 +31,7 @@ __all__ = [
     "PassOptions",
     "ConversionFailed",
     "ConversionResult",
+    "Site",
     "Skipped",
     "SKIP_CATEGORIES",
     "tensorize_builtin_scalar_boundary",
@@ -39,6 +40,12 @@ __all__ = [
 ]
 
 PASS_ARGUMENT = "convert-torch-backend-legal-to-tosa-custom"
+# Auto mode (auto.py) marks the op instances it tunnels with their category and
+# reason; the tosa.custom it makes keeps the category (CONTRACT.md 7.1).
+MARK = "tosa_custom.tunnel"
+MARK_REASON = "tosa_custom.tunnel_reason"
+TUNNELED = "tosa_custom.tunneled"
+USER_LISTED = "user-listed"
 TENSORIZE_SCALAR_BOUNDARY = "tosa-custom-tensorize-scalar-boundary"
 TENSORIZE_BUILTIN_SCALAR_BOUNDARY = "tosa-custom-tensorize-builtin-scalar-boundary"
 
@@ -94,10 +101,25 @@ class Skipped:
     location: str
 
 
+@dataclasses.dataclass(frozen=True)
+class Site:
+    """One op instance made a tosa.custom, and why (a category of auto.CATEGORIES)."""
+
+    identifier: str
+    category: str
+    location: str
+    reason: str
+
+
 @dataclasses.dataclass
 class ConversionResult:
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
+    sites: list[Site] = dataclasses.field(default_factory=list)
+    # Auto mode: a copy of the module before this pass, converted as this run
+    # converted it and lowered by pipelines.after_tunnel() (auto.Selection).
+    lowered: Any = None
+    lowered_log: DiagnosticLog | None = None
 
 
 class _Unrepresentable(Exception):
@@ -758,7 +780,8 @@ def convert_module(
 
     def collect(op: ir.Operation):
         identifier = _schema.op_identifier(op)
-        if _CARRIER not in op.attributes and options.ops.matches(identifier, user_op=op.name == "torch.operator"):
+        if _CARRIER not in op.attributes and (
+                MARK in op.attributes or options.ops.matches(identifier, user_op=op.name == "torch.operator")):
             candidates.append((op, identifier))
         return ir.WalkResult.ADVANCE
 
@@ -766,9 +789,12 @@ def convert_module(
     types = _TypeMemo()
     failed = False
     for op, identifier in candidates:
+        site = _site(op, identifier)
         try:
             with ir.InsertionPoint(op), op.location:
                 custom, plans = _lower(op, identifier, options.encoding, types)
+                if options.ops.auto or MARK in op.attributes:
+                    custom.attributes[TUNNELED] = ir.StringAttr.get(site.category)
                 _replace(op, custom, plans)
         except _Unrepresentable as e:
             skipped = Skipped(identifier, e.category, str(e), str(op.location))
@@ -790,14 +816,27 @@ def convert_module(
             failed = True
             continue
         result.converted[identifier] = result.converted.get(identifier, 0) + 1
+        result.sites.append(site)
     _erase_dead_carriers(module)
     if failed:
         raise ConversionFailed(f"{PASS_ARGUMENT} failed; the errors are on the ops' locations")
     return result
 
 
+def _site(op: ir.Operation, identifier: str) -> Site:
+    if MARK not in op.attributes:
+        return Site(identifier, USER_LISTED, str(op.location), "")
+    reason = ir.StringAttr(op.attributes[MARK_REASON]).value if MARK_REASON in op.attributes else ""
+    return Site(identifier, ir.StringAttr(op.attributes[MARK]).value, str(op.location), reason)
+
+
 class ConversionFailed(Exception):
     """`convert_module` emitted errors (strict mode, or an internal error)."""
+
+
+def _parse_target(text: str):
+    from . import target  # (target.py registers passes; keep this module's import light)
+    return None if text == "none" else target.parse_target(text)
 
 
 def _parse_encoding(text: str) -> str:
@@ -814,11 +853,22 @@ def _parse_encoding(text: str) -> str:
         Option("encoding", "how non-tensor arguments travel", "json", _parse_encoding, metavar="json|const"),
         Option("strict", "an op that cannot be converted is an error", False, parse_flag, implicit="true",
                metavar="true|false"),
+        Option("tosa-target", "with ops=auto: the TOSA target whose violations are tunneled too (auto: fitted to "
+               "the output; none: no check; or tosa-attach-target's options, quoted)", "auto", _parse_target,
+               metavar="auto|none|'profiles=...'"),
     ),
 )
 def convert_torch_backend_legal_to_tosa_custom(module: ir.Operation, ctx: PassContext) -> ConversionResult | None:
+    options = PassOptions.of(ctx.options)
+    selection = None
+    if options.ops.auto:
+        from . import auto  # it lowers trial copies through passes that import this module
+        selection = auto.select(module, options.ops, options.encoding, getattr(ctx.options, "tosa-target"))
     try:
-        return convert_module(module, PassOptions.of(ctx.options), ctx.log)
+        result = convert_module(module, options, ctx.log)
     except ConversionFailed:  # the errors are on the ops already
         ctx.failed = True
         return None
+    if selection is not None:
+        result.lowered, result.lowered_log = selection.lowered, selection.log
+    return result
