@@ -258,8 +258,8 @@ def select(module_op, listed: OpSelection, encoding: str, target) -> Selection:
                "Auto mode, before torch-mlir's pipeline: mark for the tunnel the ops it cannot take to the backend "
                "contract (every torch.operator: an op torch-mlir has no definition for; and the ops= its lowering "
                "failed on)",
-               options=(Option("ops", "ops torch-mlir's lowering to the backend contract failed on", "",
-                               lambda text: OpSelection(text), metavar="a,b"),))
+               options=(Option("ops", "ops torch-mlir's lowering to the backend contract failed on", OpSelection(),
+                               OpSelection, metavar="a,b"),))
 def mark_at_import(module: ir.Operation, ctx: PassContext) -> None:
     failed = ctx.options.ops
     for op in _candidates(module):

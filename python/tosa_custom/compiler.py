@@ -31,7 +31,7 @@ from . import signature as _signature
 from . import target as _target
 from .weights import export as _weights
 from .conversion import PASS_ARGUMENT, TENSORIZE_SCALAR_BOUNDARY, ConversionResult, Site, Skipped
-from .diagnostics import CompileError, Diagnostic, DiagnosticLog
+from .diagnostics import CompileError, Diagnostic, DiagnosticLog, format_location
 from .passes import build_pass_manager, lookup_pass, name_and_options, pipeline_text, split_pipeline
 from .schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
 
@@ -562,6 +562,13 @@ class _Compilation:
     def finish(self, module: ir.Module) -> ir.Module:
         for d in self.log.of("warning"):
             warnings.warn(str(d), stacklevel=3)
+        if self.settings.verbose and (self.report.tunneled or self.report.kept_from_decomposition):
+            print("==== tunneled ops (category: op at location, why)")
+            for name, error in self.report.kept_from_decomposition.items():
+                print(f"kept from PyTorch's decompositions: {name} (decomposing it failed: {error})")
+            for site in self.report.tunneled:
+                print(f"{site.category}: {site.identifier} at {format_location(site.location)}"
+                      + (f" ({site.reason.splitlines()[0][:200]})" if site.reason else ""))
         if self.settings.verbose:
             print("==== pipeline (tosa-custom-opt --pass-pipeline='...' replays it on output_type='raw')\n"
                   + pipeline_text(self.pipeline))

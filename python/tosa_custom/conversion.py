@@ -793,7 +793,7 @@ def convert_module(
         try:
             with ir.InsertionPoint(op), op.location:
                 custom, plans = _lower(op, identifier, options.encoding, types)
-                if options.ops.auto or MARK in op.attributes:
+                if MARK in op.attributes:  # auto mode added it: say why on the op
                     custom.attributes[TUNNELED] = ir.StringAttr.get(site.category)
                 _replace(op, custom, plans)
         except _Unrepresentable as e:

@@ -2,8 +2,8 @@
 // RUN: tosa-custom-opt %s -split-input-file --convert-torch-backend-legal-to-tosa-custom="ops=auto,aten.tanh tosa-target=none" | FileCheck %s --check-prefix=LISTED
 
 // Auto mode tunnels exactly the instances torch-mlir's TOSA lowering cannot
-// take, each tosa.custom marked with why (CONTRACT.md 7.1); the rest stays
-// torch IR for TorchToTosa.
+// take, each tosa.custom it adds marked with why (CONTRACT.md 7.1; listed ops
+// are not marked); the rest stays torch IR for TorchToTosa.
 
 // Legal ops stay; an op TorchToTosa has no lowering for is tunneled.
 // CHECK-LABEL: func.func @mixed(
@@ -12,7 +12,7 @@
 // CHECK:         torch.aten.add.Tensor
 // CHECK-NOT:     tosa.custom
 // LISTED-LABEL: func.func @mixed(
-// LISTED:         tosa.custom {{.*}}operator_name = "torch.aten.tanh", tosa_custom.tunneled = "user-listed"}
+// LISTED:         tosa.custom {{.*}}operator_name = "torch.aten.tanh"} : (tensor<3x4xf32>)
 // LISTED:         tosa.custom {{.*}}operator_name = "torch.aten.atan2", tosa_custom.tunneled = "no-tosa-lowering"}
 func.func @mixed(%arg0: !torch.vtensor<[3,4],f32>, %arg1: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],f32> {
   %int1 = torch.constant.int 1
