@@ -42,7 +42,7 @@ def names() -> list[str]:
     return _slice()
 
 
-@pytest.mark.parametrize("mode", ["stock", "selective", "dummy"])
+@pytest.mark.parametrize("mode", ["stock", "selective", "dummy", "auto"])
 def test_quick_slice(mode, names, audit):
     assert len(names) >= 5, names
     run = audit("--mode", mode, "--suite", str(SUITE), "--filter", "^(" + "|".join(map(re.escape, names)) + ")$",
@@ -62,8 +62,15 @@ def test_quick_slice(mode, names, audit):
                 assert not unexplained, (c["name"], unexplained)
             elif mode == "stock":
                 assert not c["converted"], c["name"]
+            elif mode == "auto":
+                # Only what torch-mlir cannot take, each site with its reason.
+                assert sum(c["converted"].values()) == len(c["tunneled"]), c["name"]
+                assert all(category in ("no-tosa-lowering", "wrong-lowering", "not-conformant")
+                           for _, category in c["tunneled"]), (c["name"], c["tunneled"])
             else:  # selective: the case's own ops, and only those
                 assert all(any(k == f"torch.{op}" or k.startswith(f"torch.{op}.") for op in c["legal_ops"])
                            for k in c["converted"]), (c["name"], c["converted"], c["legal_ops"])
     if mode == "selective":
         assert any(c["converted"] for c in run.summary["cases"]), "no case of the slice kept an op"
+    if mode == "auto":  # the slice has ops stock cannot lower, and the report ranks them
+        assert run.summary["kernels_needed"]["ranked"], run.summary["kernels_needed"]

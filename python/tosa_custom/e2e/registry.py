@@ -19,7 +19,7 @@ from .._registry import Registry
 
 __all__ = ["Case", "MODES", "COMPARISONS", "case", "cases", "get_case", "NAME_PATTERN"]
 
-MODES = ("stock", "selective", "dummy")
+MODES = ("stock", "selective", "dummy", "auto")
 
 # "values": allclose against eager; "statistics": outputs of random ops are
 # compared by shape, dtype and mean/std (see runner), never by value.
@@ -48,9 +48,12 @@ class Case:
     def inherited_failure(self, mode: str) -> str | None:
         """Selective mode lowers every op it does not keep as stock does, so a
         case expected to fail in stock is expected to fail there too, unless
-        it says otherwise; keeping an op may fix it, which is news, not an error."""
-        if mode == "selective" and mode not in self.xfail:
-            return self.xfail.get("stock")
+        it says otherwise; keeping an op may fix it, which is news, not an error.
+        Auto mode tunnels what stock cannot lower: what fails with every op
+        tunneled (dummy) is expected to fail there too, unless it says otherwise."""
+        inherits = {"selective": "stock", "auto": "dummy"}.get(mode)
+        if inherits and mode not in self.xfail:
+            return self.xfail.get(inherits)
         return None
 
 

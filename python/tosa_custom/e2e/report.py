@@ -171,6 +171,7 @@ def build(run) -> dict[str, Any]:
                           for r in results if r.export_mode == "non-strict"],
         },
         "conformance": conformance,
+        "kernels_needed": _kernels_needed(results) if run.mode == "auto" else None,
         "by_category": dict(sorted(by_category.items(), key=lambda kv: rank.get(kv[0], len(rank)))),
         "categories": {c.name: {"stage": c.stage, "description": c.description} for c in categories()},
         "cases": [r.to_json() for r in results],
@@ -214,6 +215,34 @@ def _conformance(results: list[CaseResult]) -> dict[str, Any]:
     }
 
 
+def _kernels_needed(results: list[CaseResult]) -> dict[str, Any]:
+    """The ops a backend needs kernels for to run every case, ranked by how
+    many cases need each (auto mode's tunneled sites: what a backend team
+    reads first), with the categories that put them there."""
+    by_op: dict[str, dict] = {}
+    for r in results:
+        for identifier, category in r.tunneled:
+            entry = by_op.setdefault(identifier, {"op": identifier, "cases": [], "sites": 0,
+                                                  "categories": collections.Counter()})
+            if r.name not in entry["cases"]:
+                entry["cases"].append(r.name)
+            entry["sites"] += 1
+            entry["categories"][category] += 1
+    ranked = sorted(by_op.values(), key=lambda e: (-len(e["cases"]), e["op"]))
+    return {
+        "cases_with_custom_ops": sum(1 for r in results if r.tunneled),
+        "ranked": [{"op": e["op"], "cases": len(e["cases"]), "sites": e["sites"],
+                    "categories": dict(e["categories"].most_common()), "example": e["cases"][0]} for e in ranked],
+        "kept_from_decomposition": dict(collections.Counter(op for r in results for op in r.kept_from_decomposition)),
+    }
+
+
+def _kernels_line(needed: dict) -> str:
+    top = ", ".join(f"{e['op'][len('torch.'):]} ({e['cases']})" for e in needed["ranked"][:5])
+    return (f"tunneled: {needed['cases_with_custom_ops']} cases need custom ops, {len(needed['ranked'])} distinct"
+            + (f"; most needed: {top}" if top else ""))
+
+
 def text_summary(summary: dict) -> str:
     meta, counts = summary["meta"], summary["counts"]
     lines = [
@@ -229,6 +258,9 @@ def text_summary(summary: dict) -> str:
         lines.append(f"TOSA target: {conformance['validated']} outputs validated, "
                      f"{len(conformance['not_conformant'])} not conformant"
                      + (": " + ", ".join(conformance["not_conformant"]) if conformance["not_conformant"] else ""))
+    needed = summary.get("kernels_needed")
+    if needed and needed["ranked"]:
+        lines.append(_kernels_line(needed))
     if summary["unexpected"]:
         lines.append(f"unexpected results ({len(summary['unexpected'])}):")
         lines += ["  " + failure_line(r) for r in summary["cases"] if r["name"] in set(summary["unexpected"])]
@@ -278,6 +310,7 @@ def to_markdown(summary: dict) -> str:
         message = r["message"] or (f"expected to fail: {r['xfail_reason']}" if r["xfail_reason"] else "")
         out.append(f"| {r['name']} | {r['family']} | {r['status']} | {r['category'] or ''} | {_md(message)} | "
                    f"{r['timings'].get('total', 0):.2f} |")
+    out += _kernels_markdown(summary.get("kernels_needed"))
     rules = summary.get("conformance", {}).get("rules", {})
     if rules:
         out += ["", "## Conformance to the TOSA target", "", "| op: rule | ops rejected |", "|---|---|"]
@@ -297,6 +330,22 @@ def to_markdown(summary: dict) -> str:
     for name, c in summary["categories"].items():
         out.append(f"| {name} | {c['stage']} | {_md(c['description'])} |")
     return "\n".join(out) + "\n"
+
+
+def _kernels_markdown(needed: dict | None) -> list[str]:
+    if not needed or not needed["ranked"]:
+        return []
+    out = ["", "## Ops a backend needs kernels for", "",
+           "What auto mode tunneled, ranked by the cases that need each op (CONTRACT.md 7.1 explains the "
+           "categories).", "", "| rank | op | cases | sites | why | e.g. case |", "|---|---|---|---|---|---|"]
+    for i, e in enumerate(needed["ranked"], 1):
+        why = ", ".join(f"{c} {n}" for c, n in e["categories"].items())
+        out.append(f"| {i} | `{_md(e['op'])}` | {e['cases']} | {e['sites']} | {why} | {_md(e['example'])} |")
+    kept = needed.get("kept_from_decomposition") or {}
+    if kept:
+        out += ["", "Kept from PyTorch's decompositions (decomposing them failed): "
+                + ", ".join(f"`{op}` ({n})" for op, n in kept.items())]
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -404,6 +453,13 @@ def to_html(summary: dict) -> str:
         body.append(f"<tr><td>{_e(r['name'])}</td><td>{_e(r['family'])}</td><td>{_badge(r['status'])}</td>"
                     f"<td>{_e(r['category'])}</td><td class=\"msg\">{_e(message)}</td>"
                     f"<td>{r['timings'].get('total', 0):.2f}</td></tr>")
+    needed = summary.get("kernels_needed")
+    if needed and needed["ranked"]:
+        body.append("</table><h2>Ops a backend needs kernels for</h2><table><tr><th>rank</th><th>op</th>"
+                    "<th>cases</th><th>sites</th><th>why</th><th>e.g. case</th></tr>")
+        body += [f"<tr><td>{i}</td><td><code>{_e(e['op'])}</code></td><td>{e['cases']}</td><td>{e['sites']}</td>"
+                 f"<td>{_e(', '.join(f'{c} {n}' for c, n in e['categories'].items()))}</td>"
+                 f"<td>{_e(e['example'])}</td></tr>" for i, e in enumerate(needed["ranked"], 1)]
     fallbacks = summary.get("export", {}).get("fallbacks", [])
     if fallbacks:
         body.append("</table><h2>Exported non-strict</h2><p>Strict <code>torch.export</code> failed on these "

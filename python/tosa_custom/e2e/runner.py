@@ -63,6 +63,9 @@ class CaseResult:
     tosa_target: str = ""
     conformant: bool | None = None
     violations: list[list[str]] = dataclasses.field(default_factory=list)  # [TOSA op, location, rule]
+    # Every tosa.custom site, [op identifier, category] (CONTRACT.md 7.1): what auto mode tunneled and why.
+    tunneled: list[list[str]] = dataclasses.field(default_factory=list)
+    kept_from_decomposition: list[str] = dataclasses.field(default_factory=list)  # auto mode
 
     @property
     def failed(self) -> bool:
@@ -100,17 +103,20 @@ def final_status(case: Case, mode: str, measured: str) -> str:
 def expected_reason(case: Case, mode: str) -> str | None:
     """Why `case` is expected to fail in `mode`, if it is (stock's, inherited, says so)."""
     inherited = case.inherited_failure(mode)
-    return case.expected_failure(mode) or (f"as in stock mode: {inherited}" if inherited else None)
+    source = "dummy" if mode == "auto" else "stock"
+    return case.expected_failure(mode) or (f"as in {source} mode: {inherited}" if inherited else None)
 
 
 def legal_ops_for(case: Case, mode: str, ops: Sequence[str] | None) -> list[str] | None:
-    """What compile() keeps: nothing (stock), everything (dummy), or a list."""
+    """What compile() keeps: nothing (stock), everything (dummy), what it must (auto), or a list."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
     if mode == "stock":
         return None
     if mode == "dummy":
         return ["*"]
+    if mode == "auto":
+        return ["auto"]
     return list(ops) if ops else list(case.selective_ops)
 
 
@@ -338,6 +344,8 @@ def _fill_from_report(result: CaseResult, report: CompileReport) -> None:
     result.converted = dict(report.converted)
     result.tosa_target = report.tosa_target
     result.skipped = [SkippedOp(s.identifier, s.category, s.message) for s in report.skipped]
+    result.tunneled = [[s.identifier, s.category] for s in report.tunneled]
+    result.kept_from_decomposition = sorted(report.kept_from_decomposition)
 
 
 class _Clock:
@@ -411,5 +419,5 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
     if result.status == "xpass":
         result.message = f"passed, but is expected to fail in {mode} mode: {result.xfail_reason}"
     elif result.status == "pass" and result.xfail_reason:
-        result.message = f"passes, although stock mode is expected to fail: the kept ops fixed it ({result.xfail_reason})"
+        result.message = f"passes, although it inherits an expected failure: the kept ops fixed it ({result.xfail_reason})"
     return result
