@@ -62,10 +62,12 @@ _COPIED = ("torch.constant.", "torch.prim.ListConstruct")
 @dataclasses.dataclass
 class Selection:
     """What `select` learnt. `lowered`: a copy of the module, converted with
-    exactly the marks `select` left and lowered through `pipelines.after_tunnel`
-    without error, or None when the last trial was a diagnostic one."""
+    exactly the marks `select` left, lowered through `pipelines.after_tunnel`
+    and validated for `target` without error, or None when the last trial was
+    a diagnostic one."""
 
     lowered: ir.Operation | None = None
+    target: "_target.TosaTarget | None" = None  # what `lowered` was validated against (attached and recorded)
     log: DiagnosticLog = dataclasses.field(default_factory=DiagnosticLog)
     trials: int = 0
 
@@ -190,9 +192,11 @@ def _errors(e: ir.MLIRError) -> list[Diagnostic]:
 
 
 def _trial(module_op, options: PassOptions, target, tagged: bool):
-    """Lower a copy as the pipeline would after this pass; returns the copy,
-    the errors (None: it lowered and validated) and the category they mean."""
-    copy = module_op.clone(ip=False) if hasattr(module_op, "clone") else module_op.operation.clone(ip=False)
+    """Lower a copy as the pipeline would after this pass (and attach,
+    validate and record the target, as compile() does last). Returns the
+    copy, the errors (None: it lowered and validated), the category they
+    mean, the log, and the target it was validated against."""
+    copy = module_op.clone(ip=False)
     if tagged:
         _tag(copy)
     log = DiagnosticLog()
@@ -200,18 +204,15 @@ def _trial(module_op, options: PassOptions, target, tagged: bool):
     try:
         build_pass_manager(_pipelines.after_tunnel(), log).run(copy)
     except ir.MLIRError as e:
-        return copy, _errors(e), "no-tosa-lowering", log
+        return copy, _errors(e), "no-tosa-lowering", log, None
     if target is None:
-        return copy, None, "", log
+        return copy, None, "", log, None
     chosen = target if isinstance(target, _target.TosaTarget) else _target.auto_target(copy)
     try:
-        build_pass_manager(chosen.pipeline()[:2]).run(copy)  # attach, validate
+        build_pass_manager(chosen.pipeline()).run(copy)
     except ir.MLIRError as e:
-        return copy, _errors(e), "not-conformant", log
-    finally:
-        if "tosa.target_env" in copy.attributes:
-            del copy.attributes["tosa.target_env"]
-    return copy, None, "", log
+        return copy, _errors(e), "not-conformant", log, None
+    return copy, None, "", log, chosen
 
 
 def _mark_from(errors: list[Diagnostic], ops: list[ir.Operation], free: set[int], category: str) -> int:
@@ -230,27 +231,37 @@ def select(module_op, listed: OpSelection, encoding: str, target) -> Selection:
     """Mark (attribute `tosa_custom.tunnel`) every op instance under
     `module_op` that must be tunneled besides the `listed` ones. `target`: a
     TosaTarget, "auto" (fitted to each trial's output) or None (no
-    conformance check)."""
+    conformance check). A model with nothing to tunnel costs one trial; the
+    probes run only after a trial failed."""
     ops = _candidates(module_op)
     free = [i for i, op in enumerate(ops) if not listed.matches(op_identifier(op), user_op=op.name == "torch.operator")]
     for i in free:
         reason = _static_reason(ops[i])
         if reason:
             _mark(ops[i], "wrong-lowering", reason)
-    unmarked = [i for i in free if MARK not in ops[i].attributes]
-    for j, message in _probe_isolated([ops[i] for i in unmarked]).items():
-        _mark(ops[unmarked[j]], "no-tosa-lowering", message)
     options = PassOptions(ops=listed, encoding=encoding)
-    selection, tagged = Selection(), False
+    selection, probed, tagged = Selection(), False, False
     while selection.trials < _MAX_TRIALS:
         selection.trials += 1
-        copy, errors, category, log = _trial(module_op, options, target, tagged)
+        copy, errors, category, log, validated = _trial(module_op, options, target, tagged)
         if errors is None:
-            selection.lowered, selection.log = (None if tagged else copy), log
+            selection.log = log
+            if not tagged:
+                selection.lowered, selection.target = copy, validated
             return selection
-        if tagged and not _mark_from(errors, ops, set(free), category):
-            return selection  # nothing left auto mode can tunnel: the pipeline reports the errors
-        tagged = not tagged
+        if not probed:
+            probed = True
+            unmarked = [i for i in free if MARK not in ops[i].attributes]
+            refused = _probe_isolated([ops[i] for i in unmarked])
+            for j, message in refused.items():
+                _mark(ops[unmarked[j]], "no-tosa-lowering", message)
+            tagged = not refused  # new marks: try them untagged first
+        elif tagged:
+            if not _mark_from(errors, ops, set(free), category):
+                return selection  # nothing left auto mode can tunnel: the pipeline reports the errors
+            tagged = False
+        else:
+            tagged = True
     return selection
 
 

@@ -361,6 +361,7 @@ class _Compilation:
         self.state_values: dict = {}  # initial values of the state the module holds (CONTRACT.md §12)
         self.log = DiagnosticLog()  # our passes' warnings from the final tunnel
         self.sources: dict[str, list[str]] = {}  # location -> the torch ops there, to name a TOSA op's source
+        self.validated = None  # auto mode: the target its adopted trial was already validated against
 
     # -- capture -------------------------------------------------------------
 
@@ -534,6 +535,7 @@ class _Compilation:
         self.pipeline += rest
         self.log.diagnostics.extend(late[-1].lowered_log.diagnostics)
         _adopt(module, lowered)
+        self.validated = late[-1].lowered_target
 
     def check_target(self, module: ir.Module) -> None:
         """Attach the TOSA target and validate the module against it."""
@@ -543,6 +545,9 @@ class _Compilation:
         if target == "auto":
             target = _target.auto_target(module)
         self.report.tosa_target = str(target)
+        if self.validated == target:  # auto mode's adopted trial ran these very passes
+            self.pipeline += target.pipeline()
+            return
         try:
             self.run(module, target.pipeline(), "Validating the TOSA", category="not-conformant")
         except CompileError as e:

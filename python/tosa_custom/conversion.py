@@ -120,6 +120,7 @@ class ConversionResult:
     # converted it and lowered by pipelines.after_tunnel() (auto.Selection).
     lowered: Any = None
     lowered_log: DiagnosticLog | None = None
+    lowered_target: Any = None  # the TosaTarget `lowered` was validated against and carries, if any
 
 
 class _Unrepresentable(Exception):
@@ -870,5 +871,5 @@ def convert_torch_backend_legal_to_tosa_custom(module: ir.Operation, ctx: PassCo
         ctx.failed = True
         return None
     if selection is not None:
-        result.lowered, result.lowered_log = selection.lowered, selection.log
+        result.lowered, result.lowered_log, result.lowered_target = selection.lowered, selection.log, selection.target
     return result
