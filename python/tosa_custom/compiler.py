@@ -50,6 +50,7 @@ class CompileReport:
 
     export_mode: str = ""  # "strict" or "non-strict"
     export_strict_error: str = ""  # why strict export failed, when it was retried non-strict
+    export_nonstrict_error: str = ""  # why a non-strict capture was redone strict (model state taken for constants)
     ops_seen: dict[str, int] = dataclasses.field(default_factory=dict)
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
