@@ -290,6 +290,10 @@ def _export_strict_for_state(model, args, dynamic, hidden: list[str], report):
     itself), used when non-strict export took model state for constants."""
     why = (f"non-strict torch.export took the model's {', '.join(repr(h) for h in hidden)} for constants "
            "(reached through an object that is not a module), so a write to them would be lost")
+    state = dict(list(model.named_buffers()) + list(model.named_parameters()))
+    for name in hidden:
+        if state[name].grad_fn is not None:  # the trace wrote the model's own tensor, with autograd history
+            state[name].detach_()
     try:
         with quiet_torch():
             program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=True)
