@@ -236,7 +236,7 @@ def export(model, args, dynamic, export_strict, report):
                 + (f"; strict export failed first ({report.export_strict_error})" if report.export_strict_error else ""),
                 category="export-failed",
             ) from e
-        hidden = [] if strict_mode else state_taken_for_constants(program, model)
+        hidden = [] if strict_mode else _state_taken_for_constants(program, model)
         if hidden:
             return _export_strict_for_state(model, args, dynamic, hidden, report)
         report.export_mode = "strict" if strict_mode else "non-strict"
@@ -244,7 +244,7 @@ def export(model, args, dynamic, export_strict, report):
     raise AssertionError("unreachable")
 
 
-def state_taken_for_constants(program, model) -> list[str]:
+def _state_taken_for_constants(program, model) -> list[str]:
     """Buffers and parameters of `model` that a non-strict export captured as
     constants (`lifted_tensor_N`): the model reached them through an object
     that is not a module (transformers' StaticCache holds its cache tensors
@@ -255,7 +255,8 @@ def state_taken_for_constants(program, model) -> list[str]:
 
     owned = {}
     for name, t in list(model.named_buffers()) + list(model.named_parameters()):
-        owned.setdefault(t.untyped_storage().data_ptr(), name)
+        if t.untyped_storage().data_ptr():  # zero-size tensors all have address 0
+            owned.setdefault(t.untyped_storage().data_ptr(), name)
     placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
     hidden = []
     for spec in program.graph_signature.input_specs:
