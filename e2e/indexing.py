@@ -143,9 +143,9 @@ def IndexAddModule_duplicates():
     return Fn(lambda x, idx, src: torch.index_add(x, 0, idx, src, alpha=2.0))
 
 
-@case(inputs=lambda: (torch.randn(3, 5), torch.tensor([4, 1]), torch.randn(3, 2)), family=FAMILY,
-      xfail={"stock": "index_copy decomposes to aten.index_put on dim 1, which torch-mlir cannot lower to TOSA"})
+@case(inputs=lambda: (torch.randn(3, 5), torch.tensor([4, 1]), torch.randn(3, 2)), family=FAMILY)
 def IndexCopyModule_dim1():
+    """index_put on dim 1, which compile() moves to dim 0 for TorchToTosa."""
     return Fn(lambda x, idx, src: torch.index_copy(x, 1, idx, src))
 
 

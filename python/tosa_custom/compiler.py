@@ -49,6 +49,7 @@ class CompileReport:
 
     export_mode: str = ""  # "strict" or "non-strict"
     export_strict_error: str = ""  # why strict export failed, when it was retried non-strict
+    export_nonstrict_error: str = ""  # why a non-strict capture was redone strict (model state taken for constants)
     ops_seen: dict[str, int] = dataclasses.field(default_factory=dict)
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
@@ -609,7 +610,10 @@ def compile(
     PyTorch itself, so Python functions are not needed and are refused).
     `strict` makes an op that cannot be tunneled an error instead of a warning.
     `export_strict`: False exports non-strict, True strict, "auto" tries strict
-    and retries non-strict (the report says which was used). `backend_legal_ops=["*"]`
+    and retries non-strict (the report says which was used); a non-strict capture
+    that took a buffer the model writes for a constant (reached through an object
+    that is not a module, as transformers' StaticCache holds its cache) is redone
+    strict, which follows it (`report.export_nonstrict_error` says why). `backend_legal_ops=["*"]`
     is the dummy mode: nothing is decomposed on either side and every op is tried.
     `report` (a `CompileReport`) is filled with what happened to each op.
     `weights="arguments"` makes every parameter and persistent buffer a named
