@@ -37,7 +37,7 @@ from .diagnostics import Diagnostic, DiagnosticLog
 from .passes import Option, PassContext, build_pass_manager, register_pass
 from .schema import OpSelection, op_identifier
 
-__all__ = ["AT_IMPORT", "CATEGORIES", "Selection", "select"]
+__all__ = ["AT_IMPORT", "CATEGORIES", "Selection", "at_import_element", "select"]
 
 AT_IMPORT = "tosa-custom-auto-at-import"
 
@@ -91,7 +91,8 @@ def _static_reason(op) -> str | None:
         return problem
     wrong = _wrong.find(op)
     if wrong:
-        return f"TorchToTosa's lowering differs from eager ({wrong.detail}; OpInfo sample {wrong.sample})"
+        when = f" with {wrong.condition}" if wrong.condition else ""
+        return f"TorchToTosa's lowering of it{when} differs from eager ({wrong.detail}; shown by {wrong.sample})"
     return None
 
 
@@ -265,18 +266,34 @@ def select(module_op, listed: OpSelection, encoding: str, target) -> Selection:
     return selection
 
 
+_AT_IMPORT_REASONS = {
+    "no-tosa-lowering": "torch-mlir's lowering to the backend contract fails on it, or turns it into ops its TOSA "
+                        "lowering cannot take: tunneled as PyTorch wrote it",
+    "wrong-lowering": "torch-mlir turns it into ops its TOSA lowering computes wrongly: tunneled as PyTorch wrote it",
+    "not-conformant": "torch-mlir turns it into ops whose TOSA breaks the target: tunneled as PyTorch wrote it",
+}
+
+
+def at_import_element(ops_by_category: dict[str, list[str]]) -> str:
+    """The `tosa-custom-auto-at-import` pipeline element marking these ops."""
+    options = " ".join(f"{category}={','.join(ops)}" for category, ops in sorted(ops_by_category.items()) if ops)
+    return f"{AT_IMPORT}{{{options}}}" if options else AT_IMPORT
+
+
 @register_pass(AT_IMPORT,
                "Auto mode, before torch-mlir's pipeline: mark for the tunnel the ops it cannot take to the backend "
-               "contract (every torch.operator: an op torch-mlir has no definition for; and the ops= its lowering "
-               "failed on)",
-               options=(Option("ops", "ops torch-mlir's lowering to the backend contract failed on", OpSelection(),
-                               OpSelection, metavar="a,b"),))
+               "contract (every torch.operator: an op torch-mlir has no definition for) and the ops named per "
+               "category (those its lowering failed on, or replaced by ops auto mode had to tunnel)",
+               options=tuple(Option(category, f"ops to tunnel as {category}", OpSelection(), OpSelection,
+                                    metavar="a,b") for category in _AT_IMPORT_REASONS))
 def mark_at_import(module: ir.Operation, ctx: PassContext) -> None:
-    failed = ctx.options.ops
     for op in _candidates(module):
         identifier = op_identifier(op)
         if op.name == "torch.operator":
             _mark(op, "no-tosa-lowering", f"torch-mlir has no op for {identifier} (it imports it as torch.operator), "
                                           "so none of its passes can lower it")
-        elif failed.matches(identifier):
-            _mark(op, "no-tosa-lowering", "torch-mlir's lowering to the backend contract fails on it")
+            continue
+        for category, reason in _AT_IMPORT_REASONS.items():
+            if getattr(ctx.options, category).matches(identifier):
+                _mark(op, category, reason)
+                break

@@ -30,7 +30,7 @@ from . import pipelines as _pipelines
 from . import signature as _signature
 from . import target as _target
 from .weights import export as _weights
-from .conversion import PASS_ARGUMENT, TENSORIZE_SCALAR_BOUNDARY, ConversionResult, Site, Skipped
+from .conversion import PASS_ARGUMENT, TENSORIZE_SCALAR_BOUNDARY, USER_LISTED, ConversionResult, Site, Skipped
 from .diagnostics import CompileError, Diagnostic, DiagnosticLog, format_location
 from .passes import build_pass_manager, lookup_pass, name_and_options, pipeline_text, split_pipeline
 from .schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
@@ -363,6 +363,7 @@ class _Compilation:
         self.log = DiagnosticLog()  # our passes' warnings from the final tunnel
         self.sources: dict[str, list[str]] = {}  # location -> the torch ops there, to name a TOSA op's source
         self.validated = None  # auto mode: the target its adopted trial was already validated against
+        self.imported: dict[str, list[str]] = {}  # location -> the torch ops there at import
 
     # -- capture -------------------------------------------------------------
 
@@ -417,15 +418,15 @@ class _Compilation:
         self.pipeline += elements
         run_pipeline(module, elements, what, **kw)
 
-    def tunnel_at_import(self, module: ir.Module, failed: Sequence[str] = ()) -> list[ConversionResult]:
+    def tunnel_at_import(self, module: ir.Module, at_import: dict[str, list[str]] | None = None
+                         ) -> list[ConversionResult]:
         """Tunnel listed ops before torch-mlir's pipeline sees them: its
         canonicalizations and decompositions rewrite some ops even when they
         are backend-legal (int8 _int_mm becomes mm), and it cannot lower ops
         it only knows as torch.operator (auto mode tunnels those, and the
-        `failed` ops its lowering to the backend contract failed on). Ops
-        skipped here are retried, and reported, at the backend contract."""
-        auto = [f"{_auto.AT_IMPORT}{{ops={','.join(failed)}}}" if failed else _auto.AT_IMPORT] \
-            if self.settings.selection.auto else []
+        `at_import` ops, category -> op names). Ops skipped here are retried,
+        and reported, at the backend contract."""
+        auto = [_auto.at_import_element(at_import or {})] if self.settings.selection.auto else []
         elements = [TENSORIZE_SCALAR_BOUNDARY, *auto, self.settings.ops_option(strict=False, auto=False),
                     TENSORIZE_SCALAR_BOUNDARY]
         results: list[ConversionResult] = []
@@ -434,19 +435,22 @@ class _Compilation:
                  on_result={PASS_ARGUMENT: results.append})
         return results
 
-    def to_contract(self, module: ir.Module) -> ir.Module:
+    def to_contract(self, module: ir.Module, at_import: dict[str, list[str]] | None = None) -> ir.Module:
         """Tunnel at import, then torch-mlir's lowering to the backend
         contract. In auto mode, an op that lowering fails on is tunneled at
-        import of a fresh module instead (at most a few rounds)."""
-        failed: list[str] = []
+        import of a fresh module instead (at most a few rounds), as are the
+        `at_import` ops (category -> op names)."""
+        at_import = {category: list(ops) for category, ops in (at_import or {}).items()}
         tunnel = self.settings.tunnel or self.settings.selection.auto
+        self.imported = _torch_ops_by_location(module)
         while True:
             start = len(self.pipeline)
-            results = self.tunnel_at_import(module, failed) if tunnel else []
+            results = self.tunnel_at_import(module, at_import) if tunnel else []
             self.show("torch IR (import" + (", listed ops tunneled)" if tunnel else ")"), module)
             try:
                 self.to_backend_contract(module)
             except CompileError as e:
+                failed = at_import.setdefault("no-tosa-lowering", [])
                 new = [op for op in e.ops if op not in failed and op != "torch.operator"]
                 if not self.settings.selection.auto or not new or len(failed) >= _MAX_CONTRACT_RETRIES:
                     raise
@@ -521,6 +525,45 @@ class _Compilation:
             for result in late:
                 self.report._add_converted(result)
                 self.report.skipped.extend(result.skipped)
+
+    def tosa_stage(self, module: ir.Module, present: collections.Counter) -> ir.Module:
+        """to_tosa. Auto mode tunnels ops as PyTorch wrote them: when it
+        chose ops torch-mlir's pipeline made in place of an imported op (its
+        decomposition's pieces, or an op it rewrote with other semantics:
+        `_embedding_bag` becomes `embedding_bag.padding_idx`, whose -1 then
+        means the last row), compile() starts again from a fresh import with
+        the imported op tunneled at import."""
+        try:
+            self.to_tosa(module)
+        finally:
+            _report_rewritten(self.report, self.settings.selection, present)
+        replaced = self._replaced_by_torch_mlir() if self.settings.selection.auto else []
+        if not replaced:
+            return module
+        self.report.converted, self.report.skipped, self.report.tunneled = {}, [], []
+        self.pipeline, self.validated, self.log = [], None, DiagnosticLog()
+        module = self.import_module()
+        self.record_outputs(module)
+        module = self.to_contract(module, replaced)
+        present = self.check_kept(module)
+        try:
+            self.to_tosa(module)
+        finally:
+            _report_rewritten(self.report, self.settings.selection, present)
+        return module
+
+    def _replaced_by_torch_mlir(self) -> dict[str, list[str]]:
+        """The imported ops that torch-mlir's pipeline replaced by the ops auto
+        mode tunneled in their place (same location; absent there at the
+        backend contract), by the category of the site that found them."""
+        found: dict[str, set[str]] = {}
+        for site in self.report.tunneled:
+            imported = self.imported.get(site.location, [])
+            if site.category != USER_LISTED and site.identifier not in imported:
+                replaced = set(imported) - set(self.sources.get(site.location, []))
+                if replaced:
+                    found.setdefault(site.category, set()).update(replaced)
+        return {category: sorted(ops) for category, ops in found.items()}
 
     def _tunnel_auto(self, module: ir.Module, tunnel: list[str], rest: list[str], late: list) -> None:
         """Auto mode's tunnel tried the lowering on copies (auto.py); when its
@@ -651,10 +694,7 @@ def compile(
     if settings.output is OutputType.LINALG_ON_TENSORS:
         c.to_linalg(module)
         return c.finish(module)
-    try:
-        c.to_tosa(module)
-    finally:
-        _report_rewritten(report, settings.selection, present)
+    module = c.tosa_stage(module, present)
     c.check_target(module)
     c.show("TOSA", module)
     return c.finish(module)

@@ -36,6 +36,7 @@ __all__ = [
     "SKIP_CATEGORIES",
     "tensorize_builtin_scalar_boundary",
     "tensorize_scalar_boundary",
+    "constant_list",
     "convert_module",
 ]
 
@@ -228,6 +229,17 @@ def _constant(value: ir.Value) -> Any:
         if isinstance(attr, (ir.FloatAttr, ir.StringAttr)):
             return attr.value
     return _NOT_CONSTANT
+
+
+def constant_list(value: ir.Value) -> list | None:
+    """The Python values of a `torch.prim.ListConstruct` of constants (a
+    pad, a shape), else None: for rules about an op instance's arguments
+    (wrong_lowerings.py)."""
+    op = _defining_op(_look_through(value))
+    if op is None or op.name != "torch.prim.ListConstruct":
+        return None
+    items = [_constant(v) for v in op.operands]
+    return None if any(item is _NOT_CONSTANT for item in items) else items
 
 
 # --------------------------------------------------------------------------
@@ -688,6 +700,7 @@ def tensorize_scalar_boundary(module: ir.Operation, ctx: PassContext | None = No
             func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
             _ir.add_signature_attrs(func, "arg_attrs", len(inputs), {k: v for k, v in arg_marks.items() if v})
             _ir.add_signature_attrs(func, "res_attrs", len(results), res_marks)
+    _erase_dead_carriers(module)  # a result's carrier, now unused, is not an op TorchToTosa could lower
 
 
 # The builtin scalar types torch-mlir lowers Python numbers to, by kind.

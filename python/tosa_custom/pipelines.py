@@ -9,7 +9,7 @@ from torch_mlir import passmanager
 
 from . import checks as _checks
 from . import narrow as _narrow
-from .conversion import TENSORIZE_BUILTIN_SCALAR_BOUNDARY
+from .conversion import TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY
 from .passes import split_pipeline
 
 __all__ = ["after_tunnel", "tosa_lowering"]
@@ -26,8 +26,9 @@ def tosa_lowering() -> list[str]:
 
 
 def after_tunnel() -> list[str]:
-    """Everything after the tunnel: refuse what TorchToTosa would compute
-    wrongly, lower, tidy, narrow what the target forbids, check that only TOSA
-    remains. Call inside an `ir.Context`."""
-    return [_checks.CHECK_SIGN_SEMANTICS, *tosa_lowering(), _checks.TENSOR_CONSTANTS_AS_TOSA,
+    """Everything after the tunnel: return the numbers and complex values a
+    tosa.custom made as tensors (auto mode tunnels some only here), refuse
+    what TorchToTosa would compute wrongly, lower, tidy, narrow what the
+    target forbids, check that only TOSA remains. Call inside an `ir.Context`."""
+    return [TENSORIZE_SCALAR_BOUNDARY, _checks.CHECK_SIGN_SEMANTICS, *tosa_lowering(), _checks.TENSOR_CONSTANTS_AS_TOSA,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_F64, _narrow.NARROW_I64_GATHER, _checks.VERIFY_TOSA]

@@ -52,6 +52,17 @@ _CASES = {
                      {"torch.aten.pow.Tensor_Scalar": _NONE}),
     # torch-mlir has no op for median: imported as torch.operator, tunneled at import.
     "median": (lambda x: torch.median(x), (_randn(3, 5),), {"torch.aten.median": _NONE}),
+    # Ops as PyTorch wrote them: torch-mlir turns roll into slices it cannot lower, and _embedding_bag into
+    # embedding_bag.padding_idx, whose padding_idx=-1 then means the last row: the imported op is tunneled.
+    "roll": (lambda x: torch.roll(x, shifts=2, dims=1), (_randn(3, 5),), {"torch.aten.roll": _NONE}),
+    "embedding_bag_module": (torch.nn.EmbeddingBag(10, 5, mode="mean"),
+                             (torch.randint(0, 10, (3, 4), generator=torch.Generator().manual_seed(2)),),
+                             {"torch.aten._embedding_bag": _NONE}),
+    # Complex values reach the tunneled op and leave it through the function boundary (CONTRACT.md 4.7).
+    "complex_mul": (torch.mul, (torch.randn(3, 4, dtype=torch.complex64), torch.randn(3, 4, dtype=torch.complex64)),
+                    {"torch.aten.mul.Tensor": _NONE}),
+    # A lowering known wrong for some instances (wrong_lowerings.py): a negative pad crops wrongly.
+    "negative_pad": (lambda x: F.pad(x, (-1, 1, 1, -1)), (_randn(2, 3, 4),), {"torch.aten.constant_pad_nd": _WRONG}),
     # Refused in stock mode (a silently wrong answer): tunneled instead.
     "uint8_maximum": (lambda x, y: torch.maximum(x, y),
                       (torch.tensor([200, 3], dtype=torch.uint8), torch.tensor([100, 7], dtype=torch.uint8)),
@@ -59,6 +70,9 @@ _CASES = {
     "bool_add": (lambda x, y: (x + y).to(torch.int32), (torch.tensor([True, False, True]), torch.tensor([True, True, False])),
                  {"torch.aten.add.Tensor": _WRONG}),
 }
+
+
+_STOCK_WRONG = {"negative_pad"}
 
 
 def _compile(model, args, **kw):
@@ -76,16 +90,32 @@ def _flat(value):
 @pytest.mark.parametrize("name", sorted(_CASES))
 def test_auto_tunnels_exactly_what_stock_cannot_lower(name):
     fn, args, expected = _CASES[name]
-    model = Fn(fn)
-    with pytest.raises(CompileError):  # stock mode stops on it
-        _compile(model, args)
+    model = fn.eval() if isinstance(fn, torch.nn.Module) else Fn(fn)
+    if name in _STOCK_WRONG:  # stock mode computes something else
+        stock, _ = _compile(model, args)
+        assert not torch.allclose(runtime.load(stock)(*args), model(*args))
+    else:
+        with pytest.raises(CompileError):  # stock mode stops on it
+            _compile(model, args)
     module, report = _compile(model, args, backend_legal_ops="auto")
     tunneled = {site.identifier: site.category for site in report.tunneled}
     assert tunneled == expected
     assert all(site.reason for site in report.tunneled)
     assert str(module).count("tosa.custom ") == len(report.tunneled)
-    for actual, reference in zip(_flat(runtime.load(module)(*args)), _flat(model(*args)), strict=True):
+    with torch.no_grad():
+        expected_values = _flat(model(*args))
+    for actual, reference in zip(_flat(runtime.load(module)(*args)), expected_values, strict=True):
         torch.testing.assert_close(actual, reference, rtol=1e-5, atol=1e-6)
+
+
+def test_a_python_number_result_of_a_tunneled_op():
+    """item() as a Python float: Float.Tensor has no TOSA lowering; its f64
+    result is outside TOSA 1.0, hence no target here."""
+    model, args = Fn(lambda x: x.sum().item()), (_randn(3, 4),)
+    module, report = _compile(model, args, backend_legal_ops="auto", tosa_target=None)
+    assert [(s.identifier, s.category) for s in report.tunneled] == [("torch.aten.Float.Tensor", _NONE)]
+    result = runtime.load(module)(*args)
+    assert type(result) is float and result == pytest.approx(model(*args), rel=1e-6)
 
 
 def test_auto_with_nothing_to_tunnel_is_stock():
@@ -114,7 +144,8 @@ def test_not_conformant_instances_are_tunneled_and_the_output_validates():
         _compile(model, args)
     assert stock.value.category == "not-conformant"
     module, report = _compile(model, args, backend_legal_ops="auto")
-    assert [(s.identifier, s.category) for s in report.tunneled] == [("torch.aten.min.dim", "not-conformant")]
+    # torch-mlir made the min.dim from the model's argmin: the argmin is tunneled, as PyTorch wrote it.
+    assert [(s.identifier, s.category) for s in report.tunneled] == [("torch.aten.argmin", "not-conformant")]
     assert report.tosa_target  # validated
     assert torch.equal(runtime.load(module)(*args), model(*args))
 
