@@ -646,7 +646,10 @@ def _scalar_literal(value: ir.Value) -> ir.Value | None:
 
 @register_pass(TENSORIZE_SCALAR_BOUNDARY,
                "Make Python-number and complex arguments and results of public torch functions 0-d and real-pair "
-               "tensors (CONTRACT.md 4.7)")
+               "tensors (CONTRACT.md 4.7)",
+               options=(Option("arguments", "arguments too (after the tunnel, only the results a tosa.custom made "
+                               "need it: an argument's carrier would then be left for TorchToTosa)", True,
+                               parse_flag, metavar="true|false"),))
 def tensorize_scalar_boundary(module: ir.Operation, ctx: PassContext | None = None) -> None:
     """Python-scalar and complex arguments and results of public functions
     become tensors TOSA can type (CONTRACT.md 4.7): a scalar a 0-d tensor, a
@@ -655,13 +658,14 @@ def tensorize_scalar_boundary(module: ir.Operation, ctx: PassContext | None = No
     converted ops read through; a result that a carrier made is returned as
     the carrier's operand, marked `tosa_custom.scalar` or `tosa_custom.dtype`
     so the runtime (and a backend) can give the caller what the model did."""
+    arguments = ctx.options.arguments if ctx is not None else True
     for func in _ir.public_functions(module):
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         block = func.regions[0].blocks[0]
         inputs = list(ftype.inputs)
         arg_marks: dict[int, dict[str, str]] = {}
         first = block.operations[0] if len(block.operations) else None
-        for i, arg in enumerate(block.arguments):
+        for i, arg in enumerate(block.arguments if arguments else ()):
             text = str(arg.type)
             cplx = _complex_of(text)
             if text in _SCALAR_RESULTS:

@@ -30,5 +30,5 @@ def after_tunnel() -> list[str]:
     tosa.custom made as tensors (auto mode tunnels some only here), refuse
     what TorchToTosa would compute wrongly, lower, tidy, narrow what the
     target forbids, check that only TOSA remains. Call inside an `ir.Context`."""
-    return [TENSORIZE_SCALAR_BOUNDARY, _checks.CHECK_SIGN_SEMANTICS, *tosa_lowering(), _checks.TENSOR_CONSTANTS_AS_TOSA,
+    return [f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _checks.CHECK_SIGN_SEMANTICS, *tosa_lowering(), _checks.TENSOR_CONSTANTS_AS_TOSA,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_F64, _narrow.NARROW_I64_GATHER, _checks.VERIFY_TOSA]

@@ -196,3 +196,26 @@ def test_a_failing_pytorch_decomposition_is_named_in_stock_and_kept_in_auto():
     with torch.no_grad():
         expected = model(*args)
     torch.testing.assert_close(runtime.load(module)(*args), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_scalar_argument_read_by_a_tunneled_op_lowers():
+    """The pass fuzzer: after ops=auto, the rest of the lowering made a
+    `!torch.int` argument a 0-d tensor behind a carrier TorchToTosa cannot
+    lower; after the tunnel only results are made tensors."""
+    from torch_mlir import ir
+
+    from tosa_custom import _ir
+    from tosa_custom.passes import build_pass_manager
+    from tosa_custom.pipelines import after_tunnel
+
+    text = """
+    func.func @f(%arg0: !torch.vtensor<[4],si64>, %arg1: !torch.int) -> !torch.vtensor<[4],si64> {
+      %0 = torch.aten.pow.Tensor_Scalar %arg0, %arg1 : !torch.vtensor<[4],si64>, !torch.int -> !torch.vtensor<[4],si64>
+      return %0 : !torch.vtensor<[4],si64>
+    }"""
+    with _ir.make_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        build_pass_manager(["convert-torch-backend-legal-to-tosa-custom{ops=auto}", *after_tunnel()]).run(
+            module.operation)
+        assert 'operator_name = "torch.aten.pow.Tensor_Scalar", tosa_custom.tunneled = "no-tosa-lowering"' \
+            in str(module)
