@@ -109,10 +109,9 @@ def _check_auto(case) -> Outcome:
     text = _mutate(case["text"], case["mutations"])
     ctx = _common.context()
     with ctx, ir.Location.unknown():
-        try:
-            module = ir.Module.parse(text)
-        except ir.MLIRError as e:
-            return Outcome(CLEAN, f"mutated IR does not parse: {str(e).splitlines()[-1][:150]}")
+        module = _parse(text)
+        if isinstance(module, Outcome):
+            return module
         log = DiagnosticLog().attach(ctx)
         try:
             try:
@@ -293,11 +292,7 @@ def _check_inplace(case) -> Outcome:
             return clean_or_defect(e, (ValueError,))
         finally:
             log.detach()
-        _no_internal_error(log, text)
-        try:
-            module.operation.verify()
-        except ir.MLIRError as e:
-            raise Defect("wrong", f"the pass left IR that does not verify: {e}\n{text}") from None
+        _verified(log, module, text)
         names = [str(c.attributes["operator_name"]).strip('"') for c in tosa_custom.custom_ops(module)]
     return _inplace_outcome(case, options, result, names)
 
@@ -396,10 +391,9 @@ def check(case: dict) -> Outcome:
     selection = case["selection"].replace("SELF", case["identifier"])
     ctx = _common.context()
     with ctx, ir.Location.unknown():
-        try:
-            module = ir.Module.parse(text)
-        except ir.MLIRError as e:
-            return Outcome(CLEAN, f"mutated IR does not parse: {str(e).splitlines()[-1][:150]}")
+        module = _parse(text)
+        if isinstance(module, Outcome):
+            return module
         if not module.operation.verify():
             return Outcome(CLEAN, "mutated IR does not verify")
         log = DiagnosticLog().attach(ctx)
@@ -419,11 +413,7 @@ def check(case: dict) -> Outcome:
                 return clean_or_defect(e, (ValueError,))
         finally:
             log.detach()
-        _no_internal_error(log, text)
-        try:
-            module.operation.verify()
-        except ir.MLIRError as e:
-            raise Defect("wrong", f"the pass left IR that does not verify: {e}\n{text}") from None
+        _verified(log, module, text)
         customs = tosa_custom.custom_ops(module)
         for custom in customs:
             try:
@@ -435,6 +425,27 @@ def check(case: dict) -> Outcome:
         return Outcome(CORRECT, f"{len(customs)} converted")
     warnings = log.of("warning")
     return Outcome(CLEAN, warnings[0].message[:150] if warnings else "nothing selected")
+
+
+def _parse(text):
+    """The mutated module, or the clean outcome of a mutation that broke its syntax."""
+    from torch_mlir import ir
+
+    try:
+        return ir.Module.parse(text)
+    except ir.MLIRError as e:
+        return Outcome(CLEAN, f"mutated IR does not parse: {str(e).splitlines()[-1][:150]}")
+
+
+def _verified(log, module, text) -> None:
+    """No internal error was logged and the pass left IR that verifies."""
+    from torch_mlir import ir
+
+    _no_internal_error(log, text)
+    try:
+        module.operation.verify()
+    except ir.MLIRError as e:
+        raise Defect("wrong", f"the pass left IR that does not verify: {e}\n{text}") from None
 
 
 def _no_internal_error(log, text):

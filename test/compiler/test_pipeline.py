@@ -27,6 +27,16 @@ def _printed_pipeline(out: str) -> str:
     return lines[at[0] + 1]
 
 
+def _replay(tmp_path, raw, pipeline: str) -> str:
+    """`tosa-custom-opt --pass-pipeline=<pipeline>` on the raw import, as a user would run it."""
+    source = tmp_path / "raw.mlir"
+    source.write_text(raw.operation.get_asm())
+    replay = subprocess.run([sys.executable, "-m", "tosa_custom.opt", str(source), f"--pass-pipeline={pipeline}"],
+                            capture_output=True, text=True, timeout=600)
+    assert replay.returncode == 0, replay.stderr[-3000:]
+    return replay.stdout
+
+
 def _compile(model, args, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -49,12 +59,7 @@ def test_verbose_pipeline_replays_byte_for_byte(tmp_path, capsys, ops, output_ty
     pipeline = _printed_pipeline(capsys.readouterr().out)
     assert pipeline.startswith("builtin.module(") and "torchdynamo-export-to-torch-backend-pipeline" in pipeline
     assert ("convert-torch-backend-legal-to-tosa-custom{ops=" in pipeline) == bool(ops and output_type == "tosa")
-    source = tmp_path / "raw.mlir"
-    source.write_text(raw.operation.get_asm())
-    replay = subprocess.run([sys.executable, "-m", "tosa_custom.opt", str(source), f"--pass-pipeline={pipeline}"],
-                            capture_output=True, text=True, timeout=600)
-    assert replay.returncode == 0, replay.stderr[-3000:]
-    assert replay.stdout == module.operation.get_asm()
+    assert _replay(tmp_path, raw, pipeline) == module.operation.get_asm()
 
 
 def test_each_of_our_steps_is_in_the_printed_pipeline(capsys):
@@ -85,10 +90,6 @@ def test_auto_pipeline_replays_byte_for_byte(tmp_path, capsys):
     module = _compile(_NeedsAuto(), args, backend_legal_ops=["aten.tanh", "auto"], verbose=True)
     pipeline = _printed_pipeline(capsys.readouterr().out)
     assert "tosa-custom-auto-at-import" in pipeline and "{ops=aten.tanh,auto " in pipeline
-    source = tmp_path / "raw.mlir"
-    source.write_text(raw.operation.get_asm())
-    replay = subprocess.run([sys.executable, "-m", "tosa_custom.opt", str(source), f"--pass-pipeline={pipeline}"],
-                            capture_output=True, text=True, timeout=600)
-    assert replay.returncode == 0, replay.stderr[-3000:]
-    assert replay.stdout == module.operation.get_asm()
-    assert replay.stdout.count("tosa.custom") == 4  # tanh, atan2, pow, maximum
+    replayed = _replay(tmp_path, raw, pipeline)
+    assert replayed == module.operation.get_asm()
+    assert replayed.count("tosa.custom") == 4  # tanh, atan2, pow, maximum
