@@ -37,7 +37,7 @@ from .diagnostics import Diagnostic, DiagnosticLog
 from .passes import Option, PassContext, build_pass_manager, register_pass
 from .schema import OpSelection, op_identifier
 
-__all__ = ["AT_IMPORT", "CATEGORIES", "Selection", "at_import_element", "select"]
+__all__ = ["AT_IMPORT", "CATEGORIES", "Instances", "Selection", "at_import_element", "instances_by_location", "select"]
 
 AT_IMPORT = "tosa-custom-auto-at-import"
 
@@ -280,20 +280,62 @@ def at_import_element(ops_by_category: dict[str, list[str]]) -> str:
     return f"{AT_IMPORT}{{{options}}}" if options else AT_IMPORT
 
 
+@dataclasses.dataclass(frozen=True)
+class Instances:
+    """`a,b#2`: every instance of op `a` (any spelling OpSelection reads),
+    and the instance of op `b` at index 2 among its instances in the module's
+    order (`torch.aten.b` spelt in full): one instance, not its every use."""
+
+    names: OpSelection = dataclasses.field(default_factory=OpSelection)
+    indexed: frozenset = frozenset()
+
+    @staticmethod
+    def parse(text: str) -> "Instances":
+        names, indexed = [], set()
+        for spec in (s.strip() for s in text.split(",") if s.strip()):
+            name, hash_, index = spec.partition("#")
+            if hash_:
+                if not index.isdigit():
+                    raise ValueError(f"'{spec}': expected OP#INDEX with a number")
+                indexed.add((name if name.startswith("torch.") else f"torch.{name}", int(index)))
+            else:
+                names.append(spec)
+        return Instances(OpSelection(names), frozenset(indexed))
+
+    def matches(self, identifier: str, index: int) -> bool:
+        return self.names.matches(identifier) or (identifier, index) in self.indexed
+
+
 @register_pass(AT_IMPORT,
                "Auto mode, before torch-mlir's pipeline: mark for the tunnel the ops it cannot take to the backend "
                "contract (every torch.operator: an op torch-mlir has no definition for) and the ops named per "
-               "category (those its lowering failed on, or replaced by ops auto mode had to tunnel)",
-               options=tuple(Option(category, f"ops to tunnel as {category}", OpSelection(), OpSelection,
-                                    metavar="a,b") for category in _AT_IMPORT_REASONS))
+               "category (those its lowering failed on, or replaced by ops auto mode had to tunnel: OP#N is the "
+               "N-th instance of OP in the module's order)",
+               options=tuple(Option(category, f"ops to tunnel as {category}", Instances(), Instances.parse,
+                                    metavar="a,b#N") for category in _AT_IMPORT_REASONS))
 def mark_at_import(module: ir.Operation, ctx: PassContext) -> None:
+    seen: dict[str, int] = {}
     for op in _candidates(module):
         identifier = op_identifier(op)
+        index = seen[identifier] = seen.get(identifier, -1) + 1
         if op.name == "torch.operator":
             _mark(op, "no-tosa-lowering", f"torch-mlir has no op for {identifier} (it imports it as torch.operator), "
                                           "so none of its passes can lower it")
             continue
         for category, reason in _AT_IMPORT_REASONS.items():
-            if getattr(ctx.options, category).matches(identifier):
+            if getattr(ctx.options, category).matches(identifier, index):
                 _mark(op, category, reason)
                 break
+
+
+def instances_by_location(module_op) -> dict[str, list[str]]:
+    """location -> `OP#N` of each op with results there (the N-th instance of
+    OP in the module's order, as `tosa-custom-auto-at-import` counts them)."""
+    found: dict[str, list[str]] = {}
+    seen: dict[str, int] = {}
+    for op in _candidates(module_op):
+        identifier = op_identifier(op)
+        seen[identifier] = seen.get(identifier, -1) + 1
+        if len(op.results):
+            found.setdefault(str(op.location), []).append(f"{identifier}#{seen[identifier]}")
+    return found

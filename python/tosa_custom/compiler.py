@@ -363,7 +363,7 @@ class _Compilation:
         self.log = DiagnosticLog()  # our passes' warnings from the final tunnel
         self.sources: dict[str, list[str]] = {}  # location -> the torch ops there, to name a TOSA op's source
         self.validated = None  # auto mode: the target its adopted trial was already validated against
-        self.imported: dict[str, list[str]] = {}  # location -> the torch ops there at import
+        self.imported: dict[str, list[str]] = {}  # location -> the torch op instances (OP#N) there at import
 
     # -- capture -------------------------------------------------------------
 
@@ -442,7 +442,7 @@ class _Compilation:
         `at_import` ops (category -> op names)."""
         at_import = {category: list(ops) for category, ops in (at_import or {}).items()}
         tunnel = self.settings.tunnel or self.settings.selection.auto
-        self.imported = _torch_ops_by_location(module)
+        self.imported = _auto.instances_by_location(module.operation)
         while True:
             start = len(self.pipeline)
             results = self.tunnel_at_import(module, at_import) if tunnel else []
@@ -553,16 +553,20 @@ class _Compilation:
         return module
 
     def _replaced_by_torch_mlir(self) -> dict[str, list[str]]:
-        """The imported ops that torch-mlir's pipeline replaced by the ops auto
-        mode tunneled in their place (same location; absent there at the
-        backend contract), by the category of the site that found them."""
+        """The imported op instances (`OP#N`) that torch-mlir's pipeline
+        replaced by the ops auto mode tunneled in their place (same location;
+        that op absent there at the backend contract), by the category of the
+        site that found them."""
         found: dict[str, set[str]] = {}
         for site in self.report.tunneled:
             imported = self.imported.get(site.location, [])
-            if site.category != USER_LISTED and site.identifier not in imported:
-                replaced = set(imported) - set(self.sources.get(site.location, []))
-                if replaced:
-                    found.setdefault(site.category, set()).update(replaced)
+            names = {instance.partition("#")[0] for instance in imported}
+            if site.category == USER_LISTED or site.identifier in names:
+                continue
+            contract = set(self.sources.get(site.location, []))
+            replaced = {i for i in imported if i.partition("#")[0] not in contract}
+            if replaced:
+                found.setdefault(site.category, set()).update(replaced)
         return {category: sorted(ops) for category, ops in found.items()}
 
     def _tunnel_auto(self, module: ir.Module, tunnel: list[str], rest: list[str], late: list) -> None:
