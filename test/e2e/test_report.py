@@ -103,3 +103,30 @@ def test_export_modes_are_counted_and_fallbacks_listed_with_the_strict_error():
     assert "<h2>Exported non-strict</h2>" in report.to_html(summary)
     quiet = _summary([strict])
     assert "## Exported non-strict" not in report.to_markdown(quiet)
+
+
+def test_auto_mode_ranks_the_ops_a_backend_needs_kernels_for():
+    """The list a backend team reads first: each tunneled op, by how many
+    cases need it, with why; and per case what was tunneled."""
+    results = []
+    for name, sites in [("AModule_basic", [[SIN, "no-tosa-lowering"], [SIN, "no-tosa-lowering"]]),
+                        ("BModule_basic", [[SIN, "no-tosa-lowering"], [MUL, "wrong-lowering"]]),
+                        ("CModule_basic", [])]:
+        r = _result(name, "pass", seen=[SIN, MUL, ADD], converted=sorted({op for op, _ in sites}), legal=["auto"])
+        r.mode, r.tunneled = "auto", sites
+        results.append(r)
+    results[0].kept_from_decomposition = ["torch.aten.scaled_dot_product_attention"]
+    summary = _summary(results, mode="auto")
+    needed = summary["kernels_needed"]
+    assert needed["cases_with_custom_ops"] == 2
+    assert [(e["op"], e["cases"], e["sites"], e["categories"]) for e in needed["ranked"]] == [
+        (SIN, 2, 3, {"no-tosa-lowering": 3}), (MUL, 1, 1, {"wrong-lowering": 1})]
+    assert needed["kept_from_decomposition"] == {"torch.aten.scaled_dot_product_attention": 1}
+    assert "tunneled: 2 cases need custom ops, 2 distinct; most needed: aten.sin (2), aten.mul.Tensor (1)" in \
+        report.text_summary(summary)
+    markdown = report.to_markdown(summary)
+    assert "| 1 | `torch.aten.sin` | 2 | 3 | no-tosa-lowering 3 | AModule_basic |" in markdown
+    assert "| AModule_basic | pass | `aten.sin` (no-tosa-lowering) x2 |" in markdown
+    html = report.to_html(summary)
+    assert "<h2>Ops a backend needs kernels for</h2>" in html and "<code>torch.aten.mul.Tensor</code>" in html
+    assert _summary(results, mode="dummy")["kernels_needed"] is None

@@ -311,6 +311,8 @@ def to_markdown(summary: dict) -> str:
         out.append(f"| {r['name']} | {r['family']} | {r['status']} | {r['category'] or ''} | {_md(message)} | "
                    f"{r['timings'].get('total', 0):.2f} |")
     out += _kernels_markdown(summary.get("kernels_needed"))
+    if summary.get("kernels_needed"):
+        out += _tunneled_per_case(summary["cases"])
     rules = summary.get("conformance", {}).get("rules", {})
     if rules:
         out += ["", "## Conformance to the TOSA target", "", "| op: rule | ops rejected |", "|---|---|"]
@@ -330,6 +332,18 @@ def to_markdown(summary: dict) -> str:
     for name, c in summary["categories"].items():
         out.append(f"| {name} | {c['stage']} | {_md(c['description'])} |")
     return "\n".join(out) + "\n"
+
+
+def _tunneled_per_case(cases: list[dict]) -> list[str]:
+    rows = [c for c in cases if c.get("tunneled")]
+    if not rows:
+        return []
+    out = ["", "## Tunneled per case", "", "| case | status | ops (category) |", "|---|---|---|"]
+    for c in rows:
+        counts = collections.Counter(f"`{op[len('torch.'):]}` ({category})" for op, category in c["tunneled"])
+        ops = ", ".join(f"{k} x{n}" if n > 1 else k for k, n in counts.items())
+        out.append(f"| {c['name']} | {c['status']} | {_md(ops)} |")
+    return out
 
 
 def _kernels_markdown(needed: dict | None) -> list[str]:
