@@ -16,6 +16,7 @@ from torch_mlir import ir
 
 from . import _ir
 from .passes import PassContext, register_pass
+from .signature import read_roles
 
 __all__ = ["NARROW_F64", "NARROW_I64_GATHER"]
 
@@ -78,13 +79,35 @@ class _Region:
         if op in self.ops:
             return
         self.ops[op] = None
+        if op.name == "func.return":
+            self.ok = self.ok and _float_results_only(op)
+            return  # its operands are in the region already; the function's type follows them
         if op.name not in _RETYPABLE:
-            self.ok = False  # func.return (an f64 result), tosa.custom, an op with typed attributes
+            self.ok = False  # tosa.custom, an op with typed attributes
         elif op.name == "tosa.cast" and _is_f64(op.results[0]) and not _narrow_float(op.operands[0]):
             self.ok = False  # from an integer or from f64: f32 could round it
         elif op.name == "tosa.const" and not _in_f32_range(op.attributes["values"]):
             self.ok = False
         self._stack += [v for v in list(op.operands) + list(op.results) if _is_f64(v)]
+
+
+def _float_results_only(ret: ir.Operation) -> bool:
+    """Every f64 value `ret` returns is a Python float result (`tosa_custom.scalar
+    = "float"`, §4.7): the runtime hands it back as a Python float, and an f32
+    0-d tensor gives the same number when the region computes it from f32
+    (a constant rounds to the nearest f32, as any f64 constant in the region does)."""
+    func = ret.parent
+    scalars = read_roles(func)[1]
+    return all(scalars[i] == "float" and not ir.ShapedType(v.type).rank
+               for i, v in enumerate(ret.operands) if _is_f64(v))
+
+
+def _retype_results(ret: ir.Operation) -> None:
+    """The function's result types, after its returned values were narrowed."""
+    func = ret.parent
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    results = [v.type for v in ret.operands]
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(function_type.inputs, results))
 
 
 def _to_f32(t: ir.Type) -> ir.Type:
@@ -122,6 +145,9 @@ def _narrow_region(ops: list[ir.Operation]) -> None:
             if _is_f64(result):
                 with op.location:
                     result.set_type(_to_f32(result.type))
+    for op in ops:
+        if op.name == "func.return":
+            _retype_results(op)
     for op in ops:  # casts that became f32 -> f32 are the identity now
         if op.name == "tosa.cast" and op.operands[0].type == op.results[0].type:
             op.results[0].replace_all_uses_with(op.operands[0])
@@ -130,7 +156,8 @@ def _narrow_region(ops: list[ir.Operation]) -> None:
 
 @register_pass(NARROW_F64,
                "Compute f64 intermediates of f32 computations (cast from f32, back to f32, e.g. torch-mlir's "
-               "layer_norm variance) in f32; f64 at a function boundary or through other ops stays")
+               "layer_norm variance) and Python float results computed from f32 in f32; other f64 at a "
+               "function boundary or through other ops stays")
 def narrow_f64(module: ir.Operation, ctx: PassContext) -> None:
     seen: set = set()
     regions = [_Region(result, seen)
