@@ -18,10 +18,11 @@ from . import _ir
 from .passes import PassContext, register_pass
 from .signature import read_roles
 
-__all__ = ["NARROW_F64", "NARROW_I64_GATHER"]
+__all__ = ["NARROW_F64", "NARROW_I64_GATHER", "NARROW_I64_CASTS"]
 
 NARROW_F64 = "tosa-custom-narrow-f64"
 NARROW_I64_GATHER = "tosa-custom-narrow-i64-gather"
+NARROW_I64_CASTS = "tosa-custom-narrow-i64-casts"
 
 # Ops whose f64 result can become f32 by changing types alone: elementwise,
 # reductions and data movement, with no typed attribute (tosa.clamp's min/max,
@@ -224,3 +225,110 @@ def narrow_i64_gather(module: ir.Operation, ctx: PassContext) -> None:
             wide = ir.Operation.create("tosa.cast", results=[gather.results[0].type], operands=[result.result])
         gather.results[0].replace_all_uses_with(wide.result)
         gather.erase()
+
+
+# Ops that move i64 values without computing new ones: a value reached only
+# through them has the values of their first operand (the others are shapes
+# and multiples), so it fits in i32 when that operand does.
+_MOVES = {"tosa.reshape", "tosa.transpose", "tosa.slice", "tosa.tile", "tosa.identity"}
+
+
+def _integer_width(value: ir.Value) -> int | None:
+    element = _element(value)
+    return element.width if isinstance(element, ir.IntegerType) else None
+
+
+def _moved_from(value: ir.Value) -> tuple[ir.Value, list[ir.Operation]]:
+    """The value `value` was moved from (through _MOVES), and the moves, first first."""
+    moves = []
+    while not isinstance(value.owner, ir.Block) and value.owner.operation.name in _MOVES:
+        moves.append(value.owner.operation)
+        value = value.owner.operation.operands[0]
+    return value, moves[::-1]
+
+
+def _as_i32(source: ir.Value, constants: "_Constants") -> ir.Value | None:
+    """An i32 value equal to the i64 `source`, when its values are known to fit:
+    the operand of a cast from a narrower integer, or a constant within range.
+    Built just after `source`; None when the range is not known."""
+    owner = source.owner
+    if isinstance(owner, ir.Block):
+        return None  # an argument: the caller's values are not known
+    op = owner.operation
+    i32 = ir.IntegerType.get_signless(32)
+    with ir.InsertionPoint(op), op.location:
+        if op.name == "tosa.cast" and (_integer_width(op.operands[0]) or 64) <= 32:
+            narrow = op.operands[0]
+            if _integer_width(narrow) == 32:
+                return narrow
+            return ir.Operation.create("tosa.cast", results=[_retyped(source, i32)], operands=[narrow]).result
+        values = constants.values(source)
+        if op.name == "tosa.const" and _fits_i32(values):
+            array = values.astype(np.int32).reshape(ir.RankedTensorType(source.type).shape)
+            attr = ir.DenseElementsAttr.get(array, type=_retyped(source, i32))
+            return ir.Operation.create("tosa.const", results=[attr.type], attributes={"values": attr}).result
+    return None
+
+
+def _replay_moves(value: ir.Value, moves: list[ir.Operation], before: ir.Operation) -> ir.Value:
+    """The same moves applied to the narrow `value`, inserted before `before`."""
+    for move in moves:
+        with ir.InsertionPoint(before), move.location:
+            element = ir.RankedTensorType(value.type).element_type
+            attributes = {a.name: a.attr for a in move.attributes}
+            value = ir.Operation.create(move.name, results=[_retyped(move.results[0], element)],
+                                        operands=[value, *list(move.operands)[1:]], attributes=attributes).result
+    return value
+
+
+def _erase_dead(ops: list[ir.Operation]) -> None:
+    """Erase the ops whose results are no longer used, last first."""
+    for op in reversed(ops):
+        if all(not list(r.uses) for r in op.results):
+            op.erase()
+
+
+def _fold_constant_cast(cast: ir.Operation, constants: "_Constants") -> bool:
+    """A cast of an integer constant to a float type is a float constant (the
+    same rounding, to nearest even): torch-mlir's `arange(3.0)` casts an i64
+    constant to f64, which no TOSA 1.0 profile takes."""
+    result_type = ir.RankedTensorType(cast.results[0].type)
+    if not isinstance(result_type.element_type, (ir.F32Type, ir.F64Type, ir.F16Type)):
+        return False
+    values = constants.values(cast.operands[0])
+    if values is None:
+        return False
+    dtype = {ir.F32Type: np.float32, ir.F64Type: np.float64, ir.F16Type: np.float16}[type(result_type.element_type)]
+    with ir.InsertionPoint(cast), cast.location:
+        attr = ir.DenseElementsAttr.get(values.astype(dtype).reshape(result_type.shape), type=result_type)
+        const = ir.Operation.create("tosa.const", results=[result_type], attributes={"values": attr})
+    cast.results[0].replace_all_uses_with(const.result)
+    return True
+
+
+@register_pass(NARROW_I64_CASTS,
+               "Cast from i64 through i32 where the i64 values are known to fit (an i64 constant, or a cast from "
+               "a narrower integer, moved by reshape/transpose/slice/tile), and fold casts of integer constants to "
+               "floats (TOSA 1.0 casts no i64 to a float); i64 from arguments or arithmetic stays")
+def narrow_i64_casts(module: ir.Operation, ctx: PassContext) -> None:
+    constants = _Constants(module)
+    for cast in _ir.collect_ops(module, lambda op: op.name == "tosa.cast" and _i64(op.operands[0])
+                                and not _i64(op.results[0])):
+        source, moves = _moved_from(cast.operands[0])
+        dead = [source.owner.operation] + moves if not isinstance(source.owner, ir.Block) else moves
+        if not moves and _fold_constant_cast(cast, constants):
+            cast.erase()
+            _erase_dead(dead)
+            continue
+        narrow = _as_i32(source, constants)
+        if narrow is None:
+            continue
+        narrow = _replay_moves(narrow, moves, cast)
+        with ir.InsertionPoint(cast), cast.location:
+            if narrow.type == cast.results[0].type:
+                result = narrow
+            else:
+                result = ir.Operation.create("tosa.cast", results=[cast.results[0].type], operands=[narrow]).result
+        cast.results[0].replace_all_uses_with(result)
+        cast.erase()
+        _erase_dead(dead)
