@@ -455,7 +455,8 @@ class _Compilation:
         tunnel = [self.settings.ops_option(self.settings.strict)] if self.settings.selection else []
         elements = [_checks.MARK_BOUNDARY_DTYPES, *tunnel, _checks.CHECK_SIGN_SEMANTICS, *lowering,
                     _checks.TENSOR_CONSTANTS_AS_TOSA, TENSORIZE_BUILTIN_SCALAR_BOUNDARY,
-                    _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64, _narrow.NARROW_I64_GATHER, _checks.VERIFY_TOSA]
+                    _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64, _narrow.NARROW_I64_GATHER,
+                    _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]
         try:
             self.run(module, elements, "Lowering to TOSA", log=self.log, on_result={PASS_ARGUMENT: late.append})
         finally:

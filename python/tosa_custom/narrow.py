@@ -18,11 +18,12 @@ from . import _ir
 from .passes import PassContext, register_pass
 from .signature import read_roles
 
-__all__ = ["NARROW_F64", "NARROW_I64_GATHER", "NARROW_I64_CASTS"]
+__all__ = ["NARROW_F64", "NARROW_I64_GATHER", "NARROW_I64_CASTS", "WIDEN_INT_ARITHMETIC"]
 
 NARROW_F64 = "tosa-custom-narrow-f64"
 NARROW_I64_GATHER = "tosa-custom-narrow-i64-gather"
 NARROW_I64_CASTS = "tosa-custom-narrow-i64-casts"
+WIDEN_INT_ARITHMETIC = "tosa-custom-widen-int-arithmetic"
 
 # Ops whose f64 result can become f32 by changing types alone: elementwise,
 # reductions and data movement, with no typed attribute (tosa.clamp's min/max,
@@ -332,3 +333,46 @@ def narrow_i64_casts(module: ir.Operation, ctx: PassContext) -> None:
         cast.results[0].replace_all_uses_with(result)
         cast.erase()
         _erase_dead(dead)
+
+
+# Integer arithmetic TOSA 1.0 has only at i32 (add, sub) or only into an i32
+# result (mul of i8 or i16), and bool ops it has under other names.
+_I32_ONLY = {"tosa.add", "tosa.sub"}
+
+
+def _cast(value: ir.Value, element: ir.Type) -> ir.Value:
+    return ir.Operation.create("tosa.cast", results=[_retyped(value, element)], operands=[value]).result
+
+
+def _widen(op: ir.Operation) -> ir.Value | None:
+    """The i8/i16 add, sub or mul `op` computed in i32 and truncated back (the
+    same wraparound, as TOSA's integer cast truncates), or a bool mul/equal as
+    logical ops; None when `op` is none of those. Built before `op`."""
+    width = _integer_width(op.results[0])
+    i32 = ir.IntegerType.get_signless(32)
+    if op.name in _I32_ONLY and width in (8, 16):
+        wide = ir.Operation.create(op.name, results=[_retyped(op.results[0], i32)],
+                                   operands=[_cast(v, i32) for v in op.operands]).result
+        return _cast(wide, op.results[0].type.element_type)
+    if op.name == "tosa.mul" and width in (8, 16):
+        wide = ir.Operation.create(op.name, results=[_retyped(op.results[0], i32)], operands=list(op.operands)).result
+        return _cast(wide, op.results[0].type.element_type)
+    if op.name == "tosa.mul" and width == 1:
+        return ir.Operation.create("tosa.logical_and", results=[op.results[0].type],
+                                   operands=list(op.operands)[:2]).result
+    if op.name == "tosa.equal" and _integer_width(op.operands[0]) == 1:
+        differ = ir.Operation.create("tosa.logical_xor", results=[op.results[0].type], operands=list(op.operands))
+        return ir.Operation.create("tosa.logical_not", results=[op.results[0].type], operands=[differ.result]).result
+    return None
+
+
+@register_pass(WIDEN_INT_ARITHMETIC,
+               "Compute i8/i16 add, sub and mul in i32 and truncate back (the same wraparound; TOSA 1.0 adds only "
+               "i32 and multiplies i8/i16 into i32), bool mul as logical_and and bool equal as not-xor")
+def widen_int_arithmetic(module: ir.Operation, ctx: PassContext) -> None:
+    for op in _ir.collect_ops(module, lambda op: op.name in ("tosa.add", "tosa.sub", "tosa.mul", "tosa.equal")):
+        with ir.InsertionPoint(op), op.location:
+            result = _widen(op)
+        if result is not None:
+            op.results[0].replace_all_uses_with(result)
+            op.erase()
