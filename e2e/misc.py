@@ -333,7 +333,7 @@ def ZeroSizeReshapeModule_basic():
                       torch.randint(-9, 9, (2, 3)), torch.randint(-9, 9, (2, 3), dtype=torch.int32),
                       torch.randint(-9, 9, (2, 3), dtype=torch.int16), torch.randint(-9, 9, (2, 3), dtype=torch.int8),
                       torch.randint(0, 9, (2, 3), dtype=torch.uint8), torch.rand(2, 3) > 0.5), family=FAMILY,
-      nonconformant={"stock": "takes and returns every dtype, float64 among them: TOSA 1.0 has no f64 in any profile"})
+      nonconformant="takes and returns every dtype, float64 among them: TOSA 1.0 has no f64 in any profile")
 def AllDtypesModule_inputs_outputs():
     """One input and one output of each of the ten dtypes."""
     def run(f32, f64, f16, bf16, i64, i32, i16, i8, u8, b):
