@@ -183,7 +183,8 @@ def TriuModule_batched():
 
 @case(inputs=lambda: (torch.randn(3, 4), torch.randn(3, 4) > 0), family=FAMILY,
       xfail={"stock": "data-dependent output shape: torch-mlir cannot lower the dynamic aten.size.int/nonzero to TOSA",
-             "dummy": "dynamic-shape: aten.index.Tensor converts, but its result (tensor<?xf32>) has a data-dependent "
+             "dummy": "dynamic-shape: aten.index.Tensor converts, but its result (tensor<?xf32>) has a "
+                      "data-dependent "
                       "length and the runtime runs static shapes only"})
 def IndexBoolMaskModule_basic():
     """x[mask]: the result's length depends on the data."""

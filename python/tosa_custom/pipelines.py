@@ -31,4 +31,5 @@ def after_tunnel() -> list[str]:
     what TorchToTosa would compute wrongly, lower, tidy, narrow what the
     target forbids, check that only TOSA remains. Call inside an `ir.Context`."""
     return [f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _checks.CHECK_SIGN_SEMANTICS, *tosa_lowering(), _checks.TENSOR_CONSTANTS_AS_TOSA,
-            TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_F64, _narrow.NARROW_I64_GATHER, _checks.VERIFY_TOSA]
+            TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
+            _narrow.NARROW_I64_GATHER, _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]
