@@ -169,6 +169,7 @@ def test_every_category_has_a_row_in_contract_md():
     import re
 
     text = (pathlib.Path(__file__).resolve().parents[2] / "CONTRACT.md").read_text(encoding="utf-8")
+    text = text[text.index("## 7. "):text.index("### 7.2.")]  # §7.2's rows say why an op IS tunneled
     rows = {m[1]: m[2] for m in re.finditer(r"^\| `([a-z-]+)` \|(.*)\|$", text, re.M)}
     for c in cat.categories():
         assert c.name in rows, f"category {c.name} has no row in CONTRACT.md"
