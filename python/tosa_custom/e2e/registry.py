@@ -41,6 +41,10 @@ class Case:
     selective_ops: Sequence[str] = ()  # the ops `selective` mode keeps for this case, if not given on the command line
     source: str = ""  # file that declared it
     calls: int = 1  # how many times the same inputs are run: state (buffers) carries from call to call
+    # compile()'s export_strict: "auto" tries strict (dynamo) capture first, as a
+    # user's model would be; a generated harness around one op call (the OpInfo
+    # suite) gains nothing from dynamo tracing the harness and says False.
+    export_strict: "bool | str" = "auto"
 
     def expected_failure(self, mode: str) -> str | None:
         return self.xfail.get(mode)
@@ -68,6 +72,7 @@ def case(
     selective_ops: Sequence[str] = (),
     name: str | None = None,
     calls: int = 1,
+    export_strict: "bool | str" = "auto",
 ):
     """Register the decorated module factory as an e2e case.
 
@@ -104,6 +109,7 @@ def case(
                 tuple(selective_ops),
                 code.co_filename if code else "",
                 calls,
+                export_strict,
             ),
         )
         return factory
