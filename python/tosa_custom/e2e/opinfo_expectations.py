@@ -9,43 +9,37 @@ Keys (selectors), the most specific match wins:
   "<op>/<dtype>/<index>"   one sample
 where <op> is OpInfo's name plus ".<variant>" when it has one (`opinfo.op_id`).
 
-`WRONG_LOWERING` is apart on purpose: ops stock mode compiles and runs but
-whose numbers differ from eager PyTorch. It is the list a later `auto` mode
-reads (it tunnels those ops), so each entry carries the sample that shows it.
-Its entries are stock-mode expected failures too (selective inherits them).
+Each reason is the failure's cause: its category, then the stage and the op
+or rule the error names (drafted from a full run by `opinfo_triage.reason`,
+then reviewed). "(ours)" marks failures in this project's runtime, not in
+torch-mlir or PyTorch.
+
+Stock mode's numeric mismatches are not written here: they are the ops
+TorchToTosa lowers wrongly, a package-level fact with its own home,
+`tosa_custom.wrong_lowerings` (auto mode reads it to tunnel them), and each
+entry's sample becomes a stock-mode expected failure here (`derived()`).
+Selective mode inherits stock's expectations (registry.Case.inherited_failure).
 """
 
 from __future__ import annotations
 
-import dataclasses
+from ..wrong_lowerings import WRONG_LOWERINGS, WrongLowering
 
-__all__ = ["WrongLowering", "WRONG_LOWERING", "XFAIL", "expected_failures", "selectors"]
-
-
-@dataclasses.dataclass(frozen=True)
-class WrongLowering:
-    """Stock mode's result differs from eager on this sample."""
-
-    op: str
-    dtype: str
-    index: int  # the sample, as in opinfo.case_name
-    max_diff: float  # largest |actual - expected| seen (inf: NaN/inf where eager has a number, or v.v.)
-    detail: str  # what differs, in a few words
-
-    @property
-    def selector(self) -> str:
-        return f"{self.op}/{self.dtype}/{self.index}"
-
-    @property
-    def reason(self) -> str:
-        return f"wrong-lowering: stock's result differs from eager by up to {self.max_diff:.3g} ({self.detail})"
+__all__ = ["XFAIL", "derived", "wrong_lowering_reason", "expected_failures", "selectors"]
 
 
-WRONG_LOWERING: tuple[WrongLowering, ...] = (
-    # Found by the full float32+int64 stock run (first sample per op), re-measured by opinfo_triage.
-    WrongLowering("logcumsumexp", "float32", 0, float("inf"),
-                  "all 125 elements differ; stock's result is not finite where eager's is"),
-)
+def wrong_lowering_reason(w: WrongLowering) -> str:
+    """The stock-mode expectation of a wrong lowering's sample."""
+    dtypes = f" on {', '.join(w.dtypes)}" if w.dtypes else ""
+    return (f"wrong-lowering: stock mode lowers {w.op}{dtypes} wrongly ({w.detail}); it differs from eager "
+            f"by up to {w.max_diff:.3g} (tosa_custom.wrong_lowerings)")
+
+
+def derived() -> dict[str, dict[str, str]]:
+    """mode -> selector -> reason for the expectations that live elsewhere:
+    each wrong lowering's sample, in stock mode."""
+    return {"stock": {w.sample: wrong_lowering_reason(w) for w in WRONG_LOWERINGS}}
+
 
 # mode -> selector -> reason.
 XFAIL: dict[str, dict[str, str]] = {
@@ -334,14 +328,13 @@ def selectors(op: str, dtype: str, index: int) -> list[str]:
 
 
 def expected_failures(op: str, dtype: str, index: int) -> dict[str, str]:
-    """mode -> reason for the sample's case, from XFAIL and WRONG_LOWERING."""
+    """mode -> reason for the sample's case, from XFAIL and the derived entries."""
     keys = selectors(op, dtype, index)
+    extra = derived()
     found = {}
-    for mode, table in XFAIL.items():
+    for mode in set(XFAIL) | set(extra):
+        table = {**XFAIL.get(mode, {}), **extra.get(mode, {})}
         reason = next((table[k] for k in keys if k in table), None)
         if reason is not None:
             found[mode] = reason
-    wrong = next((w for w in WRONG_LOWERING if w.selector == keys[0]), None)
-    if wrong is not None and keys[0] not in XFAIL.get("stock", {}):
-        found["stock"] = wrong.reason
     return found
