@@ -194,3 +194,20 @@ def test_quick_slice(mode, audit):
     skipped = {(s["op"], s["dtype"]): s["reason"] for s in run.summary["skipped_samples"]}
     assert "factory" in skipped[("zeros", "float32")], skipped
     assert "Samples not run" in (run.report / "audit.md").read_text()
+
+
+def test_report_lists_samples_not_run_with_reasons():
+    from tosa_custom.e2e import report
+    from tosa_custom.e2e.audit import AuditRun
+
+    text = opinfo.spec(("float32",), 1, "^(zeros|add)$")
+    results = []  # what ran does not matter: the samples left out are the suite's
+    summary = report.build(AuditRun("stock", None, results, 1.0, 1, 60.0, [text]))
+    assert summary["skipped_samples"] == [
+        {"op": "zeros", "dtype": "float32", "index": 0,
+         "reason": "no tensor argument (a factory call): nothing for the program to take as input"}]
+    assert "not run: 1 OpInfo samples" in report.text_summary(summary)
+    assert "| `zeros/float32/0` | no tensor argument" in report.to_markdown(summary)
+    assert "zeros/float32/0" in report.to_html(summary)
+    filtered = report.build(AuditRun("stock", None, results, 1.0, 1, 60.0, [text], filter="add"))
+    assert filtered["skipped_samples"] == []

@@ -70,9 +70,9 @@ XFAIL: dict[str, dict[str, str]] = {
         "angle":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.angle (imported as torch.operator, illegal at the backend contract)",
         "argmax/float32":
-            "lowering-failed: TorchToTosa emits invalid IR: 'arith.extsi' op operand #0 must be signless-fixed-width-integer-like, but got 'tensor<f32>'",
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'arith.extsi' op operand #0 must be signless-fixed-width-integer-like, but got 'tensor<f32>'",
         "argmax/int64":
-            "lowering-failed: TorchToTosa emits invalid IR: 'arith.extsi' op operand type 'tensor<i64>' and result type 'tensor<i64>' are cast incompatible",
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'arith.extsi' op operand type 'tensor<i64>' and result type 'tensor<i64>' are cast incompatible",
         "argmin":
             "lowering-failed: TorchToTosa has no lowering for aten.argmin",
         "argsort":
@@ -96,15 +96,15 @@ XFAIL: dict[str, dict[str, str]] = {
         "block_diag":
             "lowering-failed: TorchToTosa has no lowering for aten.empty_strided",
         "byte":
-            "lowering-failed: our uint8 sign check refuses torch.dtype on uint8 (TorchToTosa would compute it as signed int8)",
+            "lowering-failed: our uint8 sign check refuses torch.aten.to.dtype on uint8 values (TorchToTosa would compute it as signed int8)",
         "cdist":
             "lowering-failed: torch-mlir has no torch-dialect op for aten._cdist_forward (imported as torch.operator, illegal at the backend contract)",
         "cdouble":
             "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.complex128).",
         "cfloat":
-            "lowering-failed: TorchToTosa emits invalid IR: 'tosa.cast' op result #0 must be tosa-conformant tensor of number values, but got 'tensor<complex<f32>>'",
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'tosa.cast' op result #0 must be tosa-conformant tensor of number values, but got 'tensor<complex<f32>>'",
         "chalf":
-            "lowering-failed: TorchToTosa emits invalid IR: 'tosa.cast' op result #0 must be tosa-conformant tensor of number values, but got 'tensor<complex<f16>>'",
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'tosa.cast' op result #0 must be tosa-conformant tensor of number values, but got 'tensor<complex<f16>>'",
         "cholesky":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.cholesky (imported as torch.operator, illegal at the backend contract)",
         "cholesky_inverse":
@@ -330,9 +330,9 @@ XFAIL: dict[str, dict[str, str]] = {
         "lu_unpack":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.lu_unpack (imported as torch.operator, illegal at the backend contract)",
         "masked.argmax/float32":
-            "lowering-failed: TorchToTosa emits invalid IR: 'arith.extsi' op operand #0 must be signless-fixed-width-integer-like, but got 'tensor<f32>'",
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'arith.extsi' op operand #0 must be signless-fixed-width-integer-like, but got 'tensor<f32>'",
         "masked.argmax/int64":
-            "lowering-failed: TorchToTosa emits invalid IR: 'arith.extsi' op operand type 'tensor<i64>' and result type 'tensor<i64>' are cast incompatible",
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'arith.extsi' op operand type 'tensor<i64>' and result type 'tensor<i64>' are cast incompatible",
         "masked.argmin":
             "lowering-failed: TorchToTosa has no lowering for aten.argmin",
         "masked.cumprod":
@@ -384,17 +384,17 @@ XFAIL: dict[str, dict[str, str]] = {
         "nn.functional.avg_pool3d":
             "lowering-failed: TorchToTosa has no lowering for aten.avg_pool3d",
         "nn.functional.conv1d/int64":
-            "lowering-failed: TorchToTosa emits invalid IR: 'tosa.conv2d' op attribute 'acc_type' failed to satisfy constraint: type attribute of 32-bit signless integer or 48-bit signless integer or 16-bit float or 3...",
+            "lowering-failed: TorchToTosa emits tosa.conv2d with an i64 accumulator (acc_type), which TOSA does not allow",
         "nn.functional.conv2d/int64":
-            "lowering-failed: TorchToTosa emits invalid IR: 'tosa.conv2d' op attribute 'acc_type' failed to satisfy constraint: type attribute of 32-bit signless integer or 48-bit signless integer or 16-bit float or 3...",
+            "lowering-failed: TorchToTosa emits tosa.conv2d with an i64 accumulator (acc_type), which TOSA does not allow",
         "nn.functional.conv3d/int64":
-            "lowering-failed: TorchToTosa emits invalid IR: 'tosa.conv3d' op attribute 'acc_type' failed to satisfy constraint: type attribute of 32-bit signless integer or 48-bit signless integer or 16-bit float or 3...",
+            "lowering-failed: TorchToTosa emits tosa.conv3d with an i64 accumulator (acc_type), which TOSA does not allow",
         "nn.functional.conv_transpose1d/int64":
-            "lowering-failed: TorchToTosa emits invalid IR: 'tosa.transpose_conv2d' op attribute 'acc_type' failed to satisfy constraint: type attribute of 32-bit signless integer or 48-bit signless integer or 16-bit ...",
+            "lowering-failed: TorchToTosa emits tosa.transpose_conv2d with an i64 accumulator (acc_type), which TOSA does not allow",
         "nn.functional.conv_transpose2d/int64":
-            "lowering-failed: TorchToTosa emits invalid IR: 'tosa.transpose_conv2d' op attribute 'acc_type' failed to satisfy constraint: type attribute of 32-bit signless integer or 48-bit signless integer or 16-bit ...",
+            "lowering-failed: TorchToTosa emits tosa.transpose_conv2d with an i64 accumulator (acc_type), which TOSA does not allow",
         "nn.functional.conv_transpose3d/int64":
-            "lowering-failed: TorchToTosa emits invalid IR: 'tosa.conv3d' op attribute 'acc_type' failed to satisfy constraint: type attribute of 32-bit signless integer or 48-bit signless integer or 16-bit float or 3...",
+            "lowering-failed: TorchToTosa emits tosa.conv3d with an i64 accumulator (acc_type), which TOSA does not allow",
         "nn.functional.ctc_loss":
             "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten._ctc_loss.default",
         "nn.functional.embedding_bag":

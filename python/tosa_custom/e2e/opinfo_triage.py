@@ -85,6 +85,8 @@ def _selector(op: str, failing: dict[tuple[str, int], str], all_samples: dict[st
 _LOC = re.compile(r"loc\((?:[^()]|\([^()]*\))*\)|\S+\.py:\d+:\d+")
 _OPERATOR = re.compile(r"torch\.operator.*?name = \"torch\.(\S+?)\"")
 _FIRST_ERROR = re.compile(r"error: (.*?)(?:\n|$)")
+_SIGN_REFUSAL = re.compile(r"uint8 values reach .*?: ([\w.]+?)\. Keep")
+_ACC_TYPE = re.compile(r"'(tosa\.\w+)' op attribute 'acc_type' failed.*?acc_type = (\w+)", re.S)
 _STACK_STEP = re.compile(r"tosa_custom/compiler\.py\", line \d+ in (\w+)")
 
 
@@ -105,11 +107,16 @@ def reason(c: dict) -> str:
         return (f"lowering-failed: torch-mlir has no torch-dialect op for {', '.join(operators)} "
                 f"(imported as torch.operator, illegal at the backend contract)")
     error = _FIRST_ERROR.search(message)
-    if category == "lowering-failed" and error and error[1].startswith("uint8 values reach"):
-        return (f"lowering-failed: our uint8 sign check refuses {error[1].split(':')[-1].split('.')[0].strip()}.dtype "
-                f"on uint8 (TorchToTosa would compute it as signed int8)")
+    sign = _SIGN_REFUSAL.search(message)
+    if category == "lowering-failed" and sign:
+        return (f"lowering-failed: our uint8 sign check refuses {sign[1]} on uint8 values "
+                f"(TorchToTosa would compute it as signed int8)")
+    accumulator = _ACC_TYPE.search(message)
+    if category == "lowering-failed" and accumulator:
+        return (f"lowering-failed: TorchToTosa emits {accumulator[1]} with an {accumulator[2]} accumulator "
+                f"(acc_type), which TOSA does not allow")
     if category == "lowering-failed" and error:
-        return f"lowering-failed: TorchToTosa emits invalid IR: {_short(error[1])}"
+        return f"lowering-failed: the lowering to TOSA produces invalid IR: {_short(error[1])}"
     if category == "runtime-lowering-failed" and error:
         return f"runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: {_short(error[1])}"
     if category == "kernel-error":
