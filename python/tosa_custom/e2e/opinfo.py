@@ -273,6 +273,9 @@ def _register_op(op, oid: str, dtype: torch.dtype, count: int, skips: list[Skipp
         return []
     names = []
     for index, sample in enumerate(samples):
+        if _SAMPLES.get(case_name(oid, dname, index)) == OpInfoSample(oid, dname, index):
+            names.append(case_name(oid, dname, index))  # registered by another spec in this process
+            continue
         why = _unrunnable(op, sample)
         if why is None and case_name(oid, dname, index) in _SAMPLES:
             why = f"its case name {case_name(oid, dname, index)} is taken by another op"

@@ -581,6 +581,74 @@ XFAIL: dict[str, dict[str, str]] = {
     "selective": {
     },
     "dummy": {
+        "_batch_norm_with_update":
+            "lowering-failed: the lowering to TOSA produces invalid IR: failed to legalize unresolved target materialization from ('tensor<0xui8>') to ('tensor<0xi8>') that remained live after conversion (no matching callback)",
+        "allclose":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.allclose.default",
+        "argwhere":
+            "dynamic-shape: result #0 has type tensor<?x1xi64>: the runtime needs ranked tensors of static shape",
+        "bincount":
+            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+        "cdouble":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.complex128).",
+        "cfloat":
+            "kernel-error (ours): the aten._to_copy kernel: KernelError: result #0 is [] complex128, expected [] complex64",
+        "chalf":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.chalf (imported as torch.operator, illegal at the backend contract)",
+        "combinations/float32":
+            "dynamic-shape: result #0 has type tensor<?x1xf32>: the runtime needs ranked tensors of static shape",
+        "combinations/int64":
+            "dynamic-shape: result #0 has type tensor<?x1xi64>: the runtime needs ranked tensors of static shape",
+        "corrcoef":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
+        "cov":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
+        "equal":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
+        "hash_tensor":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.uint64).",
+        "histogramdd":
+            "kernel-error (ours): the aten.histogramdd kernel: KernelError: returned 2 results, the op has 6",
+        "jiterator_2inputs_2outputs":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_4inputs_with_extra_args":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_binary":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_binary_return_by_ref":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_unary":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "linalg.lstsq":
+            "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten.linalg_lstsq.default",
+        "linalg.lstsq.grad_oriented":
+            "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten.linalg_lstsq.default",
+        "masked_select/float32":
+            "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
+        "masked_select/int64":
+            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+        "nn.functional.ctc_loss":
+            "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten._ctc_loss.default",
+        "nn.functional.gaussian_nll_loss":
+            "export-failed: torch.export cannot capture it (GuardOnDataDependentSymNode): Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)). (Size-like symbols: none)",
+        "nn.functional.one_hot":
+            "export-failed: torch.export cannot capture it (GuardOnDataDependentSymNode): Could not extract specialized integer from data-dependent expression u0 (unhinted: u0). (Size-like symbols: none)",
+        "nonzero":
+            "lowering-failed: aten.nonzero not tunneled [zero-size-tensor: result #0 of torch.aten.nonzero has zero-size type !torch.vtensor<[?,0],si64> with dynamic dims] and TorchToTosa has no lowering for it",
+        "tensor_split/float32":
+            "dynamic-shape: result #0 has type tensor<?x5x5xf32>: the runtime needs ranked tensors of static shape",
+        "tensor_split/int64":
+            "dynamic-shape: result #0 has type tensor<?x5x5xi64>: the runtime needs ranked tensors of static shape",
+        "to_sparse":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.to_sparse (imported as torch.operator, illegal at the backend contract)",
+        "unique/float32":
+            "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
+        "unique/int64":
+            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+        "unique_consecutive/float32":
+            "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
+        "unique_consecutive/int64":
+            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
     },
 }
 

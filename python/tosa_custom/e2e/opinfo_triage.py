@@ -100,6 +100,11 @@ def reason(c: dict) -> str:
     stage and the op or rule the error names; never a location or a stack."""
     category, message, ops = c["category"], c["message"], c["failing_ops"]
     named = ", ".join(o.replace("torch.", "", 1) for o in ops)
+    left = [k for k in c.get("skipped", []) if k["identifier"] in ops]
+    if category == "lowering-failed" and left:  # a mode that asked for it: not tunneled, so TorchToTosa got it
+        k = left[0]
+        return (f"lowering-failed: {named} not tunneled [{k['category']}: {_short(k['message'], 100)}] "
+                f"and TorchToTosa has no lowering for it")
     if category == "lowering-failed" and ops:
         return f"lowering-failed: TorchToTosa has no lowering for {named}"
     operators = sorted(set(_OPERATOR.findall(message)))

@@ -188,7 +188,7 @@ def build(run) -> dict[str, Any]:
         "export": {
             "strict": export.get("strict", 0), "non-strict": export.get("non-strict", 0),
             "fallbacks": [{"case": r.name, "strict_error": r.export_strict_error}
-                          for r in results if r.export_mode == "non-strict"],
+                          for r in results if r.export_mode == "non-strict" and r.export_strict_error],
         },
         "conformance": conformance,
         "skipped_samples": _skipped_samples(run),
@@ -244,7 +244,10 @@ def text_summary(summary: dict) -> str:
     ]
     export = summary.get("export")
     if export and (export["strict"] or export["non-strict"]):
-        lines.append(f"export: {export['strict']} strict, {export['non-strict']} non-strict after strict failed")
+        fallbacks = len(export.get("fallbacks", []))
+        direct = export["non-strict"] - fallbacks  # cases that ask for non-strict (Case.export_strict)
+        lines.append(f"export: {export['strict']} strict, {fallbacks} non-strict after strict failed"
+                     + (f", {direct} non-strict as the case asks" if direct else ""))
     conformance = summary.get("conformance")
     if conformance and (conformance["validated"] or conformance["not_conformant"]):
         lines.append(f"TOSA target: {conformance['validated']} outputs validated, "
