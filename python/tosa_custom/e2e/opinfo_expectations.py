@@ -117,8 +117,6 @@ XFAIL: dict[str, dict[str, str]] = {
             "lowering-failed: TorchToTosa has no lowering for aten.complex",
         "copysign/float32":
             "lowering-failed: TorchToTosa has no lowering for aten.view.dtype",
-        "copysign/int64":
-            "runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: 'arith.extsi' op operand type 'i64' and result type 'i16' are cast incompatible",
         "corrcoef":
             "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
         "cosh":
@@ -347,8 +345,6 @@ XFAIL: dict[str, dict[str, str]] = {
             "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
         "median":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.median (imported as torch.operator, illegal at the backend contract)",
-        "min.reduction_with_dim/int64":
-            "runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: 'arith.extsi' op operand type 'i64' and result type 'i16' are cast incompatible",
         "mode":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.mode (imported as torch.operator, illegal at the backend contract)",
         "msort":
@@ -363,8 +359,6 @@ XFAIL: dict[str, dict[str, str]] = {
             "lowering-failed: torch-mlir has no torch-dialect op for aten.nanmedian (imported as torch.operator, illegal at the backend contract)",
         "narrow_copy":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.narrow_copy (imported as torch.operator, illegal at the backend contract)",
-        "neg/int64":
-            "runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: 'arith.extsi' op operand type 'i64' and result type 'i16' are cast incompatible",
         "nextafter":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.nextafter (imported as torch.operator, illegal at the backend contract)",
         "nn.functional.adaptive_avg_pool1d":
@@ -411,8 +405,6 @@ XFAIL: dict[str, dict[str, str]] = {
             "lowering-failed: torch-mlir has no torch-dialect op for torch_nn._linear_cross_entropy_batch_chunked_no_reduction (imported as torch.operator, illegal at the backend contract)",
         "nn.functional.local_response_norm/int64":
             "runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: 'arith.trunci' op operand type 'i32' and result type 'i64' are cast incompatible",
-        "nn.functional.margin_ranking_loss/int64":
-            "runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: 'arith.extsi' op operand type 'i64' and result type 'i16' are cast incompatible",
         "nn.functional.max_pool1d":
             "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
         "nn.functional.max_pool2d":
@@ -431,8 +423,6 @@ XFAIL: dict[str, dict[str, str]] = {
             "lowering-failed: torch-mlir has no torch-dialect op for aten._pdist_forward (imported as torch.operator, illegal at the backend contract)",
         "nn.functional.relu/int64":
             "lowering-failed: TorchToTosa has no lowering for aten.relu",
-        "nn.functional.softmin.with_dtype/int64":
-            "runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: 'arith.extsi' op operand type 'i64' and result type 'i16' are cast incompatible",
         "nn.functional.unfold":
             "lowering-failed: TorchToTosa has no lowering for aten.constant_pad_nd",
         "nonzero":
