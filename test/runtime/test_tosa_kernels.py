@@ -61,13 +61,3 @@ def test_stock_lowerings_through_tosa_scatter_match_eager(fn, args):
     for g, e in zip(got, expected):
         assert g.dtype == e.dtype
         torch.testing.assert_close(g, e)
-
-
-@pytest.mark.parametrize("fn", [torch.neg, lambda x: torch.min(x, 1).values, lambda x: torch.copysign(x, -x)],
-                         ids=["neg", "min", "copysign"])
-def test_int64_negation_runs_as_a_runtime_kernel(fn):
-    """tosa-to-linalg widens integer negate through i16/i32, which fails on i64
-    (neg, and the min and copysign torch-mlir builds on it); the runtime runs it."""
-    x = torch.tensor([[1, -2, 3], [2**62, -5, 0]])
-    program = runtime.load(tosa_custom.compile(Fn(fn), (x,), tosa_target=None))
-    torch.testing.assert_close(program(x), fn(x), rtol=0, atol=0)

@@ -3,9 +3,6 @@
 torch-mlir's TOSA lowering emits `tosa.scatter` for scatter, index_put,
 slice_scatter, circular padding and its sort/topk networks, and upstream
 MLIR has no linalg lowering for it, so a valid TOSA module would not load.
-Likewise `tosa.negate` on i64 (torch-mlir's neg, and the min, copysign and
-softmin built on it): tosa-to-linalg widens integer negation to an i16 or
-i32 intermediate, which cannot hold i64 (`arith.extsi` i64 -> i16 fails).
 Each such op is turned into a `tosa.custom` of domain `tosa_custom.runtime`
 before the custom ops are outlined, and runs through the same kernel path (and error
 reporting) as the user's custom ops. `Program.custom_ops` leaves them out:
@@ -28,24 +25,17 @@ from .kernels import KernelCall, _builtin_kernel
 __all__ = ["RUNTIME_DOMAIN", "OUTLINE_TOSA_FALLBACKS", "outline_tosa_fallbacks"]
 
 RUNTIME_DOMAIN = "tosa_custom.runtime"
-_FALLBACK_OPS = ("tosa.scatter", "tosa.negate")
+_FALLBACK_OPS = ("tosa.scatter",)
 OUTLINE_TOSA_FALLBACKS = "tosa-custom-outline-tosa-fallbacks"
 
 
-def _needs_fallback(op) -> bool:
-    """tosa.scatter always; tosa.negate only on i64, which tosa-to-linalg gets wrong."""
-    if op.name == "tosa.negate":
-        return str(op.results[0].type).endswith("xi64>") or str(op.results[0].type) == "tensor<i64>"
-    return op.name in _FALLBACK_OPS
-
-
 @register_pass(OUTLINE_TOSA_FALLBACKS,
-               "Turn TOSA ops tosa-to-linalg cannot lower (tosa.scatter, i64 tosa.negate) into tosa.custom ops of domain "
+               "Turn TOSA ops tosa-to-linalg cannot lower (tosa.scatter) into tosa.custom ops of domain "
                "tosa_custom.runtime, run by the runtime's kernels")
 def outline_tosa_fallbacks(module, ctx: PassContext | None = None) -> int:
     """Replace each op of `_FALLBACK_OPS` by a `tosa.custom` of domain RUNTIME_DOMAIN
     with the same operands and results; returns how many."""
-    ops = collect_ops(module, _needs_fallback)
+    ops = collect_ops(module, lambda op: op.name in _FALLBACK_OPS)
     with module.context, ir.Location.unknown():
         for op in ops:
             with ir.InsertionPoint(op), op.location:
@@ -77,11 +67,3 @@ def scatter(call: KernelCall) -> None:
         raise IndexError("two indices of the same batch name one row: TOSA requires each row written once")
     out.copy_(values)
     out.view(n * k, c)[rows.reshape(-1)] = updates.reshape(-1, c)
-
-
-@_builtin_kernel("tosa.negate", domain_name=RUNTIME_DOMAIN)
-def negate(call: KernelCall) -> None:
-    """output = -(input - input_zp) + output_zp, in i64 (wrapping as two's complement does)."""
-    values, input_zp, output_zp = call.inputs
-    (out,) = call.outputs
-    out.copy_(output_zp.reshape(()) - (values - input_zp.reshape(())))
