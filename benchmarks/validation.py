@@ -15,39 +15,14 @@ either way (they make the output; the check only checks).
 from __future__ import annotations
 
 import argparse
-import os
 import time
 import warnings
 
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["TRANSFORMERS_OFFLINE"] = "1"
-
 import torch
+from _models import bert
 
 import tosa_custom
 from tosa_custom.example import TransformerBlock
-
-
-def _bert():
-    import transformers
-
-    torch.manual_seed(0)
-    config = transformers.BertConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=2,
-                                     intermediate_size=128, vocab_size=1000, max_position_embeddings=64,
-                                     attn_implementation="eager")
-    bert = transformers.BertModel(config).eval()
-    for m in bert.modules():
-        m._non_persistent_buffers_set.clear()
-
-    class Bert(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.bert = bert
-
-        def forward(self, ids, mask):
-            return self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
-
-    return Bert().eval(), (torch.randint(0, 1000, (2, 16)), torch.ones(2, 16, dtype=torch.int64))
 
 
 def _time(model, args, target) -> float:
@@ -73,7 +48,7 @@ def main() -> None:
 
     _Compilation.check_target = timed
     torch.manual_seed(0)
-    cases = {"example block": (TransformerBlock().eval(), (torch.randn(2, 8, 32),)), "BERT 2 layers": _bert()}
+    cases = {"example block": (TransformerBlock().eval(), (torch.randn(2, 8, 32),)), "BERT 2 layers": bert()}
     print(f"{'model':<16}{'compile (s)':>12}{'check (s)':>10}{'share':>8}{'without check (s)':>19}")
     for name, (model, args) in cases.items():
         _time(model, args, "auto")  # warm up

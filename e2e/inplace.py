@@ -92,7 +92,8 @@ def BufferCounterModule_5calls():
 class _KVCache(nn.Module):
     """A static cache of 8 positions filled one per call, read as attention.
     `index_copy=False` writes the slot through a one-hot mask (elementwise
-    ops, as TOSA has no scatter torch-mlir lowers index_put to)."""
+    ops only); `index_copy=True` by index_copy_ on dim 1 (an index_put that
+    compile() moves to dim 0, where TorchToTosa lowers it to tosa.scatter)."""
 
     def __init__(self, index_copy: bool):
         super().__init__()
@@ -118,8 +119,7 @@ def KVCacheModule_5calls():
     return _KVCache(index_copy=False)
 
 
-@case(inputs=lambda: (torch.randn(1, 4),), family=FAMILY, calls=5, selective_ops=["aten.index_put"],
-      xfail={"stock": "torch-mlir's TorchToTosa has no lowering of aten.index_put.hacked_twin (index_copy_)"})
+@case(inputs=lambda: (torch.randn(1, 4),), family=FAMILY, calls=5, selective_ops=["aten.index_put"])
 def KVCacheIndexCopyModule_5calls():
     return _KVCache(index_copy=True)
 

@@ -12,6 +12,13 @@ from tosa_custom.e2e import Fn, case
 
 FAMILY = "misc"
 
+# Why a float64 case's TOSA cannot validate, in every mode (CONTRACT.md §13.5).
+F64_BY_DESIGN = "computes in float64 by design (an f64 input, result or dtype): TOSA 1.0 has no f64 in any profile"
+
+# Why a Python float from item() cannot validate when its op is kept (dummy mode).
+ITEM_FLOAT = {"dummy": "item() of an f32 tensor is a Python float, carried as an f64 tosa.custom result (CONTRACT.md "
+                       "§3.3): TOSA 1.0 has no f64"}
+
 
 # --------------------------------------------------------------------------
 # A user op: torch.library custom op with a fake (meta) implementation, so
@@ -61,7 +68,7 @@ def CustomOpSplitSignModule_two_results():
 # --------------------------------------------------------------------------
 
 
-@case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY)
+@case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY, nonconformant=F64_BY_DESIGN)
 def PrimsConvertElementTypeModule_basic():
     return Fn(lambda x: torch.ops.prims.convert_element_type(x, torch.float64) * 2)
 
@@ -190,7 +197,8 @@ def SplitUnbindChunkModule_mixed_lists():
 
 
 @case(inputs=lambda: (torch.randn(3, 4),), family=FAMILY,
-      xfail={"stock": "torch-mlir has no TOSA lowering for aten.Float.Tensor (item() as a Python float)"})
+      xfail={"stock": "torch-mlir has no TOSA lowering for aten.Float.Tensor (item() as a Python float)"},
+      nonconformant=ITEM_FLOAT)
 def ItemModule_float_result():
     """The model returns a Python float (aten.item)."""
     return Fn(lambda x: x.sum().item())
@@ -204,14 +212,16 @@ def ItemModule_int_result_with_tensor():
 
 
 @case(inputs=lambda: (torch.randn(3, 4), torch.rand(()) + 0.5), family=FAMILY,
-      xfail={"stock": "torch-mlir has no TOSA lowering for aten.Float.Tensor (run-time scalar from item())"})
+      xfail={"stock": "torch-mlir has no TOSA lowering for aten.Float.Tensor (run-time scalar from item())"},
+      nonconformant=ITEM_FLOAT)
 def ItemScalarOperandModule_runtime_scale():
     """A scalar operand computed at run time: x * float(s)."""
     return Fn(lambda x, s: x * s.item())
 
 
 @case(inputs=lambda: (torch.randn(3, 4), torch.randn(3, 4)), family=FAMILY,
-      xfail={"stock": "torch-mlir has no TOSA lowering for aten.Float.Tensor (run-time scalar from item())"})
+      xfail={"stock": "torch-mlir has no TOSA lowering for aten.Float.Tensor (run-time scalar from item())"},
+      nonconformant=ITEM_FLOAT)
 def ItemScalarOperandModule_runtime_alpha():
     """torch.add with an alpha read from a tensor at run time."""
     return Fn(lambda a, b: torch.add(a, b, alpha=b.abs().max().item()))
@@ -277,7 +287,8 @@ def FftRfftModule_abs():
 
 
 @case(inputs=lambda: (torch.randn(3, 4, dtype=torch.complex128),), family=FAMILY,
-      xfail={"stock": "torch-mlir does not know aten._conj (imported as torch.operator): no TOSA lowering"})
+      xfail={"stock": "torch-mlir does not know aten._conj (imported as torch.operator): no TOSA lowering"},
+      nonconformant="complex128 is carried as f64 pairs (CONTRACT.md §5): TOSA 1.0 has no f64")
 def ComplexConjRealImagModule_complex128():
     return Fn(lambda z: (torch.conj(z) * z).real + z.imag)
 
@@ -321,7 +332,8 @@ def ZeroSizeReshapeModule_basic():
                       torch.randn(2, 3).half(), torch.randn(2, 3).bfloat16(),
                       torch.randint(-9, 9, (2, 3)), torch.randint(-9, 9, (2, 3), dtype=torch.int32),
                       torch.randint(-9, 9, (2, 3), dtype=torch.int16), torch.randint(-9, 9, (2, 3), dtype=torch.int8),
-                      torch.randint(0, 9, (2, 3), dtype=torch.uint8), torch.rand(2, 3) > 0.5), family=FAMILY)
+                      torch.randint(0, 9, (2, 3), dtype=torch.uint8), torch.rand(2, 3) > 0.5), family=FAMILY,
+      nonconformant="takes and returns every dtype, float64 among them: TOSA 1.0 has no f64 in any profile")
 def AllDtypesModule_inputs_outputs():
     """One input and one output of each of the ten dtypes."""
     def run(f32, f64, f16, bf16, i64, i32, i16, i8, u8, b):

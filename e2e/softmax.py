@@ -8,6 +8,9 @@ from torch.nn import functional as F
 from tosa_custom.e2e import Fn, case, randn_inputs
 
 FAMILY = "softmax"
+
+# Why a float64 case's TOSA cannot validate, in every mode (CONTRACT.md §13.5).
+F64_BY_DESIGN = "computes in float64 by design (an f64 input, result or dtype): TOSA 1.0 has no f64 in any profile"
 SOFTMAX = ["aten.softmax.int"]
 LOG_SOFTMAX = ["aten.log_softmax.int"]
 
@@ -38,12 +41,13 @@ def SoftmaxIntModule_large_values():
     return nn.Softmax(dim=-1)
 
 
-@case(inputs=randn_inputs(3, 4), family=FAMILY, selective_ops=SOFTMAX)
+@case(inputs=randn_inputs(3, 4), family=FAMILY, selective_ops=SOFTMAX, nonconformant=F64_BY_DESIGN)
 def SoftmaxIntDtypeModule_float64():
     return Fn(lambda x: torch.softmax(x, dim=1, dtype=torch.float64))
 
 
-@case(inputs=lambda: (torch.randn(3, 4, dtype=torch.float64),), family=FAMILY, selective_ops=SOFTMAX)
+@case(inputs=lambda: (torch.randn(3, 4, dtype=torch.float64),), family=FAMILY, selective_ops=SOFTMAX,
+      nonconformant=F64_BY_DESIGN)
 def SoftmaxF64Module_basic():
     return nn.Softmax(dim=-1)
 
@@ -79,7 +83,9 @@ def SoftminModule_basic():
     return nn.Softmin(dim=1)
 
 
-@case(inputs=lambda: (torch.randn(3, 5), torch.randint(0, 5, (3,))), family=FAMILY, selective_ops=LOG_SOFTMAX)
+@case(inputs=lambda: (torch.randn(3, 5), torch.randint(0, 5, (3,))), family=FAMILY, selective_ops=LOG_SOFTMAX,
+      nonconformant={"stock": "the mean divides by the count of int64 targets, cast to f32: TOSA 1.0 casts no i64 to "
+                              "a float, and the count's range is not known to the narrowing passes"})
 def CrossEntropyLossModule_basic():
     """Cross entropy = log_softmax + nll_loss, mean-reduced to a 0-d tensor."""
     return nn.CrossEntropyLoss()

@@ -21,7 +21,7 @@ from .diagnostics import CompileError
 from .schema import OpSelection, overload_name
 
 __all__ = ["example_args", "all_dims_dynamic", "dynamic_by_parameter", "graph_ops", "decomposition_table",
-           "check_survived_pytorch", "expose_non_persistent_buffers", "quiet_torch", "export"]
+           "check_survived_pytorch", "decompose", "expose_non_persistent_buffers", "quiet_torch", "export"]
 
 
 # --------------------------------------------------------------------------
@@ -162,6 +162,33 @@ def _has_cia(overload) -> bool:
     )
 
 
+def _index_put_on_leading_dims(self, indices, values, accumulate=False):
+    """index_put whose index tensors follow leading `None`s (`k[:, :, pos] = v`,
+    and `index_copy_(2, pos, v)`, which is how transformers' StaticCache
+    writes) as an index_put on the leading dimensions between two permutes:
+    torch-mlir's TorchToTosa lowers index_put (to tosa.scatter) only when the
+    index tensors start at dimension 0. NotImplemented (kept as it is) for
+    every other form."""
+    lead = 0
+    while lead < len(indices) and indices[lead] is None:
+        lead += 1
+    tensors = list(indices[lead:])
+    if lead == 0 or not tensors or any(t is None or t.dtype in (torch.bool, torch.uint8) for t in tensors):
+        return NotImplemented
+    k = len(tensors)
+    block = torch.broadcast_shapes(*(t.shape for t in tensors))
+    indexed = (*self.shape[:lead], *block, *self.shape[lead + k:])
+    front = list(range(k))
+    moved = self.movedim(list(range(lead, lead + k)), front)
+    values = values.expand(indexed).movedim(list(range(lead, lead + len(block))), list(range(len(block))))
+    out = torch.ops.aten.index_put.default(moved, tensors, values, accumulate)
+    return out.movedim(front, list(range(lead, lead + k)))
+
+
+# Ours, on top of torch-mlir's table (a listed op is left out of it too).
+_OUR_DECOMPOSITIONS = {torch.ops.aten.index_put.default: _index_put_on_leading_dims}
+
+
 def decomposition_table(selection: OpSelection, program=None) -> dict:
     """torch-mlir's table without the listed ops; with `program`, composites in
     it whose own (CompositeImplicitAutograd) decomposition yields a listed op
@@ -171,6 +198,9 @@ def decomposition_table(selection: OpSelection, program=None) -> dict:
         return {}
     keep = set(selection.overloads())
     table = {k: v for k, v in get_decomposition_table().items() if k not in keep}
+    for op, decomposition in _OUR_DECOMPOSITIONS.items():
+        if op not in keep:
+            table[op] = decomposition
     if program is None:
         return table
     present = set(graph_ops(program.graph_module))
@@ -250,8 +280,145 @@ def export(model, args, dynamic, export_strict, report):
                 + (f"; strict export failed first ({report.export_strict_error})" if report.export_strict_error else ""),
                 category="export-failed",
             ) from e
+        hidden = [] if strict_mode else _state_taken_for_constants(program, model)
+        if hidden:
+            return _export_strict_for_state(model, args, dynamic, hidden, report)
         report.export_mode = "strict" if strict_mode else "non-strict"
         return program
     raise AssertionError("unreachable")
+
+
+
+
+# --------------------------------------------------------------------------
+# Decompositions that fail.
+# --------------------------------------------------------------------------
+
+# Ops that only reshape or re-stride: a failure surfacing in one of them (a
+# view of a tensor whose strides a decomposition changed) is rarely its cause.
+_SHAPE_OPS = {
+    "view", "reshape", "_unsafe_view", "transpose", "permute", "expand", "unsqueeze", "squeeze", "flatten",
+    "unflatten", "t", "contiguous", "clone", "slice", "select", "split", "chunk", "narrow", "as_strided",
+    "alias", "detach", "_to_copy", "to",
+}
+_MAX_SUSPECTS = 4
+
+
+def _failing_node(error: BaseException):
+    """The graph node PyTorch's decomposition interpreter was running when it failed."""
+    node, tb = None, error.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "run_node" and isinstance(frame.f_locals.get("self"), torch.fx.Interpreter):
+            candidate = frame.f_locals.get("n")
+            node = candidate if isinstance(candidate, torch.fx.Node) else node
+        tb = tb.tb_next
+    return node
+
+
+def _suspects(node, table: dict) -> list:
+    """The decomposed ops at `node` and upstream of it, nearest first, ops
+    that compute before ops that only reshape (a view fails on strides that an
+    earlier decomposition changed: GPT-2's sdpa)."""
+    seen, frontier, order = {node}, [node], []
+    while frontier:
+        order += [n for n in frontier if n.op == "call_function" and n.target in table]
+        frontier = [m for n in frontier for m in n.all_input_nodes if m not in seen and not seen.add(m)]
+    ops = list(dict.fromkeys(n.target for n in order))
+    return sorted(ops, key=lambda op: getattr(op, "_opname", "") in _SHAPE_OPS)[:_MAX_SUSPECTS]
+
+
+def decompose(exported, selection: OpSelection, keep_failing: bool, report):
+    """`run_decompositions` with the table minus the listed ops. When it fails,
+    find the op whose decomposition breaks (each suspect kept in turn until
+    one makes it succeed): kept, and recorded in the report, with
+    `keep_failing` (auto mode); named in the error otherwise."""
+    table = decomposition_table(selection, exported)
+    try:
+        with quiet_torch():
+            return exported.run_decompositions(table)
+    except Exception as e:
+        error, first = e, (str(e).splitlines()[0] if str(e) else "")
+    node = _failing_node(error)
+    for op in _suspects(node, table) if node is not None else []:
+        try:
+            with quiet_torch():
+                program = exported.run_decompositions({k: v for k, v in table.items() if k != op})
+        except Exception:
+            continue
+        name = overload_name(op)
+        if keep_failing:
+            report.kept_from_decomposition[name] = f"{type(error).__name__}: {first}"
+            return program
+        raise CompileError(
+            f"PyTorch's decomposition of {name[6:]} fails on this model ({type(error).__name__}: {first}). "
+            f"Keep it: backend_legal_ops=['{name[6:]}'], or backend_legal_ops='auto', which keeps such ops itself.",
+            category="decomposition-failed", ops=[name]) from error
+    raise CompileError(
+        f"PyTorch's decompositions failed on the exported model ({type(error).__name__}): {first}",
+        category="decomposition-failed") from error
+
+
+def _state_taken_for_constants(program, model) -> list[str]:
+    """Buffers and parameters of `model` that a non-strict export captured as
+    constants (`lifted_tensor_N`): the model reached them through an object
+    that is not a module (transformers' StaticCache holds its cache tensors
+    that way), so non-strict tracing saw a plain tensor. A write to one is
+    then lost (no BUFFER_MUTATION output), and run_decompositions fails on
+    it with an AssertionError that names nothing."""
+    from torch.export.graph_signature import InputKind
+
+    owned = {}
+    for name, t in list(model.named_buffers()) + list(model.named_parameters()):
+        if t.untyped_storage().data_ptr():  # zero-size tensors all have address 0
+            owned.setdefault(t.untyped_storage().data_ptr(), name)
+    placeholders = {n.name: n for n in program.graph.nodes if n.op == "placeholder"}
+    hidden = []
+    for spec in program.graph_signature.input_specs:
+        constant = program.constants.get(spec.target) if spec.kind == InputKind.CONSTANT_TENSOR else None
+        if isinstance(constant, torch.Tensor) and constant.untyped_storage().data_ptr() in owned \
+                and _written_in_place(placeholders[spec.arg.name]):
+            hidden.append(owned[constant.untyped_storage().data_ptr()])
+    return hidden
+
+
+def _written_in_place(node) -> bool:
+    """Whether an op of the (not yet functional) exported graph writes `node`,
+    directly or through a view of it (`self.k[:, 0] = x`)."""
+    stack, seen = [node], {node}
+    while stack:
+        n = stack.pop()
+        for user in n.users:
+            schema = getattr(user.target, "_schema", None)
+            if schema is None or not schema.arguments or not user.args or user.args[0] is not n:
+                continue
+            alias = schema.arguments[0].alias_info
+            if alias is not None and alias.is_write:
+                return True
+            if alias is not None and user not in seen:  # a view: its writes land in `node`
+                seen.add(user)
+                stack.append(user)
+    return False
+
+
+def _export_strict_for_state(model, args, dynamic, hidden: list[str], report):
+    """Strict export (TorchDynamo follows the model's objects to the buffer
+    itself), used when non-strict export took model state for constants."""
+    why = (f"non-strict torch.export took the model's {', '.join(repr(h) for h in hidden)} for constants "
+           "(reached through an object that is not a module), so a write to them would be lost")
+    state = dict(list(model.named_buffers()) + list(model.named_parameters()))
+    for name in hidden:
+        if state[name].grad_fn is not None:  # the trace wrote the model's own tensor, with autograd history
+            state[name].detach_()
+    try:
+        with quiet_torch():
+            program = torch.export.export(model, args, dynamic_shapes=dynamic, strict=True)
+    except Exception as e:
+        first = str(e).splitlines()[0] if str(e) else ""
+        raise CompileError(f"{why}; strict export, which tracks them, failed too ({type(e).__name__}): {first}",
+                           category="export-failed") from e
+    report.export_mode = "strict"
+    report.export_nonstrict_error = why
+    return program
 
 

@@ -16,7 +16,7 @@ from . import _ir
 from .passes import PassContext, register_pass
 
 __all__ = [
-    "CHECK_SIGN_SEMANTICS", "MARK_BOUNDARY_DTYPES", "TENSOR_CONSTANTS_AS_TOSA", "VERIFY_TOSA", "TOSA_EXTRAS",
+    "sign_semantics_problem", "CHECK_SIGN_SEMANTICS", "MARK_BOUNDARY_DTYPES", "TENSOR_CONSTANTS_AS_TOSA", "VERIFY_TOSA", "TOSA_EXTRAS",
 ]
 
 CHECK_SIGN_SEMANTICS = "tosa-custom-check-sign-semantics"
@@ -90,27 +90,38 @@ def _bool_arithmetic(op, short: str | None) -> bool:
 _UINT8_MESSAGE = (
     "uint8 values reach ops whose result depends on their sign, which torch-mlir's TOSA lowering computes as "
     "signed int8 (a silently wrong answer for values above 127): {name}. Keep it as tosa.custom "
-    "(backend_legal_ops), or convert to a wider dtype in the model."
+    "(list it in backend_legal_ops, or use backend_legal_ops=\"auto\"), or convert to a wider dtype in the model."
 )
 _BOOL_MESSAGE = (
     "bool tensors reach arithmetic or ordering ops that torch-mlir's TOSA lowering computes on i1 "
     "(True + True becomes False, True > False becomes false): {name}. Keep it as tosa.custom "
-    "(backend_legal_ops), or use logical ops (| & ^) in the model."
+    "(list it in backend_legal_ops, or use backend_legal_ops=\"auto\"), or use logical ops (| & ^) in the model."
 )
+
+
+def sign_semantics_problem(op) -> str | None:
+    """Why TorchToTosa would compute `op` wrongly (uint8 read as int8, bool
+    arithmetic on i1), or None: the refusal below and auto mode, which tunnels
+    such an op instead (CONTRACT.md 7.1 `wrong-lowering`), ask the same question."""
+    name = op.name
+    if not name.startswith("torch.") or "tosa_custom.carrier" in op.attributes:
+        return None
+    short = name[len("torch.aten."):] if name.startswith("torch.aten.") else None
+    if _bool_arithmetic(op, short):
+        return _BOOL_MESSAGE.format(name=name)
+    if not _uint8_safe(op, name, short):
+        return _UINT8_MESSAGE.format(name=name)
+    return None
 
 
 @register_pass(CHECK_SIGN_SEMANTICS,
                "Refuse torch ops that TorchToTosa would compute with the wrong sign (uint8 as int8) or on i1 (bool "
                "arithmetic): a silently wrong answer otherwise")
 def check_sign_semantics(module: ir.Operation, ctx: PassContext) -> None:
-    for op in _ir.collect_ops(module, lambda op: op.name.startswith("torch.")
-                              and "tosa_custom.carrier" not in op.attributes):
-        name = op.name
-        short = name[len("torch.aten."):] if name.startswith("torch.aten.") else None
-        if _bool_arithmetic(op, short):
-            ctx.error(op, _BOOL_MESSAGE.format(name=name))
-        elif not _uint8_safe(op, name, short):
-            ctx.error(op, _UINT8_MESSAGE.format(name=name))
+    for op in _ir.collect_ops(module, lambda op: op.name.startswith("torch.")):
+        problem = sign_semantics_problem(op)
+        if problem:
+            ctx.error(op, problem)
 
 
 @register_pass(MARK_BOUNDARY_DTYPES,

@@ -23,16 +23,15 @@ from torch_mlir import ir, passmanager
 from torch_mlir.extras.fx_importer import FxImporter
 
 from . import _ir
+from . import auto as _auto
 from . import capture as _capture
 from . import checks as _checks
-from . import narrow as _narrow
+from . import pipelines as _pipelines
 from . import signature as _signature
 from . import target as _target
 from .weights import export as _weights
-from .conversion import (
-    PASS_ARGUMENT, TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY, ConversionResult, Skipped,
-)
-from .diagnostics import CompileError, Diagnostic, DiagnosticLog
+from .conversion import PASS_ARGUMENT, TENSORIZE_SCALAR_BOUNDARY, USER_LISTED, ConversionResult, Site, Skipped
+from .diagnostics import CompileError, Diagnostic, DiagnosticLog, format_location
 from .passes import build_pass_manager, lookup_pass, name_and_options, pipeline_text, split_pipeline
 from .schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
 
@@ -50,16 +49,30 @@ class CompileReport:
 
     export_mode: str = ""  # "strict" or "non-strict"
     export_strict_error: str = ""  # why strict export failed, when it was retried non-strict
+    export_nonstrict_error: str = ""  # why a non-strict capture was redone strict (model state taken for constants)
     ops_seen: dict[str, int] = dataclasses.field(default_factory=dict)
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
     # The TOSA target the output was validated against (tosa-attach-target's
     # options); empty when not validated (tosa_target=None, or not TOSA output).
     tosa_target: str = ""
+    # Every op instance made a tosa.custom, with its category (auto.CATEGORIES,
+    # CONTRACT.md 7.1): user-listed, no-tosa-lowering, wrong-lowering, not-conformant.
+    tunneled: list[Site] = dataclasses.field(default_factory=list)
+    # Auto mode: ops kept from PyTorch's decompositions because decomposing them failed (op -> error).
+    kept_from_decomposition: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def _add_converted(self, result: ConversionResult) -> None:
         for identifier, count in result.converted.items():
             self.converted[identifier] = self.converted.get(identifier, 0) + count
+        self.tunneled.extend(result.sites)
+
+    def tunneled_by_category(self) -> dict[str, collections.Counter]:
+        """category -> op identifier -> sites."""
+        found: dict[str, collections.Counter] = {}
+        for site in self.tunneled:
+            found.setdefault(site.category, collections.Counter())[site.identifier] += 1
+        return found
 
 
 class OutputType(enum.Enum):
@@ -190,6 +203,20 @@ def _culprit_pass(module: ir.Module, elements: Sequence[str], name: str) -> str 
     return None
 
 
+def _adopt(module: ir.Module, lowered: ir.Operation) -> None:
+    """Make `module` hold `lowered`'s ops and attributes (a copy of it taken
+    earlier and lowered apart)."""
+    for op in list(module.body.operations):
+        op.operation.erase()
+    for name in list(module.operation.attributes):
+        del module.operation.attributes[name]
+    for name, value in lowered.attributes.items():
+        module.operation.attributes[name] = value
+    end = ir.InsertionPoint(module.body)
+    for op in list(lowered.regions[0].blocks[0].operations):
+        end.insert(op.operation.detach_from_parent())
+
+
 def _torch_ops_by_location(module: ir.Module) -> dict[str, list[str]]:
     """The torch ops at each location: TorchToTosa gives the TOSA ops it
     makes their source op's location, so a TOSA op's location names its source."""
@@ -243,17 +270,6 @@ def _report_rewritten(report: CompileReport, selection: OpSelection, present: co
             ))
 
 
-_VERIFY_PASS = "torch-verify-tosa-backend-contract"
-
-
-def _tosa_pipeline_without_verify() -> list[str]:
-    """torch-mlir's TOSA backend pipeline, minus its contract check, which
-    refuses the builtin ops CONTRACT.md 4.5 allows; `tosa-custom-verify-tosa`
-    checks the rest."""
-    expanded = str(passmanager.PassManager.parse("builtin.module(torch-backend-to-tosa-backend-pipeline)"))
-    return [e for e in split_pipeline(expanded) if e.split("{")[0] != _VERIFY_PASS]
-
-
 # --------------------------------------------------------------------------
 # compile().
 # --------------------------------------------------------------------------
@@ -276,11 +292,24 @@ class _Settings:
 
     @property
     def tunnel(self) -> bool:
-        return bool(self.selection) and self.output is OutputType.TOSA
+        return bool(self.selection.listed()) and self.output is OutputType.TOSA
 
-    def ops_option(self, strict: bool) -> str:
-        return (f"{PASS_ARGUMENT}{{ops={','.join(self.selection.specs)} encoding={self.encoding}"
-                + (" strict=true" if strict else "") + "}")
+    @property
+    def target(self) -> "_target.TosaTarget | str | None":
+        """The target checked: none with encoding="const" and listed ops, whose
+        i64/f64 operands are outside TOSA by design (CONTRACT.md 4.6)."""
+        if self.tosa_target == "auto" and self.encoding == "const" and self.selection:
+            return None
+        return self.tosa_target
+
+    def ops_option(self, strict: bool, auto: bool = True) -> str:
+        selection = self.selection if auto else self.selection.listed()
+        text = f"{PASS_ARGUMENT}{{" + (f"ops={','.join(selection.specs)} " if selection else "") + f"encoding={self.encoding}"
+        if strict:
+            text += " strict=true"
+        if selection.auto and self.target != "auto":
+            text += " tosa-target=" + ("none" if self.target is None else f'"{self.target}"')
+        return text + "}"
 
 
 def _settings(output_type, use_tracing: bool, ignore_traced_shapes: bool, backend_legal_ops, extra_library,
@@ -314,6 +343,9 @@ def _settings(output_type, use_tracing: bool, ignore_traced_shapes: bool, backen
                      library_paths[0] if library_paths else None, verbose, _target.parse_target(tosa_target))
 
 
+_MAX_CONTRACT_RETRIES = 6
+
+
 class _Compilation:
     """One compile() call: the stages share this state instead of a closure.
 
@@ -330,6 +362,8 @@ class _Compilation:
         self.state_values: dict = {}  # initial values of the state the module holds (CONTRACT.md §12)
         self.log = DiagnosticLog()  # our passes' warnings from the final tunnel
         self.sources: dict[str, list[str]] = {}  # location -> the torch ops there, to name a TOSA op's source
+        self.validated = None  # auto mode: the target its adopted trial was already validated against
+        self.imported: dict[str, list[str]] = {}  # location -> the torch op instances (OP#N) there at import
 
     # -- capture -------------------------------------------------------------
 
@@ -342,14 +376,7 @@ class _Compilation:
         dynamic = _capture.dynamic_by_parameter(self.model, args, dynamic)
         exported = _capture.export(self.model, args, dynamic, s.export_strict, self.report)
         before = _capture.graph_ops(exported.graph_module)
-        try:
-            with _capture.quiet_torch():
-                program = exported.run_decompositions(_capture.decomposition_table(s.selection, exported))
-        except Exception as e:
-            raise CompileError(
-                f"PyTorch's decompositions failed on the exported model ({type(e).__name__}): "
-                f"{str(e).splitlines()[0] if str(e) else ''}", category="decomposition-failed",
-            ) from e
+        program = _capture.decompose(exported, s.selection, s.selection.auto, self.report)
         _capture.expose_non_persistent_buffers(program)
         everything = s.weights == "arguments"
         if everything or _weights.state_buffers(program):  # state is an argument with inline weights too
@@ -391,16 +418,50 @@ class _Compilation:
         self.pipeline += elements
         run_pipeline(module, elements, what, **kw)
 
-    def tunnel_at_import(self, module: ir.Module) -> None:
+    def tunnel_at_import(self, module: ir.Module, at_import: dict[str, list[str]] | None = None
+                         ) -> list[ConversionResult]:
         """Tunnel listed ops before torch-mlir's pipeline sees them: its
         canonicalizations and decompositions rewrite some ops even when they
         are backend-legal (int8 _int_mm becomes mm), and it cannot lower ops
-        it only knows as torch.operator. Ops skipped here are retried, and
-        reported, at the backend contract."""
-        elements = [TENSORIZE_SCALAR_BOUNDARY, self.settings.ops_option(strict=False), TENSORIZE_SCALAR_BOUNDARY]
+        it only knows as torch.operator (auto mode tunnels those, and the
+        `at_import` ops, category -> op names). Ops skipped here are retried,
+        and reported, at the backend contract."""
+        auto = [_auto.at_import_element(at_import or {})] if self.settings.selection.auto else []
+        elements = [TENSORIZE_SCALAR_BOUNDARY, *auto, self.settings.ops_option(strict=False, auto=False),
+                    TENSORIZE_SCALAR_BOUNDARY]
+        results: list[ConversionResult] = []
         self.run(module, elements, "Tunneling the listed ops after import", category="compile-failed",
                  log=DiagnosticLog(),  # its skips are retried, and reported, by the final tunnel
-                 on_result={PASS_ARGUMENT: self.report._add_converted})
+                 on_result={PASS_ARGUMENT: results.append})
+        return results
+
+    def to_contract(self, module: ir.Module, at_import: dict[str, list[str]] | None = None) -> ir.Module:
+        """Tunnel at import, then torch-mlir's lowering to the backend
+        contract. In auto mode, an op that lowering fails on is tunneled at
+        import of a fresh module instead (at most a few rounds), as are the
+        `at_import` ops (category -> op names)."""
+        at_import = {category: list(ops) for category, ops in (at_import or {}).items()}
+        tunnel = self.settings.tunnel or self.settings.selection.auto
+        self.imported = _auto.instances_by_location(module.operation)
+        while True:
+            start = len(self.pipeline)
+            results = self.tunnel_at_import(module, at_import) if tunnel else []
+            self.show("torch IR (import" + (", listed ops tunneled)" if tunnel else ")"), module)
+            try:
+                self.to_backend_contract(module)
+            except CompileError as e:
+                failed = at_import.setdefault("no-tosa-lowering", [])
+                new = [op for op in e.ops if op not in failed and op != "torch.operator"]
+                if not self.settings.selection.auto or not new or len(failed) >= _MAX_CONTRACT_RETRIES:
+                    raise
+                failed += new
+                del self.pipeline[start:]
+                module = self.import_module()
+                self.record_outputs(module)
+                continue
+            for result in results:
+                self.report._add_converted(result)
+            return module
 
     def to_backend_contract(self, module: ir.Module) -> None:
         s = self.settings
@@ -424,7 +485,7 @@ class _Compilation:
         selection = self.settings.selection
         if selection and not selection.everything:
             listed_present = {o for o in selection.overloads() if present[overload_name(o)]}
-            for spec in selection.specs:
+            for spec in selection.listed().specs:
                 single = OpSelection([spec])
                 if not any(single.matches(overload_name(o)) for o in listed_present):
                     warnings.warn(f"backend_legal_ops lists {spec}, but the model contains no such op", stacklevel=3)
@@ -446,33 +507,95 @@ class _Compilation:
             "file the rewrite with torch-mlir.", category="rewritten-by-torch-mlir", ops=[name])
 
     def to_tosa(self, module: ir.Module) -> None:
-        """Tunnel what is left of the listed ops, refuse what TorchToTosa
-        would compute wrongly, lower the rest, check that only TOSA remains."""
+        """Tunnel what is left of the listed ops (and, in auto mode, what the
+        lowering cannot take), refuse what TorchToTosa would compute wrongly,
+        lower the rest, check that only TOSA remains."""
         late: list[ConversionResult] = []
         with module.context:
-            lowering = _tosa_pipeline_without_verify()
+            rest = _pipelines.after_tunnel()
         self.sources = _torch_ops_by_location(module)
         tunnel = [self.settings.ops_option(self.settings.strict)] if self.settings.selection else []
-        elements = [_checks.MARK_BOUNDARY_DTYPES, *tunnel, _checks.CHECK_SIGN_SEMANTICS, *lowering,
-                    _checks.TENSOR_CONSTANTS_AS_TOSA, TENSORIZE_BUILTIN_SCALAR_BOUNDARY,
-                    _narrow.NARROW_F64, _narrow.NARROW_I64_GATHER, _checks.VERIFY_TOSA]
         try:
-            self.run(module, elements, "Lowering to TOSA", log=self.log, on_result={PASS_ARGUMENT: late.append})
+            if self.settings.selection.auto:
+                self._tunnel_auto(module, tunnel, rest, late)
+            else:
+                self.run(module, [_checks.MARK_BOUNDARY_DTYPES, *tunnel, *rest], "Lowering to TOSA", log=self.log,
+                         on_result={PASS_ARGUMENT: late.append})
         finally:
             for result in late:
                 self.report._add_converted(result)
                 self.report.skipped.extend(result.skipped)
 
+    def tosa_stage(self, module: ir.Module, present: collections.Counter) -> ir.Module:
+        """to_tosa. Auto mode tunnels ops as PyTorch wrote them: when it
+        chose ops torch-mlir's pipeline made in place of an imported op (its
+        decomposition's pieces, or an op it rewrote with other semantics:
+        `_embedding_bag` becomes `embedding_bag.padding_idx`, whose -1 then
+        means the last row), compile() starts again from a fresh import with
+        the imported op tunneled at import."""
+        try:
+            self.to_tosa(module)
+        finally:
+            _report_rewritten(self.report, self.settings.selection, present)
+        replaced = self._replaced_by_torch_mlir() if self.settings.selection.auto else []
+        if not replaced:
+            return module
+        self.report.converted, self.report.skipped, self.report.tunneled = {}, [], []
+        self.pipeline, self.validated, self.log = [], None, DiagnosticLog()
+        module = self.import_module()
+        self.record_outputs(module)
+        module = self.to_contract(module, replaced)
+        present = self.check_kept(module)
+        try:
+            self.to_tosa(module)
+        finally:
+            _report_rewritten(self.report, self.settings.selection, present)
+        return module
+
+    def _replaced_by_torch_mlir(self) -> dict[str, list[str]]:
+        """The imported op instances (`OP#N`) that torch-mlir's pipeline
+        replaced by the ops auto mode tunneled in their place (same location;
+        that op absent there at the backend contract), by the category of the
+        site that found them."""
+        found: dict[str, set[str]] = {}
+        for site in self.report.tunneled:
+            imported = self.imported.get(site.location, [])
+            names = {instance.partition("#")[0] for instance in imported}
+            if site.category == USER_LISTED or site.identifier in names:
+                continue
+            contract = set(self.sources.get(site.location, []))
+            replaced = {i for i in imported if i.partition("#")[0] not in contract}
+            if replaced:
+                found.setdefault(site.category, set()).update(replaced)
+        return {category: sorted(ops) for category, ops in found.items()}
+
+    def _tunnel_auto(self, module: ir.Module, tunnel: list[str], rest: list[str], late: list) -> None:
+        """Auto mode's tunnel tried the lowering on copies (auto.py); when its
+        last copy lowered cleanly, that copy is the result of `rest` on this
+        module, so it is adopted instead of lowered again (the recorded
+        pipeline replays to the same module)."""
+        self.run(module, [_checks.MARK_BOUNDARY_DTYPES, *tunnel], "Lowering to TOSA", log=self.log,
+                 on_result={PASS_ARGUMENT: late.append})
+        lowered = late[-1].lowered if late else None
+        if lowered is None:
+            self.run(module, rest, "Lowering to TOSA", log=self.log)
+            return
+        self.pipeline += rest
+        self.log.diagnostics.extend(late[-1].lowered_log.diagnostics)
+        _adopt(module, lowered)
+        self.validated = late[-1].lowered_target
+
     def check_target(self, module: ir.Module) -> None:
         """Attach the TOSA target and validate the module against it."""
-        target = self.settings.tosa_target
-        if target == "auto" and self.settings.encoding == "const" and self.settings.selection:
-            target = None  # i64/f64 operands by design (CONTRACT.md 4.6): no TOSA 1.0 target fits
+        target = self.settings.target
         if target is None:
             return
         if target == "auto":
             target = _target.auto_target(module)
         self.report.tosa_target = str(target)
+        if self.validated == target:  # auto mode's adopted trial ran these very passes
+            self.pipeline += target.pipeline()
+            return
         try:
             self.run(module, target.pipeline(), "Validating the TOSA", category="not-conformant")
         except CompileError as e:
@@ -492,6 +615,13 @@ class _Compilation:
     def finish(self, module: ir.Module) -> ir.Module:
         for d in self.log.of("warning"):
             warnings.warn(str(d), stacklevel=3)
+        if self.settings.verbose and (self.report.tunneled or self.report.kept_from_decomposition):
+            print("==== tunneled ops (category: op at location, why)")
+            for name, error in self.report.kept_from_decomposition.items():
+                print(f"kept from PyTorch's decompositions: {name} (decomposing it failed: {error})")
+            for site in self.report.tunneled:
+                print(f"{site.category}: {site.identifier} at {format_location(site.location)}"
+                      + (f" ({site.reason.splitlines()[0][:200]})" if site.reason else ""))
         if self.settings.verbose:
             print("==== pipeline (tosa-custom-opt --pass-pipeline='...' replays it on output_type='raw')\n"
                   + pipeline_text(self.pipeline))
@@ -527,7 +657,10 @@ def compile(
     PyTorch itself, so Python functions are not needed and are refused).
     `strict` makes an op that cannot be tunneled an error instead of a warning.
     `export_strict`: False exports non-strict, True strict, "auto" tries strict
-    and retries non-strict (the report says which was used). `backend_legal_ops=["*"]`
+    and retries non-strict (the report says which was used); a non-strict capture
+    that took a buffer the model writes for a constant (reached through an object
+    that is not a module, as transformers' StaticCache holds its cache) is redone
+    strict, which follows it (`report.export_nonstrict_error` says why). `backend_legal_ops=["*"]`
     is the dummy mode: nothing is decomposed on either side and every op is tried.
     `report` (a `CompileReport`) is filled with what happened to each op.
     `weights="arguments"` makes every parameter and persistent buffer a named
@@ -557,10 +690,7 @@ def compile(
     if settings.output is OutputType.RAW:
         c.show("torch IR (raw import)", module)
         return c.finish(module)
-    if settings.tunnel:
-        c.tunnel_at_import(module)
-    c.show("torch IR (import" + (", listed ops tunneled)" if settings.tunnel else ")"), module)
-    c.to_backend_contract(module)
+    module = c.to_contract(module)
     present = c.check_kept(module)
     c.show("torch IR (backend contract)", module)
     if settings.output is OutputType.TORCH:
@@ -568,10 +698,7 @@ def compile(
     if settings.output is OutputType.LINALG_ON_TENSORS:
         c.to_linalg(module)
         return c.finish(module)
-    try:
-        c.to_tosa(module)
-    finally:
-        _report_rewritten(report, settings.selection, present)
+    module = c.tosa_stage(module, present)
     c.check_target(module)
     c.show("TOSA", module)
     return c.finish(module)

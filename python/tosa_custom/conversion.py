@@ -31,14 +31,22 @@ __all__ = [
     "PassOptions",
     "ConversionFailed",
     "ConversionResult",
+    "Site",
     "Skipped",
     "SKIP_CATEGORIES",
     "tensorize_builtin_scalar_boundary",
     "tensorize_scalar_boundary",
+    "constant_list",
     "convert_module",
 ]
 
 PASS_ARGUMENT = "convert-torch-backend-legal-to-tosa-custom"
+# Auto mode (auto.py) marks the op instances it tunnels with their category and
+# reason; the tosa.custom it makes keeps the category (CONTRACT.md 7.1).
+MARK = "tosa_custom.tunnel"
+MARK_REASON = "tosa_custom.tunnel_reason"
+TUNNELED = "tosa_custom.tunneled"
+USER_LISTED = "user-listed"
 TENSORIZE_SCALAR_BOUNDARY = "tosa-custom-tensorize-scalar-boundary"
 TENSORIZE_BUILTIN_SCALAR_BOUNDARY = "tosa-custom-tensorize-builtin-scalar-boundary"
 
@@ -94,10 +102,26 @@ class Skipped:
     location: str
 
 
+@dataclasses.dataclass(frozen=True)
+class Site:
+    """One op instance made a tosa.custom, and why (a category of auto.CATEGORIES)."""
+
+    identifier: str
+    category: str
+    location: str
+    reason: str
+
+
 @dataclasses.dataclass
 class ConversionResult:
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
+    sites: list[Site] = dataclasses.field(default_factory=list)
+    # Auto mode: a copy of the module before this pass, converted as this run
+    # converted it and lowered by pipelines.after_tunnel() (auto.Selection).
+    lowered: Any = None
+    lowered_log: DiagnosticLog | None = None
+    lowered_target: Any = None  # the TosaTarget `lowered` was validated against and carries, if any
 
 
 class _Unrepresentable(Exception):
@@ -205,6 +229,17 @@ def _constant(value: ir.Value) -> Any:
         if isinstance(attr, (ir.FloatAttr, ir.StringAttr)):
             return attr.value
     return _NOT_CONSTANT
+
+
+def constant_list(value: ir.Value) -> list | None:
+    """The Python values of a `torch.prim.ListConstruct` of constants (a
+    pad, a shape), else None: for rules about an op instance's arguments
+    (wrong_lowerings.py)."""
+    op = _defining_op(_look_through(value))
+    if op is None or op.name != "torch.prim.ListConstruct":
+        return None
+    items = [_constant(v) for v in op.operands]
+    return None if any(item is _NOT_CONSTANT for item in items) else items
 
 
 # --------------------------------------------------------------------------
@@ -611,7 +646,10 @@ def _scalar_literal(value: ir.Value) -> ir.Value | None:
 
 @register_pass(TENSORIZE_SCALAR_BOUNDARY,
                "Make Python-number and complex arguments and results of public torch functions 0-d and real-pair "
-               "tensors (CONTRACT.md 4.7)")
+               "tensors (CONTRACT.md 4.7)",
+               options=(Option("arguments", "arguments too (after the tunnel, only the results a tosa.custom made "
+                               "need it: an argument's carrier would then be left for TorchToTosa)", True,
+                               parse_flag, metavar="true|false"),))
 def tensorize_scalar_boundary(module: ir.Operation, ctx: PassContext | None = None) -> None:
     """Python-scalar and complex arguments and results of public functions
     become tensors TOSA can type (CONTRACT.md 4.7): a scalar a 0-d tensor, a
@@ -620,13 +658,14 @@ def tensorize_scalar_boundary(module: ir.Operation, ctx: PassContext | None = No
     converted ops read through; a result that a carrier made is returned as
     the carrier's operand, marked `tosa_custom.scalar` or `tosa_custom.dtype`
     so the runtime (and a backend) can give the caller what the model did."""
+    arguments = ctx.options.arguments if ctx is not None else True
     for func in _ir.public_functions(module):
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         block = func.regions[0].blocks[0]
         inputs = list(ftype.inputs)
         arg_marks: dict[int, dict[str, str]] = {}
         first = block.operations[0] if len(block.operations) else None
-        for i, arg in enumerate(block.arguments):
+        for i, arg in enumerate(block.arguments if arguments else ()):
             text = str(arg.type)
             cplx = _complex_of(text)
             if text in _SCALAR_RESULTS:
@@ -665,6 +704,7 @@ def tensorize_scalar_boundary(module: ir.Operation, ctx: PassContext | None = No
             func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
             _ir.add_signature_attrs(func, "arg_attrs", len(inputs), {k: v for k, v in arg_marks.items() if v})
             _ir.add_signature_attrs(func, "res_attrs", len(results), res_marks)
+    _erase_dead_carriers(module)  # a result's carrier, now unused, is not an op TorchToTosa could lower
 
 
 # The builtin scalar types torch-mlir lowers Python numbers to, by kind.
@@ -758,7 +798,8 @@ def convert_module(
 
     def collect(op: ir.Operation):
         identifier = _schema.op_identifier(op)
-        if _CARRIER not in op.attributes and options.ops.matches(identifier, user_op=op.name == "torch.operator"):
+        if _CARRIER not in op.attributes and (
+                MARK in op.attributes or options.ops.matches(identifier, user_op=op.name == "torch.operator")):
             candidates.append((op, identifier))
         return ir.WalkResult.ADVANCE
 
@@ -766,9 +807,12 @@ def convert_module(
     types = _TypeMemo()
     failed = False
     for op, identifier in candidates:
+        site = _site(op, identifier)
         try:
             with ir.InsertionPoint(op), op.location:
                 custom, plans = _lower(op, identifier, options.encoding, types)
+                if MARK in op.attributes:  # auto mode added it: say why on the op
+                    custom.attributes[TUNNELED] = ir.StringAttr.get(site.category)
                 _replace(op, custom, plans)
         except _Unrepresentable as e:
             skipped = Skipped(identifier, e.category, str(e), str(op.location))
@@ -790,14 +834,27 @@ def convert_module(
             failed = True
             continue
         result.converted[identifier] = result.converted.get(identifier, 0) + 1
+        result.sites.append(site)
     _erase_dead_carriers(module)
     if failed:
         raise ConversionFailed(f"{PASS_ARGUMENT} failed; the errors are on the ops' locations")
     return result
 
 
+def _site(op: ir.Operation, identifier: str) -> Site:
+    if MARK not in op.attributes:
+        return Site(identifier, USER_LISTED, str(op.location), "")
+    reason = ir.StringAttr(op.attributes[MARK_REASON]).value if MARK_REASON in op.attributes else ""
+    return Site(identifier, ir.StringAttr(op.attributes[MARK]).value, str(op.location), reason)
+
+
 class ConversionFailed(Exception):
     """`convert_module` emitted errors (strict mode, or an internal error)."""
+
+
+def _parse_target(text: str):
+    from . import target  # (target.py registers passes; keep this module's import light)
+    return None if text == "none" else target.parse_target(text)
 
 
 def _parse_encoding(text: str) -> str:
@@ -814,11 +871,22 @@ def _parse_encoding(text: str) -> str:
         Option("encoding", "how non-tensor arguments travel", "json", _parse_encoding, metavar="json|const"),
         Option("strict", "an op that cannot be converted is an error", False, parse_flag, implicit="true",
                metavar="true|false"),
+        Option("tosa-target", "with ops=auto: the TOSA target whose violations are tunneled too (auto: fitted to "
+               "the output; none: no check; or tosa-attach-target's options, quoted)", "auto", _parse_target,
+               metavar="auto|none|'profiles=...'"),
     ),
 )
 def convert_torch_backend_legal_to_tosa_custom(module: ir.Operation, ctx: PassContext) -> ConversionResult | None:
+    options = PassOptions.of(ctx.options)
+    selection = None
+    if options.ops.auto:
+        from . import auto  # it lowers trial copies through passes that import this module
+        selection = auto.select(module, options.ops, options.encoding, getattr(ctx.options, "tosa-target"))
     try:
-        return convert_module(module, PassOptions.of(ctx.options), ctx.log)
+        result = convert_module(module, options, ctx.log)
     except ConversionFailed:  # the errors are on the ops already
         ctx.failed = True
         return None
+    if selection is not None:
+        result.lowered, result.lowered_log, result.lowered_target = selection.lowered, selection.log, selection.target
+    return result

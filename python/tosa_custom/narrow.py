@@ -16,11 +16,14 @@ from torch_mlir import ir
 
 from . import _ir
 from .passes import PassContext, register_pass
+from .signature import read_roles
 
-__all__ = ["NARROW_F64", "NARROW_I64_GATHER"]
+__all__ = ["NARROW_F64", "NARROW_I64_GATHER", "NARROW_I64_CASTS", "WIDEN_INT_ARITHMETIC"]
 
 NARROW_F64 = "tosa-custom-narrow-f64"
 NARROW_I64_GATHER = "tosa-custom-narrow-i64-gather"
+NARROW_I64_CASTS = "tosa-custom-narrow-i64-casts"
+WIDEN_INT_ARITHMETIC = "tosa-custom-widen-int-arithmetic"
 
 # Ops whose f64 result can become f32 by changing types alone: elementwise,
 # reductions and data movement, with no typed attribute (tosa.clamp's min/max,
@@ -78,13 +81,35 @@ class _Region:
         if op in self.ops:
             return
         self.ops[op] = None
+        if op.name == "func.return":
+            self.ok = self.ok and _float_results_only(op)
+            return  # its operands are in the region already; the function's type follows them
         if op.name not in _RETYPABLE:
-            self.ok = False  # func.return (an f64 result), tosa.custom, an op with typed attributes
+            self.ok = False  # tosa.custom, an op with typed attributes
         elif op.name == "tosa.cast" and _is_f64(op.results[0]) and not _narrow_float(op.operands[0]):
             self.ok = False  # from an integer or from f64: f32 could round it
         elif op.name == "tosa.const" and not _in_f32_range(op.attributes["values"]):
             self.ok = False
         self._stack += [v for v in list(op.operands) + list(op.results) if _is_f64(v)]
+
+
+def _float_results_only(ret: ir.Operation) -> bool:
+    """Every f64 value `ret` returns is a Python float result (`tosa_custom.scalar
+    = "float"`, §4.7): the runtime hands it back as a Python float, and an f32
+    0-d tensor gives the same number when the region computes it from f32
+    (a constant rounds to the nearest f32, as any f64 constant in the region does)."""
+    func = ret.parent
+    scalars = read_roles(func)[1]
+    return all(scalars[i] == "float" and not ir.ShapedType(v.type).rank
+               for i, v in enumerate(ret.operands) if _is_f64(v))
+
+
+def _retype_results(ret: ir.Operation) -> None:
+    """The function's result types, after its returned values were narrowed."""
+    func = ret.parent
+    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    results = [v.type for v in ret.operands]
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(function_type.inputs, results))
 
 
 def _to_f32(t: ir.Type) -> ir.Type:
@@ -122,6 +147,9 @@ def _narrow_region(ops: list[ir.Operation]) -> None:
             if _is_f64(result):
                 with op.location:
                     result.set_type(_to_f32(result.type))
+    for op in ops:
+        if op.name == "func.return":
+            _retype_results(op)
     for op in ops:  # casts that became f32 -> f32 are the identity now
         if op.name == "tosa.cast" and op.operands[0].type == op.results[0].type:
             op.results[0].replace_all_uses_with(op.operands[0])
@@ -130,7 +158,8 @@ def _narrow_region(ops: list[ir.Operation]) -> None:
 
 @register_pass(NARROW_F64,
                "Compute f64 intermediates of f32 computations (cast from f32, back to f32, e.g. torch-mlir's "
-               "layer_norm variance) in f32; f64 at a function boundary or through other ops stays")
+               "layer_norm variance) and Python float results computed from f32 in f32; other f64 at a "
+               "function boundary or through other ops stays")
 def narrow_f64(module: ir.Operation, ctx: PassContext) -> None:
     seen: set = set()
     regions = [_Region(result, seen)
@@ -197,3 +226,153 @@ def narrow_i64_gather(module: ir.Operation, ctx: PassContext) -> None:
             wide = ir.Operation.create("tosa.cast", results=[gather.results[0].type], operands=[result.result])
         gather.results[0].replace_all_uses_with(wide.result)
         gather.erase()
+
+
+# Ops that move i64 values without computing new ones: a value reached only
+# through them has the values of their first operand (the others are shapes
+# and multiples), so it fits in i32 when that operand does.
+_MOVES = {"tosa.reshape", "tosa.transpose", "tosa.slice", "tosa.tile", "tosa.identity"}
+
+
+def _integer_width(value: ir.Value) -> int | None:
+    element = _element(value)
+    return element.width if isinstance(element, ir.IntegerType) else None
+
+
+def _moved_from(value: ir.Value) -> tuple[ir.Value, list[ir.Operation]]:
+    """The value `value` was moved from (through _MOVES), and the moves, first first."""
+    moves = []
+    while not isinstance(value.owner, ir.Block) and value.owner.operation.name in _MOVES:
+        moves.append(value.owner.operation)
+        value = value.owner.operation.operands[0]
+    return value, moves[::-1]
+
+
+def _as_i32(source: ir.Value, constants: "_Constants") -> ir.Value | None:
+    """An i32 value equal to the i64 `source`, when its values are known to fit:
+    the operand of a cast from a narrower integer, or a constant within range.
+    Built just after `source`; None when the range is not known."""
+    owner = source.owner
+    if isinstance(owner, ir.Block):
+        return None  # an argument: the caller's values are not known
+    op = owner.operation
+    i32 = ir.IntegerType.get_signless(32)
+    with ir.InsertionPoint(op), op.location:
+        if op.name == "tosa.cast" and (_integer_width(op.operands[0]) or 64) <= 32:
+            narrow = op.operands[0]
+            if _integer_width(narrow) == 32:
+                return narrow
+            return ir.Operation.create("tosa.cast", results=[_retyped(source, i32)], operands=[narrow]).result
+        values = constants.values(source)
+        if op.name == "tosa.const" and _fits_i32(values):
+            array = values.astype(np.int32).reshape(ir.RankedTensorType(source.type).shape)
+            attr = ir.DenseElementsAttr.get(array, type=_retyped(source, i32))
+            return ir.Operation.create("tosa.const", results=[attr.type], attributes={"values": attr}).result
+    return None
+
+
+def _replay_moves(value: ir.Value, moves: list[ir.Operation], before: ir.Operation) -> ir.Value:
+    """The same moves applied to the narrow `value`, inserted before `before`."""
+    for move in moves:
+        with ir.InsertionPoint(before), move.location:
+            element = ir.RankedTensorType(value.type).element_type
+            attributes = {a.name: a.attr for a in move.attributes}
+            value = ir.Operation.create(move.name, results=[_retyped(move.results[0], element)],
+                                        operands=[value, *list(move.operands)[1:]], attributes=attributes).result
+    return value
+
+
+def _erase_dead(ops: list[ir.Operation]) -> None:
+    """Erase the ops whose results are no longer used, last first."""
+    for op in reversed(ops):
+        if all(not list(r.uses) for r in op.results):
+            op.erase()
+
+
+def _fold_constant_cast(cast: ir.Operation, constants: "_Constants") -> bool:
+    """A cast of an integer constant to a float type is a float constant (the
+    same rounding, to nearest even): torch-mlir's `arange(3.0)` casts an i64
+    constant to f64, which no TOSA 1.0 profile takes."""
+    result_type = ir.RankedTensorType(cast.results[0].type)
+    if not isinstance(result_type.element_type, (ir.F32Type, ir.F64Type, ir.F16Type)):
+        return False
+    values = constants.values(cast.operands[0])
+    if values is None:
+        return False
+    dtype = {ir.F32Type: np.float32, ir.F64Type: np.float64, ir.F16Type: np.float16}[type(result_type.element_type)]
+    with ir.InsertionPoint(cast), cast.location:
+        attr = ir.DenseElementsAttr.get(values.astype(dtype).reshape(result_type.shape), type=result_type)
+        const = ir.Operation.create("tosa.const", results=[result_type], attributes={"values": attr})
+    cast.results[0].replace_all_uses_with(const.result)
+    return True
+
+
+@register_pass(NARROW_I64_CASTS,
+               "Cast from i64 through i32 where the i64 values are known to fit (an i64 constant, or a cast from "
+               "a narrower integer, moved by reshape/transpose/slice/tile), and fold casts of integer constants to "
+               "floats (TOSA 1.0 casts no i64 to a float); i64 from arguments or arithmetic stays")
+def narrow_i64_casts(module: ir.Operation, ctx: PassContext) -> None:
+    constants = _Constants(module)
+    for cast in _ir.collect_ops(module, lambda op: op.name == "tosa.cast" and _i64(op.operands[0])
+                                and not _i64(op.results[0])):
+        source, moves = _moved_from(cast.operands[0])
+        dead = [source.owner.operation] + moves if not isinstance(source.owner, ir.Block) else moves
+        if not moves and _fold_constant_cast(cast, constants):
+            cast.erase()
+            _erase_dead(dead)
+            continue
+        narrow = _as_i32(source, constants)
+        if narrow is None:
+            continue
+        narrow = _replay_moves(narrow, moves, cast)
+        with ir.InsertionPoint(cast), cast.location:
+            if narrow.type == cast.results[0].type:
+                result = narrow
+            else:
+                result = ir.Operation.create("tosa.cast", results=[cast.results[0].type], operands=[narrow]).result
+        cast.results[0].replace_all_uses_with(result)
+        cast.erase()
+        _erase_dead(dead)
+
+
+# Integer arithmetic TOSA 1.0 has only at i32 (add, sub) or only into an i32
+# result (mul of i8 or i16), and bool ops it has under other names.
+_I32_ONLY = {"tosa.add", "tosa.sub"}
+
+
+def _cast(value: ir.Value, element: ir.Type) -> ir.Value:
+    return ir.Operation.create("tosa.cast", results=[_retyped(value, element)], operands=[value]).result
+
+
+def _widen(op: ir.Operation) -> ir.Value | None:
+    """The i8/i16 add, sub or mul `op` computed in i32 and truncated back (the
+    same wraparound, as TOSA's integer cast truncates), or a bool mul/equal as
+    logical ops; None when `op` is none of those. Built before `op`."""
+    width = _integer_width(op.results[0])
+    i32 = ir.IntegerType.get_signless(32)
+    if op.name in _I32_ONLY and width in (8, 16):
+        wide = ir.Operation.create(op.name, results=[_retyped(op.results[0], i32)],
+                                   operands=[_cast(v, i32) for v in op.operands]).result
+        return _cast(wide, op.results[0].type.element_type)
+    if op.name == "tosa.mul" and width in (8, 16):
+        wide = ir.Operation.create(op.name, results=[_retyped(op.results[0], i32)], operands=list(op.operands)).result
+        return _cast(wide, op.results[0].type.element_type)
+    if op.name == "tosa.mul" and width == 1:
+        return ir.Operation.create("tosa.logical_and", results=[op.results[0].type],
+                                   operands=list(op.operands)[:2]).result
+    if op.name == "tosa.equal" and _integer_width(op.operands[0]) == 1:
+        differ = ir.Operation.create("tosa.logical_xor", results=[op.results[0].type], operands=list(op.operands))
+        return ir.Operation.create("tosa.logical_not", results=[op.results[0].type], operands=[differ.result]).result
+    return None
+
+
+@register_pass(WIDEN_INT_ARITHMETIC,
+               "Compute i8/i16 add, sub and mul in i32 and truncate back (the same wraparound; TOSA 1.0 adds only "
+               "i32 and multiplies i8/i16 into i32), bool mul as logical_and and bool equal as not-xor")
+def widen_int_arithmetic(module: ir.Operation, ctx: PassContext) -> None:
+    for op in _ir.collect_ops(module, lambda op: op.name in ("tosa.add", "tosa.sub", "tosa.mul", "tosa.equal")):
+        with ir.InsertionPoint(op), op.location:
+            result = _widen(op)
+        if result is not None:
+            op.results[0].replace_all_uses_with(result)
+            op.erase()

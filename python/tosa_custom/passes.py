@@ -232,8 +232,8 @@ def _load_builtin_passes() -> None:
 
 # Modules whose import registers passes (each declares its entries beside its code).
 _BUILTIN_PASS_MODULES = (
-    ".conversion", ".weights.passes", ".checks", ".narrow", ".target",
-    ".runtime.tosa_kernels", ".runtime.outline", ".runtime.tiling", ".runtime.polymath", ".runtime.lowering",
+    ".conversion", ".auto", ".weights.passes", ".checks", ".narrow", ".target",
+    ".runtime.tosa_kernels", ".runtime.tosa_fixes", ".runtime.outline", ".runtime.tiling", ".runtime.polymath", ".runtime.lowering",
 )
 
 

@@ -16,6 +16,7 @@ import torch
 from torch_mlir import ir
 
 __all__ = [
+    "AUTO",
     "OpSelection",
     "op_identifier",
     "overload_for",
@@ -141,6 +142,7 @@ def _spec_text(raw) -> str:
 # The namespaces whose ops `*` selects; other torch-dialect ops (constants,
 # lists, literals, ...) are structure, not computation.
 EVERYTHING_NAMESPACES = ("aten", "prims", "quantized_decomposed")
+AUTO = "auto"  # the op-list word for auto mode
 
 
 class OpSelection:
@@ -150,7 +152,8 @@ class OpSelection:
     overloads as torch-mlir does; `torch.ops.aten.layer_norm` (every overload)
     and `torch.ops.aten.layer_norm.default` are accepted too, as a convenience; a name without an overload means every
     overload of it (`aten.softmax` is `aten.softmax.int` and `aten.softmax.int_out`). `*` selects every
-    op (the audit's dummy mode). Unknown names are refused with suggestions,
+    op (the audit's dummy mode); `auto` asks the pass to add, per instance, what
+    torch-mlir's TOSA lowering cannot take (auto.py). Unknown names are refused with suggestions,
     because a typo would otherwise silently select nothing.
     """
 
@@ -160,6 +163,7 @@ class OpSelection:
         elif isinstance(specs, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
             specs = [specs]
         self.everything = False
+        self.auto = False
         self._packets: set[tuple[str, str]] = set()
         self._overloads: set[tuple[str, str, str]] = set()
         self.specs: list[str] = []
@@ -170,6 +174,9 @@ class OpSelection:
             self.specs.append(spec)
             if spec in ("*", "all"):
                 self.everything = True
+                continue
+            if spec == AUTO:
+                self.auto = True
                 continue
             parts = spec.split(".")
             if parts[0] == "torch" and len(parts) > 2:
@@ -198,7 +205,11 @@ class OpSelection:
                 self._overloads.add((ns, name, overload))
 
     def __bool__(self) -> bool:
-        return self.everything or bool(self._packets or self._overloads)
+        return self.everything or self.auto or bool(self._packets or self._overloads)
+
+    def listed(self) -> "OpSelection":
+        """The ops named (or `*`), without `auto`: what is tunneled before auto mode decides."""
+        return OpSelection([s for s in self.specs if s != AUTO])
 
     def __repr__(self) -> str:
         return f"OpSelection({self.specs!r})"
@@ -216,7 +227,7 @@ class OpSelection:
         """The names given that select none of `identifiers` (ops as
         `op_identifier` spells them): a listed op the input does not have."""
         identifiers = list(identifiers)
-        return [spec for spec in self.specs if spec not in ("*", "all")
+        return [spec for spec in self.specs if spec not in ("*", "all", AUTO)
                 and not any(OpSelection([spec], allow_unknown=True).matches(i) for i in identifiers)]
 
     def overloads(self) -> list[torch._ops.OpOverload]:

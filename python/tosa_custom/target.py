@@ -114,6 +114,9 @@ def parse_target(spec: Any) -> "TosaTarget | str | None":
 # Element types that need an extension (the base profiles have i8/i16 only
 # through pro_int's int16 extension, f16/f32 in pro_fp).
 _EXTENSION_OF = {"bf16": "bf16", "f8E4M3FN": "fp8e4m3", "f8E5M2": "fp8e5m2", "i16": "int16", "i4": "int4"}
+# Extensions of the integer profile: tosa-validate refuses them without pro_int
+# ("use of extension 'int16' requires any of profiles: [pro_int]").
+_PRO_INT_EXTENSIONS = {"int16", "int4"}
 
 
 @register_pass(RECORD,
@@ -138,7 +141,8 @@ def _names(listed: str) -> tuple[str, ...]:
 
 def auto_target(module: ir.Module) -> TosaTarget:
     """The target that fits the module: pro_fp when it computes with floats,
-    pro_int otherwise (an integer-only model), and the extensions its element
+    pro_int otherwise (an integer-only model), both when a float model has
+    int16 or int4 tensors (their extensions extend pro_int), and the extensions its element
     types need; dynamic shapes need EXT-DYNAMIC of the 1.1 draft. 64-bit types are left to validation: no 1.0 extension allows
     f64, and EXT-INT64 needs the 1.1 draft, which a backend must opt into."""
     elements: set[str] = set()
@@ -157,7 +161,10 @@ def auto_target(module: ir.Module) -> TosaTarget:
     extensions = {ext for e, ext in _EXTENSION_OF.items() if e in elements}
     if dynamic:  # TOSA 1.0 has static shapes only; EXT-DYNAMIC is in the 1.1 draft
         extensions.add("dynamic")
-    return TosaTarget(profiles=("pro_fp",) if floats else ("pro_int",), extensions=tuple(sorted(extensions)),
+    profiles = ("pro_fp",) if floats else ("pro_int",)
+    if extensions & _PRO_INT_EXTENSIONS:  # a float model with int16 tensors needs pro_int too
+        profiles = ("pro_int", "pro_fp") if floats else profiles
+    return TosaTarget(profiles=profiles, extensions=tuple(sorted(extensions)),
                       specification_version="1.1.draft" if dynamic else "1.0")
 
 

@@ -2,7 +2,7 @@
 
 // uint8 ordering reads the bits as signed after TorchToTosa: refused.
 func.func @uint8_compare(%a: !torch.vtensor<[2],ui8>, %b: !torch.vtensor<[2],ui8>) -> !torch.vtensor<[2],i1> {
-  // expected-error @below {{uint8 values reach ops whose result depends on their sign, which torch-mlir's TOSA lowering computes as signed int8 (a silently wrong answer for values above 127): torch.aten.gt.Tensor. Keep it as tosa.custom (backend_legal_ops)}}
+  // expected-error @below {{uint8 values reach ops whose result depends on their sign, which torch-mlir's TOSA lowering computes as signed int8 (a silently wrong answer for values above 127): torch.aten.gt.Tensor. Keep it as tosa.custom (list it in backend_legal_ops, or use backend_legal_ops="auto")}}
   %0 = torch.aten.gt.Tensor %a, %b : !torch.vtensor<[2],ui8>, !torch.vtensor<[2],ui8> -> !torch.vtensor<[2],i1>
   return %0 : !torch.vtensor<[2],i1>
 }

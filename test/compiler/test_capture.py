@@ -1,14 +1,168 @@
-"""capture.py's memo of PyTorch's CompositeImplicitAutograd op set: the same
-answer as PyTorch's own walk, recomputed when an op is registered."""
+"""Capture (python/tosa_custom/capture.py): what compile() does before torch-mlir.
 
+Two causes found by the static-KV-cache generation test
+(test/runtime/test_models.py::test_llama_static_cache_generates_like_eager),
+each tested here on a model a few lines long:
+
+- index_put on trailing dimensions (`index_copy_(2, pos, v)`, `k[:, :, pos] = v`)
+  failed in stock mode: TorchToTosa lowers index_put only when the index
+  tensors start at dimension 0;
+- non-strict torch.export took a buffer the model reaches through an object
+  that is not a module for a constant, so the write was lost (and
+  run_decompositions failed with an AssertionError naming nothing).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
 import torch
+from torch import nn
 from torch._export import utils as export_utils
 from torch.export import exported_program
 
-import tosa_custom.capture  # noqa: F401  (installs the memo)
+import tosa_custom
+from tosa_custom import runtime
+from tosa_custom.capture import _index_put_on_leading_dims, decomposition_table
+from tosa_custom.schema import OpSelection
+
+aten = torch.ops.aten
+
+
+# --------------------------------------------------------------------------
+# index_put on trailing dimensions.
+# --------------------------------------------------------------------------
+
+
+def _g():
+    return torch.Generator().manual_seed(0)
+
+
+@pytest.mark.parametrize("shape,indices,values_shape", [
+    ((2, 3, 8, 4), (None, None, torch.tensor([5, 1])), (2, 3, 2, 4)),     # index_copy_(2, ...)
+    ((2, 3, 8, 4), (None, None, torch.tensor([5])), (4,)),                 # values broadcast
+    ((2, 6, 5), (None, torch.tensor([[0, 2]]), torch.tensor([[1], [4]])), (2, 2, 2)),  # two broadcast indices
+    ((3, 6), (None, torch.tensor([-1, 0])), (3, 2)),                       # negative index
+])
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_on_trailing_dims_equals_eager(shape, indices, values_shape, accumulate):
+    x = torch.randn(shape, generator=_g())
+    v = torch.randn(values_shape, generator=_g())
+    got = _index_put_on_leading_dims(x, list(indices), v, accumulate)
+    torch.testing.assert_close(got, aten.index_put(x, list(indices), v, accumulate), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("indices", [
+    [torch.tensor([1])],                                  # already on dim 0: TorchToTosa's own form
+    [None, torch.tensor([True, False, True])],            # a mask
+    [None, torch.tensor([0]), None, torch.tensor([1])],   # not one block after the Nones
+    [None, None],                                         # no index tensor
+])
+def test_index_put_other_forms_are_left_alone(indices):
+    x = torch.zeros(3, 3, 3, 3)
+    assert _index_put_on_leading_dims(x, indices, torch.tensor(1.0)) is NotImplemented
+
+
+def test_index_put_decomposition_is_not_applied_to_a_listed_index_put():
+    assert aten.index_put.default in decomposition_table(OpSelection([]))
+    assert aten.index_put.default not in decomposition_table(OpSelection(["aten.index_put"]))
+
+
+class _CacheWrite(nn.Module):
+    """A cache written at a position along dim 2, as transformers' StaticCache does."""
+
+    def __init__(self, how: str):
+        super().__init__()
+        self.how = how
+        self.register_buffer("k", torch.zeros(1, 2, 8, 4))
+
+    def forward(self, v, pos):
+        if self.how == "index_copy":
+            self.k.index_copy_(2, pos, v)
+        else:
+            self.k[:, :, pos] = v
+        return self.k * 2
+
+
+@pytest.mark.parametrize("how", ["index_copy", "setitem"])
+def test_cache_write_on_dim_2_compiles_in_stock_mode_to_a_scatter(how):
+    """Before: `failed to legalize operation 'torch.aten.index_put.hacked_twin'`."""
+    module = tosa_custom.compile(_CacheWrite(how).eval(), (torch.zeros(1, 2, 1, 4), torch.tensor([0])))
+    text = str(module)
+    assert "tosa.scatter" in text and "index_put" not in text and "tosa.custom" not in text
+    program, eager = runtime.load(module), _CacheWrite(how).eval()
+    for step, pos in enumerate([3, 0, 7]):  # state carried: each call adds a row
+        v, p = torch.randn(1, 2, 1, 4, generator=torch.Generator().manual_seed(step)), torch.tensor([pos])
+        torch.testing.assert_close(program(v, p), eager(v, p), rtol=0, atol=0)
+    torch.testing.assert_close(program.state_dict()["k"], eager.k, rtol=0, atol=0)
+
+
+# --------------------------------------------------------------------------
+# Model state that non-strict export takes for a constant.
+# --------------------------------------------------------------------------
+
+
+class _Holder:
+    """Not a module: non-strict export does not see the tensors it holds as buffers."""
+
+
+class _StateThroughObject(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.zeros(4))
+        self.holder = _Holder()
+        self.holder.total = self.total  # the same tensor, as StaticCache holds its layers' keys
+
+    def forward(self, x):
+        self.holder.total.add_(x)
+        return self.holder.total * 2
+
+
+def test_state_reached_through_an_object_is_carried():
+    """Before: CompileError "PyTorch's decompositions failed ... (AssertionError):
+    expected compiled_fn to be GraphModule" (with the write lost)."""
+    report = tosa_custom.CompileReport()
+    program = runtime.load(tosa_custom.compile(_StateThroughObject().eval(), (torch.ones(4),), report=report))
+    eager = _StateThroughObject()
+    for step in range(3):
+        x = torch.full((4,), float(step + 1))
+        torch.testing.assert_close(program(x), eager(x), rtol=0, atol=0)
+    torch.testing.assert_close(program.state_dict()["total"], eager.total, rtol=0, atol=0)
+    assert report.export_mode == "strict"
+    assert "'total' for constants" in report.export_nonstrict_error
+
+
+def test_state_reached_through_an_object_is_left_as_it_was():
+    """The non-strict trace writes the model's own buffer through autograd
+    (torch's doing); compile() leaves it without that history, as it found it."""
+    model = _StateThroughObject().eval()
+    model.weight = nn.Parameter(torch.ones(4))
+    model.forward = lambda x: _StateThroughObject.forward(model, x * model.weight)
+    tosa_custom.compile(model, (torch.ones(4),))
+    assert model.total.grad_fn is None and not model.total.requires_grad
+    assert model.holder.total is model.total and model.total.tolist() == [0.0] * 4
+
+
+class _ReadThroughObject(_StateThroughObject):
+    def forward(self, x):
+        return self.holder.total + x
+
+
+def test_state_only_read_through_an_object_stays_non_strict():
+    """Only a write is lost; a read of the constant is right, so nothing changes."""
+    report = tosa_custom.CompileReport()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(_ReadThroughObject().eval(), (torch.ones(4),), report=report)
+    assert report.export_mode == "non-strict" and report.export_nonstrict_error == ""
+    torch.testing.assert_close(runtime.load(module)(torch.ones(4)), torch.ones(4))
 
 
 def test_memo_answers_as_pytorch_and_follows_new_registrations():
+    """capture.py memoizes PyTorch's CompositeImplicitAutograd op set (a fixed
+    cost of every run_decompositions): the same answer as PyTorch's own walk,
+    recomputed when an op is registered."""
     cached = exported_program._collect_all_valid_cia_ops
     assert cached._tosa_custom_cached
     assert cached() == export_utils._collect_all_valid_cia_ops()

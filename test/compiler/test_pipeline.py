@@ -27,6 +27,16 @@ def _printed_pipeline(out: str) -> str:
     return lines[at[0] + 1]
 
 
+def _replay(tmp_path, raw, pipeline: str) -> str:
+    """`tosa-custom-opt --pass-pipeline=<pipeline>` on the raw import, as a user would run it."""
+    source = tmp_path / "raw.mlir"
+    source.write_text(raw.operation.get_asm())
+    replay = subprocess.run([sys.executable, "-m", "tosa_custom.opt", str(source), f"--pass-pipeline={pipeline}"],
+                            capture_output=True, text=True, timeout=600)
+    assert replay.returncode == 0, replay.stderr[-3000:]
+    return replay.stdout
+
+
 def _compile(model, args, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -37,6 +47,7 @@ def _compile(model, args, **kw):
     (KEPT_OPS, "tosa"),   # selective
     (None, "tosa"),       # stock
     (["*"], "tosa"),      # dummy
+    ("auto", "tosa"),     # auto, nothing to tunnel: its trial lowering is adopted
     (KEPT_OPS, "torch"),
 ])
 def test_verbose_pipeline_replays_byte_for_byte(tmp_path, capsys, ops, output_type):
@@ -48,12 +59,7 @@ def test_verbose_pipeline_replays_byte_for_byte(tmp_path, capsys, ops, output_ty
     pipeline = _printed_pipeline(capsys.readouterr().out)
     assert pipeline.startswith("builtin.module(") and "torchdynamo-export-to-torch-backend-pipeline" in pipeline
     assert ("convert-torch-backend-legal-to-tosa-custom{ops=" in pipeline) == bool(ops and output_type == "tosa")
-    source = tmp_path / "raw.mlir"
-    source.write_text(raw.operation.get_asm())
-    replay = subprocess.run([sys.executable, "-m", "tosa_custom.opt", str(source), f"--pass-pipeline={pipeline}"],
-                            capture_output=True, text=True, timeout=600)
-    assert replay.returncode == 0, replay.stderr[-3000:]
-    assert replay.stdout == module.operation.get_asm()
+    assert _replay(tmp_path, raw, pipeline) == module.operation.get_asm()
 
 
 def test_each_of_our_steps_is_in_the_printed_pipeline(capsys):
@@ -65,3 +71,25 @@ def test_each_of_our_steps_is_in_the_printed_pipeline(capsys):
                  "tosa-custom-tensorize-builtin-scalar-boundary", "tosa-custom-verify-tosa"):
         assert step in pipeline
     assert "torch-verify-tosa-backend-contract" not in pipeline
+
+
+class _NeedsAuto(torch.nn.Module):
+    """atan2 has no TOSA lowering; x ** 2 on int64 neither; uint8 maximum lowers wrongly."""
+
+    def forward(self, x, n, u):
+        return torch.atan2(x, x + 1).tanh(), n ** 2, torch.maximum(u, u.flip(0))
+
+
+def test_auto_pipeline_replays_byte_for_byte(tmp_path, capsys):
+    """Auto mode decides inside the pass, on trial copies: replaying its
+    pipeline decides the same and gives the same module (the adopted trial
+    included)."""
+    args = (torch.randn(3, 4), torch.arange(4), torch.tensor([200, 3, 7], dtype=torch.uint8))
+    raw = _compile(_NeedsAuto(), args, output_type="raw", backend_legal_ops=["aten.tanh", "auto"])
+    capsys.readouterr()
+    module = _compile(_NeedsAuto(), args, backend_legal_ops=["aten.tanh", "auto"], verbose=True)
+    pipeline = _printed_pipeline(capsys.readouterr().out)
+    assert "tosa-custom-auto-at-import" in pipeline and "{ops=aten.tanh,auto " in pipeline
+    replayed = _replay(tmp_path, raw, pipeline)
+    assert replayed == module.operation.get_asm()
+    assert replayed.count("tosa.custom") == 4  # tanh, atan2, pow, maximum

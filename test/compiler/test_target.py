@@ -18,6 +18,7 @@ import pytest
 import torch
 
 import tosa_custom
+from tosa_custom.e2e import Fn
 from tosa_custom.example import KEPT_OPS, TransformerBlock
 from tosa_custom.target import TosaTarget, parse_target
 from _models import small_bert
@@ -106,6 +107,27 @@ def test_bf16_model_needs_the_bf16_extension():
     model = torch.nn.Linear(8, 4).to(torch.bfloat16)
     _, report = _compile(model, (torch.randn(2, 8, dtype=torch.bfloat16),))
     assert report.tosa_target == "profiles=pro_fp extensions=bf16 level=8k specification_version=1.0"
+
+
+def test_float_model_with_int16_tensors_gets_pro_int_for_the_int16_extension():
+    """EXT-INT16 extends pro_int: tosa-validate refuses it under pro_fp alone."""
+    module, report = _compile(Fn(lambda x, y: (x * 2, y.to(torch.int16))),
+                              (torch.randn(2, 3), torch.randint(-9, 9, (2, 3), dtype=torch.int32)))
+    assert report.tosa_target == "profiles=pro_int,pro_fp extensions=int16 level=8k specification_version=1.0"
+
+
+def test_small_integer_arithmetic_and_positions_validate_after_the_rewrites():
+    """int8 wraparound (widen-int-arithmetic), an arange cast to float
+    (narrow-i64-casts) and a Python float result (narrow-f64) all validate
+    and compute what eager does."""
+    a, b = torch.tensor([100, -100, 7], dtype=torch.int8), torch.tensor([100, -100, 9], dtype=torch.int8)
+    module, _ = _compile(Fn(lambda a, b: a + b), (a, b))
+    assert torch.equal(tosa_custom.runtime.load(module)(a, b), a + b)
+    x = torch.randn(2, 4)
+    module, report = _compile(Fn(lambda x: (x + torch.arange(4.0), x.shape[1] / 8)), (x,))
+    assert report.tosa_target == PRO_FP
+    y, half = tosa_custom.runtime.load(module)(x)
+    assert torch.allclose(y, x + torch.arange(4.0)) and half == 0.5 and type(half) is float
 
 
 @pytest.mark.parametrize("spec", [

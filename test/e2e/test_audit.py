@@ -220,3 +220,20 @@ def test_options_out_of_range_name_the_value_and_the_fix(flag, value, message):
     with contextlib.redirect_stderr(err):
         assert audit_module.main(["--mode", "stock", flag, value]) == 2
     assert message in err.getvalue()
+
+
+def test_conformance_is_held_to_the_cases_listing(audit):
+    """A non-conformant output passes only where the case lists it; an unlisted
+    one, or a listed one that validates, fails the run (as fail and xpass do)."""
+    run = audit("--cases", str(FIXTURES / "cases_conformance.py"), "--mode", "stock", "-j", "1")
+    assert run.returncode == 1, run.stderr[-2000:]
+    verdicts = {c["name"]: (c["status"], c["conformance"]) for c in run.summary["cases"]}
+    assert verdicts == {"ListedF64Module_basic": ("pass", "listed"),
+                        "UnlistedF64Module_basic": ("pass", "not-conformant"),
+                        "StaleListingModule_basic": ("pass", "validates-listed")}
+    assert run.summary["unexpected"] == ["UnlistedF64Module_basic", "StaleListingModule_basic"]
+    assert "NOT-CONFORMANT: UnlistedF64Module_basic [not-conformant]" in run.stderr
+    assert "VALIDATES-LISTED: StaleListingModule_basic [not-conformant]" in run.stderr
+    listed = next(c for c in run.summary["conformance"]["cases"] if c["name"] == "ListedF64Module_basic")
+    assert listed["reason"].startswith("computes in float64") and listed["violations"]
+    assert "computes in float64 by design" in (run.report / "audit.html").read_text()

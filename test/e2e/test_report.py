@@ -103,3 +103,81 @@ def test_export_modes_are_counted_and_fallbacks_listed_with_the_strict_error():
     assert "<h2>Exported non-strict</h2>" in report.to_html(summary)
     quiet = _summary([strict])
     assert "## Exported non-strict" not in report.to_markdown(quiet)
+
+
+def test_auto_mode_ranks_the_ops_a_backend_needs_kernels_for():
+    """The list a backend team reads first: each tunneled op, by how many
+    cases need it, with why; and per case what was tunneled."""
+    results = []
+    for name, sites in [("AModule_basic", [[SIN, "no-tosa-lowering"], [SIN, "no-tosa-lowering"]]),
+                        ("BModule_basic", [[SIN, "no-tosa-lowering"], [MUL, "wrong-lowering"]]),
+                        ("CModule_basic", [])]:
+        r = _result(name, "pass", seen=[SIN, MUL, ADD], converted=sorted({op for op, _ in sites}), legal=["auto"])
+        r.mode, r.tunneled = "auto", sites
+        results.append(r)
+    results[0].kept_from_decomposition = ["torch.aten.scaled_dot_product_attention"]
+    summary = _summary(results, mode="auto")
+    needed = summary["kernels_needed"]
+    assert needed["cases_with_custom_ops"] == 2
+    assert [(e["op"], e["cases"], e["sites"], e["categories"]) for e in needed["ranked"]] == [
+        (SIN, 2, 3, {"no-tosa-lowering": 3}), (MUL, 1, 1, {"wrong-lowering": 1})]
+    assert needed["kept_from_decomposition"] == {"torch.aten.scaled_dot_product_attention": 1}
+    assert "tunneled: 2 cases need custom ops, 2 distinct; most needed: aten.sin (2), aten.mul.Tensor (1)" in \
+        report.text_summary(summary)
+    markdown = report.to_markdown(summary)
+    assert "| 1 | `torch.aten.sin` | 2 | 3 | no-tosa-lowering 3 | AModule_basic |" in markdown
+    assert "| AModule_basic | pass | `aten.sin` (no-tosa-lowering) x2 |" in markdown
+    html = report.to_html(summary)
+    assert "<h2>Ops a backend needs kernels for</h2>" in html and "<code>torch.aten.mul.Tensor</code>" in html
+    assert _summary(results, mode="dummy")["kernels_needed"] is None
+
+
+def _validated(name, conformance, *, reason=None, violations=()):
+    r = _result(name, "pass", seen=[ADD], converted=[ADD])
+    r.tosa_target = "profiles=pro_fp level=8k specification_version=1.0"
+    r.conformant = conformance in ("validated", "validates-listed")
+    r.conformance, r.nonconformant_reason = conformance, reason
+    r.violations = [list(v) for v in violations]
+    return r
+
+
+def test_conformance_is_counted_listed_and_shown_in_every_format():
+    f64 = ("tosa.add", "loc(x.py:1)", "'tosa.add' op is not profile-aligned: element type 'f64' is not legal")
+    summary = _summary([
+        _validated("AddModule_basic", "validated"),
+        _validated("AddF64Module_basic", "listed", reason="computes in f64 by design", violations=[f64]),
+        _validated("AddI64Module_basic", "not-conformant", violations=[f64]),
+        _validated("AddF32Module_basic", "validates-listed", reason="stale <entry>"),
+    ])
+    conformance = summary["conformance"]
+    assert conformance["counts"] == {"validated": 1, "listed": 1, "unreviewed": 0, "not-conformant": 1,
+                                     "validates-listed": 1}
+    assert conformance["unexpected"] == ["AddI64Module_basic", "AddF32Module_basic"]
+    assert summary["unexpected"] == ["AddI64Module_basic", "AddF32Module_basic"] and not summary["ok"]
+    listed = next(c for c in conformance["cases"] if c["name"] == "AddF64Module_basic")
+    assert listed["reason"] == "computes in f64 by design" and listed["violations"] == [list(f64)]
+    text = report.text_summary(summary)
+    assert ("TOSA target: 2 outputs validated, 1 listed as not conformant, 1 not conformant and not listed, "
+            "1 listed as not conformant but validated: AddI64Module_basic, AddF32Module_basic") in text
+    assert "NOT-CONFORMANT: AddI64Module_basic [not-conformant] the TOSA does not validate" in text
+    assert "VALIDATES-LISTED: AddF32Module_basic [not-conformant]" in text
+    md = report.to_markdown(summary)
+    assert "## Not conformant to the TOSA target" in md
+    assert "| AddF64Module_basic | profiles=pro_fp level=8k specification_version=1.0 | listed | computes in f64 " \
+           "by design | tosa.add: 'tosa.add' op is not profile-aligned: element type 'f64' is not legal |" in md
+    page = report.to_html(summary)
+    assert "<h2>Conformance to the TOSA target</h2>" in page and "stale &lt;entry&gt;" in page
+    section = page[page.index("<h2>Conformance to the TOSA target</h2>"):]
+    svg = ET.fromstring(re.search(r"<svg.*?</svg>", section, re.S)[0])
+    titles = [t.text for t in svg.iter("{http://www.w3.org/2000/svg}title")]
+    assert titles == ["outputs: 1 validated", "outputs: 1 listed", "outputs: 1 not-conformant",
+                      "outputs: 1 validates-listed"]
+    for name in ("AddF64Module_basic", "AddI64Module_basic", "AddF32Module_basic"):
+        assert f"<td>{name}</td>" in section
+    assert "<td>AddModule_basic</td>" not in section  # validated as expected: counted, not listed
+
+
+def test_no_conformance_section_without_validated_outputs():
+    summary = _summary([_result("AddModule_basic", "pass", seen=[ADD], converted=[ADD])])
+    assert "Conformance to the TOSA target" not in report.to_html(summary)
+    assert "TOSA target:" not in report.text_summary(summary)

@@ -1,6 +1,7 @@
 """The runner's comparison and classification, and the category table, in
 process (no worker, no case file loaded into the registry)."""
 
+import dataclasses
 import pytest
 import torch
 
@@ -245,5 +246,42 @@ def test_case_records_conformance_to_its_tosa_target():
     assert ["tosa.reduce_sum", "'tosa.reduce_sum' op is not profile-aligned: element type 'f64' is not legal"] in [
         [op, rule] for op, _, rule in bad.violations]
     assert runner.CaseResult.from_json(bad.to_json()) == bad
+    # Not listed: the run fails on conformance alone, saying which rule broke.
+    assert bad.conformance == "not-conformant" and bad.failed
+    assert "does not list stock mode as nonconformant" in bad.message and "tosa.reduce_sum" in bad.message
     dummy = runner.run_case(double, "dummy")
     assert (dummy.status, dummy.conformant) == ("pass", False) and dummy.violations
+    # Listed with its reason: expected, not a failure.
+    listed = dataclasses.replace(double, nonconformant={"stock": "computes in f64 by design"})
+    expected = runner.run_case(listed, "stock")
+    assert (expected.status, expected.conformance, expected.failed) == ("pass", "listed", False)
+    assert expected.nonconformant_reason == "computes in f64 by design"
+
+
+def test_conformance_verdicts_follow_the_listing_as_statuses_follow_xfail():
+    listed = Case("Double_basic", torch.nn.Identity, lambda: (), "cast", {},
+                  nonconformant={"stock": "f64 by design"})
+    verdict = runner.conformance_verdict
+    assert verdict(listed, "stock", False) == "listed"
+    assert verdict(listed, "stock", True) == "validates-listed"  # stale listing: news
+    assert verdict(listed, "selective", False) == "listed"  # inherits stock's listing
+    assert verdict(listed, "selective", True) == "validated"  # keeping ops fixed it: not an error
+    assert verdict(listed, "dummy", False) == "not-conformant"
+    assert verdict(listed, "dummy", None) is None  # nothing was validated
+    unreviewed = dataclasses.replace(listed, nonconformant=None)
+    assert verdict(unreviewed, "stock", False) == "unreviewed"
+    result = runner.CaseResult("Double_basic", "stock", status="xfail", conformance="validates-listed")
+    assert result.failed
+
+
+def test_case_decorator_lists_nonconformance_per_mode_or_for_all():
+    from tosa_custom.e2e import registry
+
+    every = registry.case(inputs=lambda: (), family="cast", nonconformant="f64 by design",
+                          name="EveryModeModule_nonconformant")(torch.nn.Identity)
+    assert registry.get_case("EveryModeModule_nonconformant").nonconformant == dict.fromkeys(
+        registry.MODES, "f64 by design")
+    assert every is torch.nn.Identity
+    with pytest.raises(ValueError, match="nonconformant modes"):
+        registry.case(inputs=lambda: (), family="cast", nonconformant={"eager": "x"},
+                      name="BadModeModule_nonconformant")(torch.nn.Identity)

@@ -80,3 +80,59 @@ def test_opt_hypothesis(case):
 @given(case=load_target("pass").strategy())
 def test_pass_hypothesis(case):
     _run_in_process("pass", case)
+
+
+_PASS = load_target("pass")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(case=_PASS.inplace_strategy_().map(_PASS._emit_inplace))
+def test_pass_inplace_hypothesis(case):
+    _run_in_process("pass", case)
+
+
+def _add_inplace_case(**overrides):
+    """add_.Tensor with its operands through torch.copy.to_tensor and a gelu beside it."""
+    from _emit import T  # test/contract, on the path once fuzz is imported
+
+    case = {"kind": "inplace", "op": "torch.aten.add_.Tensor", "values": "", "text": None,
+            "style": {"form": "auto", "derefine": False, "scalar_as_number": False}, "form": "copy",
+            "gelu_beside": True, "encoding": "json", "selection": "SELF,aten.gelu", "strict": False,
+            "_values": [T((2, 3), "f32"), T((2, 3), "f32"), 1]}
+    return _PASS._emit_inplace({**case, **overrides})
+
+
+def test_pass_inplace_case_is_the_non_value_ir_torch_mlir_writes():
+    case = _add_inplace_case()
+    text = case["text"]
+    assert "%nv0 = torch.copy.to_tensor %arg0 : !torch.tensor<[2,3],f32>" in text
+    assert "torch.aten.add_.Tensor %nv0, %nv1, " in text and "-> !torch.tensor<[2,3],f32>" in text
+    assert "torch.copy.to_vtensor %r : !torch.vtensor<[2,3],f32>" in text
+    outcome = _PASS.check(case)
+    assert (outcome.kind, outcome.detail) == ("correct", "gelu converted beside torch.aten.add_.Tensor [mutating-op]")
+    strict = _PASS.check(_add_inplace_case(strict=True, form="copy-returned"))
+    assert strict.kind == "clean" and "[mutating-op]" in strict.detail
+
+
+def test_pass_inplace_oracle_flags_a_converted_mutating_op(monkeypatch):
+    """The check can fail: a pass that took the in-place op's schema as it is."""
+    from tosa_custom import contract, conversion, schema
+
+    def unchecked(identifier):
+        overload = schema.overload_for(identifier)
+        return overload, tuple((a, contract.arg_type(a.real_type)) for a in overload._schema.arguments)
+
+    monkeypatch.setattr(conversion, "_signature", unchecked)
+    value_types = _add_inplace_case(form="value", style={"form": "operator", "derefine": False,
+                                                         "scalar_as_number": False})
+    with pytest.raises(Defect, match="the mutating op torch.aten.add_.Tensor became a tosa.custom"):
+        _PASS.check(value_types)
+    with pytest.raises(Defect, match=r"skipped as \['unsupported-tensor-type'\], not \[mutating-op\]"):
+        _PASS.check(_add_inplace_case())
+
+
+def test_pass_inplace_ops_include_the_named_in_place_and_out_overloads():
+    names = {str(o) for o in _PASS.inplace_ops()}
+    assert {"aten.add_.Tensor", "aten.copy_.default", "aten.fill_.Scalar", "aten.zero_.default",
+            "aten.index_put_.default", "aten.add.out", "aten.arange.start_out", "aten.gelu_.default"} <= names
+    assert all(o._schema.is_mutable for o in _PASS.inplace_ops())

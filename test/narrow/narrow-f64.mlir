@@ -112,3 +112,28 @@ func.func @minus_infinity(%x: tensor<4xf32>) -> tensor<4xi1> {
   %1 = tosa.equal %0, %c : (tensor<4xf64>, tensor<1xf64>) -> tensor<4xi1>
   return %1 : tensor<4xi1>
 }
+
+// -----
+
+// A Python float result (tosa_custom.scalar = "float") computed from f32: the
+// function returns it as f32 (the runtime still hands back a Python float).
+// CHECK-LABEL: func.func @python_float_result(
+// CHECK-SAME:    -> (tensor<f32> {tosa_custom.output = 0 : i64, tosa_custom.scalar = "float"}, tensor<f32> {tosa_custom.output = 1 : i64, tosa_custom.scalar = "float"})
+// CHECK-NOT:     f64
+// CHECK:         %[[C:.*]] = "tosa.const"() <{values = dense<5.000000e-01> : tensor<f32>}>
+// CHECK:         return %[[C]], %{{.*}} : tensor<f32>, tensor<f32>
+func.func @python_float_result(%x: tensor<f32>) -> (tensor<f64> {tosa_custom.output = 0 : i64, tosa_custom.scalar = "float"}, tensor<f64> {tosa_custom.output = 1 : i64, tosa_custom.scalar = "float"}) {
+  %c = "tosa.const"() <{values = dense<5.000000e-01> : tensor<f64>}> : () -> tensor<f64>
+  %0 = tosa.cast %x : (tensor<f32>) -> tensor<f64>
+  return %c, %0 : tensor<f64>, tensor<f64>
+}
+
+// -----
+
+// An f64 tensor result (not a Python float) is the model's own f64: it stays.
+// CHECK-LABEL: func.func @f64_tensor_result(
+// CHECK:         "tosa.const"() <{values = dense<5.000000e-01> : tensor<f64>}>
+func.func @f64_tensor_result() -> (tensor<f64> {tosa_custom.output = 0 : i64}) {
+  %c = "tosa.const"() <{values = dense<5.000000e-01> : tensor<f64>}> : () -> tensor<f64>
+  return %c : tensor<f64>
+}

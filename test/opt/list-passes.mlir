@@ -3,7 +3,8 @@
 // Every IR step of compile(), of the weights tools and of the runtime lowering is a pass with a flag,
 // listed in order with its one-line description and options.
 // CHECK:      --convert-torch-backend-legal-to-tosa-custom
-// CHECK-NEXT: Convert selected torch ops at the backend contract to tosa.custom (options: ops=a,b encoding=json|const strict=true|false)
+// CHECK-NEXT: Convert selected torch ops at the backend contract to tosa.custom (options: ops=a,b encoding=json|const strict=true|false tosa-target=auto|none|'profiles=...')
+// CHECK:      --tosa-custom-auto-at-import
 // CHECK:      --tosa-custom-bind-weights
 // CHECK-NEXT: (options: weights=FILE entry=NAME)
 // CHECK:      --tosa-custom-check-sign-semantics
@@ -12,6 +13,7 @@
 // CHECK:      --tosa-custom-find-custom-calls
 // CHECK:      --tosa-custom-fuse-multiply-add
 // CHECK:      --tosa-custom-generalize
+// CHECK:      --tosa-custom-integer-negate-as-sub
 // CHECK:      --tosa-custom-lift-weights
 // CHECK-NEXT: (options: threshold=1024 entry=NAME weights=FILE.safetensors manifest=FILE.json)
 // CHECK:      --tosa-custom-lower-vectors

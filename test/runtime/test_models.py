@@ -271,3 +271,87 @@ def test_convnet(convnet, kept, vectorize):
     torch.testing.assert_close(out, expected, **CONVNET_TOL)
     # a second call (fresh buffers, numpy input) gives the same answer
     torch.testing.assert_close(program(x.numpy()), expected, **CONVNET_TOL)
+
+
+# --------------------------------------------------------------------------
+# Llama generating with a static KV cache: one program, called once per token.
+# --------------------------------------------------------------------------
+
+LLAMA_TOL = reduction_tolerance(64, depth=2)  # MLP down projection over intermediate_size 64, 2 layers
+PROMPT, NEW_TOKENS, CACHE_LEN = [5, 17, 42], 8, 16
+
+
+class _LlamaStep(nn.Module):
+    """forward(token [1, 1], position [1]) -> logits [1, 1, vocab]: one decoding
+    step of a 2-layer Llama (grouped-query sdpa attention, RMSNorm, SiLU MLP)
+    through transformers' own export recipe for a static cache
+    (TorchExportableModuleWithStaticCache), whose cache tensors are buffers
+    written in place (`index_copy_` on dim 2), so the compiled program carries
+    them as state from one call to the next."""
+
+    def __init__(self):
+        super().__init__()
+        from transformers.integrations.executorch import TorchExportableModuleWithStaticCache
+
+        torch.manual_seed(0)
+        config = transformers.LlamaConfig(
+            vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+            num_key_value_heads=1, max_position_embeddings=32, attn_implementation="sdpa")
+        lm = transformers.LlamaForCausalLM(config).eval()
+        lm.generation_config.use_cache = True
+        lm.generation_config.cache_implementation = "static"
+        self.lm = TorchExportableModuleWithStaticCache(lm, batch_size=1, max_cache_len=CACHE_LEN)
+
+    def forward(self, token, position):
+        return self.lm(input_ids=token, cache_position=position)
+
+
+def _generate(step) -> tuple[list[int], torch.Tensor]:
+    """Greedy decoding as transformers' executorch recipe does it: the prompt one
+    token per call, then NEW_TOKENS tokens, each the argmax of the last logits.
+    Returns the tokens and the logits each new token was chosen from."""
+    tokens, logits = list(PROMPT), []
+    for position in range(len(PROMPT) + NEW_TOKENS - 1):
+        out = step(torch.tensor([[tokens[position]]]), torch.tensor([position]))
+        if position >= len(PROMPT) - 1:
+            logits.append(out[0, -1].clone())
+            tokens.append(int(out[0, -1].argmax()))
+    return tokens, torch.stack(logits)
+
+
+@pytest.fixture(scope="module")
+def llama_eager():
+    model = _LlamaStep().eval()
+    with torch.no_grad():
+        tokens, logits = _generate(model)
+    # A cache that is never read, or never written, gives other tokens: the
+    # sequence must depend on it for the test to show anything.
+    assert len(set(tokens[len(PROMPT):])) > 2, tokens
+    return tokens, logits, {name: b.clone() for name, b in model.named_buffers() if "cache" in name}
+
+
+@pytest.mark.parametrize("kept", [None, ["aten.silu", "aten.scaled_dot_product_attention"], ["*"]],
+                         ids=["stock", "selective", "dummy"])
+def test_llama_static_cache_generates_like_eager(llama_eager, kept):
+    """Compiled once, called 10 times: token for token what eager generates,
+    and the cache (the program's state) ends as eager's does. In dummy mode
+    the cache write itself (index_copy) is a tosa.custom run by a kernel."""
+    expected_tokens, expected_logits, expected_cache = llama_eager
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=r".*but the model contains no such op.*")
+        module = tosa_custom.compile(_LlamaStep().eval(), (torch.tensor([[PROMPT[0]]]), torch.tensor([0])),
+                                     backend_legal_ops=kept,
+                                     tosa_target=None)  # rotary positions cast an int64 input to f32: no TOSA profile
+    program = runtime.load(module)
+    if kept == ["*"]:
+        assert {"torch.aten.index_copy", "torch.aten.scaled_dot_product_attention"} <= set(program.custom_ops)
+    else:
+        _assert_kept(program, kept)
+    assert set(program.state_dict()) >= set(expected_cache)
+    tokens, logits = _generate(program)
+    assert tokens == expected_tokens
+    torch.testing.assert_close(logits, expected_logits, **LLAMA_TOL)
+    state = program.state_dict()
+    for name, cache in expected_cache.items():
+        assert cache.abs().sum() > 0, name  # eager filled it
+        torch.testing.assert_close(state[name], cache, **LLAMA_TOL)

@@ -20,7 +20,6 @@ Tolerances. The kernels compute in float64 and round once, so:
 from __future__ import annotations
 
 import math
-import time
 import zlib
 from typing import Callable
 
@@ -484,15 +483,6 @@ def test_erf_and_erfc_are_float64_accurate():
     special = np.array([np.inf, -np.inf, np.nan, 1e300, -1e300])
     np.testing.assert_array_equal(numpy_kernels._erf(special), [1.0, -1.0, np.nan, 1.0, -1.0])
     np.testing.assert_array_equal(numpy_kernels._erfc(special), [0.0, 2.0, np.nan, 0.0, 2.0])
-
-
-def test_gelu_is_fast():
-    """The old np.vectorize(math.erf) took seconds for a million elements."""
-    x = rand(1_000_000)
-    decoded, operands = make_call(aten.gelu.default, x, approximate="none")
-    start = time.perf_counter()
-    run_kernel(decoded, operands, like=[torch.empty_like(x)])
-    assert time.perf_counter() - start < 1.0
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

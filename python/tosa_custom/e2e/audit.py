@@ -367,7 +367,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"%(prog)s (tosa-custom {__version__})")
     p.add_argument("--mode", required=True, choices=MODES,
                    help="stock: torch-mlir's own lowering; selective: keep --ops (or each case's "
-                        "selective_ops); dummy: keep every op")
+                        "selective_ops); dummy: keep every op; auto: keep what torch-mlir cannot lower to TOSA, "
+                        "lowers wrongly or lowers to TOSA the target forbids (the report ranks those ops)")
     p.add_argument("--ops", action="append", default=[], metavar="OPS",
                    help="selective mode's ops, comma-separated or repeated (e.g. aten.layer_norm,aten.gelu)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")

@@ -3,7 +3,10 @@
 A case is what torch-mlir's e2e suite calls a test: a module factory, the
 example inputs, and the expected failures kept beside it (per mode, each with
 its reason), so the audit can tell an expected failure from a regression and
-an unexpected pass from luck. Cases are registered by importing the file that
+an unexpected pass from luck. Beside `xfail` sits `nonconformant`: the modes
+whose TOSA is expected not to validate for its target (CONTRACT.md §13), each
+with the reason no conformant equivalent exists; the audit holds every other
+output to validating. Cases are registered by importing the file that
 declares them; the audit imports the suite's files and users' own files alike.
 """
 
@@ -19,7 +22,7 @@ from .._registry import Registry
 
 __all__ = ["Case", "MODES", "COMPARISONS", "case", "cases", "get_case", "NAME_PATTERN"]
 
-MODES = ("stock", "selective", "dummy")
+MODES = ("stock", "selective", "dummy", "auto")
 
 # "values": allclose against eager; "statistics": outputs of random ops are
 # compared by shape, dtype and mean/std (see runner), never by value.
@@ -45,6 +48,29 @@ class Case:
     # user's model would be; a generated harness around one op call (the OpInfo
     # suite) gains nothing from dynamo tracing the harness and says False.
     export_strict: "bool | str" = "auto"
+    # mode -> why its output cannot validate for the TOSA target; None: never
+    # reviewed (generated suites), so conformance is recorded but not held to.
+    nonconformant: Mapping[str, str] | None = dataclasses.field(default_factory=dict)
+
+    def expected_nonconformance(self, mode: str) -> str | None:
+        """Why `mode`'s output is listed as not validating. Selective mode
+        lowers the ops it does not keep as stock does, so it inherits stock's
+        listing unless it says otherwise (`conformance_inherited`)."""
+        if self.nonconformant is None:
+            return None
+        return self.nonconformant.get(mode) or self.conformance_inherited(mode)
+
+    def conformance_inherited(self, mode: str) -> str | None:
+        """Stock's listing, for selective mode when it lists none of its own:
+        keeping an op may make the output validate, which is news, not an error.
+        Auto mode tunnels what breaks the target where it can, so dummy's or
+        stock's listing (what stays: f64 or i64 values at the boundary) holds
+        for it in the same way."""
+        if self.nonconformant and mode not in self.nonconformant:
+            for source in {"selective": ("stock",), "auto": ("dummy", "stock")}.get(mode, ()):
+                if self.nonconformant.get(source):
+                    return self.nonconformant[source]
+        return None
 
     def expected_failure(self, mode: str) -> str | None:
         return self.xfail.get(mode)
@@ -52,9 +78,12 @@ class Case:
     def inherited_failure(self, mode: str) -> str | None:
         """Selective mode lowers every op it does not keep as stock does, so a
         case expected to fail in stock is expected to fail there too, unless
-        it says otherwise; keeping an op may fix it, which is news, not an error."""
-        if mode == "selective" and mode not in self.xfail:
-            return self.xfail.get("stock")
+        it says otherwise; keeping an op may fix it, which is news, not an error.
+        Auto mode tunnels what stock cannot lower: what fails with every op
+        tunneled (dummy) is expected to fail there too, unless it says otherwise."""
+        inherits = {"selective": "stock", "auto": "dummy"}.get(mode)
+        if inherits and mode not in self.xfail:
+            return self.xfail.get(inherits)
         return None
 
 
@@ -73,6 +102,8 @@ def case(
     name: str | None = None,
     calls: int = 1,
     export_strict: "bool | str" = "auto",
+    nonconformant: Mapping[str, str] | str | None = None,
+    reviewed: bool = True,
 ):
     """Register the decorated module factory as an e2e case.
 
@@ -81,7 +112,11 @@ def case(
     calling it, so inputs are reproducible. `xfail` maps a mode to the reason
     it is expected to fail there. `calls`: run the model that many times on
     copies of the inputs, comparing every call (the model's state carries).
+    `nonconformant` maps a mode to why its TOSA cannot validate for the
+    target (a string: every mode); `reviewed=False` (generated suites whose
+    outputs nobody has checked yet) records conformance without holding to it.
     """
+    listed = {m: nonconformant for m in MODES} if isinstance(nonconformant, str) else dict(nonconformant or {})
 
     def register(factory: Callable[[], torch.nn.Module]):
         case_name = name or factory.__name__
@@ -89,9 +124,10 @@ def case(
             raise ValueError(
                 f"e2e case '{case_name}' must be named <Op><Variant>Module_<variant>, e.g. AddTensorModule_basic"
             )
-        unknown = set(xfail or {}) - set(MODES)
-        if unknown:
-            raise ValueError(f"e2e case '{case_name}': xfail modes {sorted(unknown)} are not among {MODES}")
+        for field, modes in (("xfail", xfail or {}), ("nonconformant", listed)):
+            unknown = set(modes) - set(MODES)
+            if unknown:
+                raise ValueError(f"e2e case '{case_name}': {field} modes {sorted(unknown)} are not among {MODES}")
         if compare not in COMPARISONS:
             raise ValueError(f"e2e case '{case_name}': compare must be one of {COMPARISONS}, not {compare!r}")
         code = getattr(factory, "__code__", None)
@@ -110,6 +146,7 @@ def case(
                 code.co_filename if code else "",
                 calls,
                 export_strict,
+                listed if reviewed else None,
             ),
         )
         return factory

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .categories import categories, describe
-from .runner import STATUSES, CaseResult
+from .runner import CONFORMANCE, STATUSES, UNEXPECTED_CONFORMANCE, CaseResult, conformance_message
 
 __all__ = ["build", "text_summary", "to_json", "to_markdown", "to_html", "write_all", "OP_STATUSES"]
 
@@ -31,7 +31,8 @@ _CONVERSION = tuple(c.name for c in categories() if c.stage in ("export", "conve
 
 _COLORS = {
     "pass": "#2e9d4f", "xfail": "#8fc79d", "fail": "#d9453b", "crash": "#7b2d8e", "timeout": "#e08a1e",
-    "xpass": "#3b6fd9", "converted": "#2e9d4f", "failing": "#e08a1e", "partial": "#e0c21e", "not-converted": "#d9453b",
+    "xpass": "#3b6fd9", "validated": "#2e9d4f", "listed": "#8fc79d", "unreviewed": "#999",
+    "not-conformant": "#d9453b", "validates-listed": "#3b6fd9", "converted": "#2e9d4f", "failing": "#e08a1e", "partial": "#e0c21e", "not-converted": "#d9453b",
 }
 
 
@@ -192,6 +193,7 @@ def build(run) -> dict[str, Any]:
         },
         "conformance": conformance,
         "skipped_samples": _skipped_samples(run),
+        "kernels_needed": _kernels_needed(results) if run.mode == "auto" else None,
         "by_category": dict(sorted(by_category.items(), key=lambda kv: rank.get(kv[0], len(rank)))),
         "categories": {c.name: {"stage": c.stage, "description": c.description} for c in categories()},
         "cases": [r.to_json() for r in results],
@@ -205,9 +207,14 @@ def status_counts(counts) -> str:
 
 
 def failure_line(r: dict) -> str:
-    """One unexpected result: name, status, category and the first line of its reason."""
-    reason = " ".join((r.get("message") or "").split())
-    return f"{r['status'].upper()}: {r['name']} [{r.get('category') or 'no category'}] {reason}"[:300]
+    """One unexpected result: name, status, category and the first line of its
+    reason; a case whose run is as expected but whose conformance is not says so."""
+    if r.get("conformance") in UNEXPECTED_CONFORMANCE and r["status"] in ("pass", "xfail"):
+        label, category, reason = r["conformance"], "not-conformant", conformance_message(CaseResult.from_json(r))
+    else:
+        label, category, reason = r["status"], r.get("category") or "no category", r.get("message") or ""
+    reason = " ".join(reason.split())
+    return f"{label.upper()}: {r['name']} [{category}] {reason}"[:300]
 
 
 def _ops_line(ops: list[dict]) -> str:
@@ -223,16 +230,63 @@ def _ops_line(ops: list[dict]) -> str:
 
 
 def _conformance(results: list[CaseResult]) -> dict[str, Any]:
-    """How many outputs validated for their TOSA target, and which ops broke which rule."""
+    """How many outputs validated for their TOSA target, which did not (listed,
+    with the reason, or not), and which ops broke which rule."""
     rules: collections.Counter = collections.Counter()
     for r in results:
         for op, _, rule in r.violations:
             rules[f"{op}: {rule}"] += 1
+    verdicts = collections.Counter(r.conformance for r in results if r.conformance)
     return {
         "validated": sum(1 for r in results if r.conformant is True),
         "not_conformant": [r.name for r in results if r.conformant is False],
+        "counts": {v: verdicts.get(v, 0) for v in CONFORMANCE},
+        "unexpected": [r.name for r in results if r.conformance in UNEXPECTED_CONFORMANCE],
+        "cases": [{"name": r.name, "target": r.tosa_target, "conformance": r.conformance,
+                   "reason": r.nonconformant_reason, "violations": r.violations}
+                  for r in results if r.conformant is False or r.conformance in UNEXPECTED_CONFORMANCE],
         "rules": dict(rules.most_common()),
     }
+
+
+def _kernels_needed(results: list[CaseResult]) -> dict[str, Any]:
+    """The ops a backend needs kernels for to run every case, ranked by how
+    many cases need each (auto mode's tunneled sites: what a backend team
+    reads first), with the categories that put them there."""
+    by_op: dict[str, dict] = {}
+    for r in results:
+        for identifier, category in r.tunneled:
+            entry = by_op.setdefault(identifier, {"op": identifier, "cases": [], "sites": 0,
+                                                  "categories": collections.Counter()})
+            if r.name not in entry["cases"]:
+                entry["cases"].append(r.name)
+            entry["sites"] += 1
+            entry["categories"][category] += 1
+    ranked = sorted(by_op.values(), key=lambda e: (-len(e["cases"]), e["op"]))
+    return {
+        "cases_with_custom_ops": sum(1 for r in results if r.tunneled),
+        "ranked": [{"op": e["op"], "cases": len(e["cases"]), "sites": e["sites"],
+                    "categories": dict(e["categories"].most_common()), "example": e["cases"][0]} for e in ranked],
+        "kept_from_decomposition": dict(collections.Counter(op for r in results for op in r.kept_from_decomposition)),
+    }
+
+
+def _kernels_line(needed: dict) -> str:
+    top = ", ".join(f"{e['op'][len('torch.'):]} ({e['cases']})" for e in needed["ranked"][:5])
+    return (f"tunneled: {needed['cases_with_custom_ops']} cases need custom ops, {len(needed['ranked'])} distinct"
+            + (f"; most needed: {top}" if top else ""))
+
+
+def _conformance_line(conformance: dict) -> str:
+    """`TOSA target: 446 outputs validated, 40 listed as not conformant, 1 not conformant (unlisted): X`."""
+    counts = conformance.get("counts", {})
+    parts = [f"{conformance['validated']} outputs validated"]
+    parts += [f"{counts[v]} {label}" for v, label in (
+        ("listed", "listed as not conformant"), ("unreviewed", "not conformant (suite not reviewed)"),
+        ("not-conformant", "not conformant and not listed"),
+        ("validates-listed", "listed as not conformant but validated")) if counts.get(v)]
+    unexpected = conformance.get("unexpected", [])
+    return "TOSA target: " + ", ".join(parts) + (": " + ", ".join(unexpected) if unexpected else "")
 
 
 def text_summary(summary: dict) -> str:
@@ -250,9 +304,10 @@ def text_summary(summary: dict) -> str:
                      + (f", {direct} non-strict as the case asks" if direct else ""))
     conformance = summary.get("conformance")
     if conformance and (conformance["validated"] or conformance["not_conformant"]):
-        lines.append(f"TOSA target: {conformance['validated']} outputs validated, "
-                     f"{len(conformance['not_conformant'])} not conformant"
-                     + (": " + ", ".join(conformance["not_conformant"]) if conformance["not_conformant"] else ""))
+        lines.append(_conformance_line(conformance))
+    needed = summary.get("kernels_needed")
+    if needed and needed["ranked"]:
+        lines.append(_kernels_line(needed))
     skipped = summary.get("skipped_samples")
     if skipped:
         lines.append(f"not run: {len(skipped)} OpInfo samples, each with its reason in the report "
@@ -289,6 +344,24 @@ def _md(text: Any) -> str:
     return text if len(text) <= 240 else text[:237] + "..."
 
 
+def _violations_text(violations: list) -> str:
+    """Each rejected op and its rule, once (a case repeats them per location)."""
+    return "; ".join(sorted({f"{op}: {rule}" for op, _, rule in violations}))
+
+
+def _conformance_markdown(conformance: dict) -> list[str]:
+    out = []
+    if conformance.get("cases"):
+        out += ["", "## Not conformant to the TOSA target", "",
+                "| case | target | conformance | listed reason | ops rejected |", "|---|---|---|---|---|"]
+        out += [f"| {c['name']} | {_md(c['target'])} | {c['conformance'] or ''} | {_md(c['reason'])} | "
+                f"{_md(_violations_text(c['violations']))} |" for c in conformance["cases"]]
+    if conformance.get("rules"):
+        out += ["", "## Rules broken", "", "| op: rule | ops rejected |", "|---|---|"]
+        out += [f"| {_md(rule)} | {n} |" for rule, n in conformance["rules"].items()]
+    return out
+
+
 def to_markdown(summary: dict) -> str:
     meta = summary["meta"]
     out = [f"# tosa-custom audit: {meta['mode']} mode", ""]
@@ -316,10 +389,10 @@ def to_markdown(summary: dict) -> str:
         message = r["message"] or (f"expected to fail: {r['xfail_reason']}" if r["xfail_reason"] else "")
         out.append(f"| {r['name']} | {r['family']} | {r['status']} | {r['category'] or ''} | {_md(message)} | "
                    f"{r['timings'].get('total', 0):.2f} |")
-    rules = summary.get("conformance", {}).get("rules", {})
-    if rules:
-        out += ["", "## Conformance to the TOSA target", "", "| op: rule | ops rejected |", "|---|---|"]
-        out += [f"| {_md(rule)} | {n} |" for rule, n in rules.items()]
+    out += _kernels_markdown(summary.get("kernels_needed"))
+    if summary.get("kernels_needed"):
+        out += _tunneled_per_case(summary["cases"])
+    out += _conformance_markdown(summary.get("conformance", {}))
     fallbacks = summary.get("export", {}).get("fallbacks", [])
     if fallbacks:
         out += ["", "## Exported non-strict", "", "Strict `torch.export` failed on these cases; "
@@ -340,6 +413,34 @@ def to_markdown(summary: dict) -> str:
     for name, c in summary["categories"].items():
         out.append(f"| {name} | {c['stage']} | {_md(c['description'])} |")
     return "\n".join(out) + "\n"
+
+
+def _tunneled_per_case(cases: list[dict]) -> list[str]:
+    rows = [c for c in cases if c.get("tunneled")]
+    if not rows:
+        return []
+    out = ["", "## Tunneled per case", "", "| case | status | ops (category) |", "|---|---|---|"]
+    for c in rows:
+        counts = collections.Counter(f"`{op[len('torch.'):]}` ({category})" for op, category in c["tunneled"])
+        ops = ", ".join(f"{k} x{n}" if n > 1 else k for k, n in counts.items())
+        out.append(f"| {c['name']} | {c['status']} | {_md(ops)} |")
+    return out
+
+
+def _kernels_markdown(needed: dict | None) -> list[str]:
+    if not needed or not needed["ranked"]:
+        return []
+    out = ["", "## Ops a backend needs kernels for", "",
+           "What auto mode tunneled, ranked by the cases that need each op (CONTRACT.md 7.1 explains the "
+           "categories).", "", "| rank | op | cases | sites | why | e.g. case |", "|---|---|---|---|---|---|"]
+    for i, e in enumerate(needed["ranked"], 1):
+        why = ", ".join(f"{c} {n}" for c, n in e["categories"].items())
+        out.append(f"| {i} | `{_md(e['op'])}` | {e['cases']} | {e['sites']} | {why} | {_md(e['example'])} |")
+    kept = needed.get("kept_from_decomposition") or {}
+    if kept:
+        out += ["", "Kept from PyTorch's decompositions (decomposing them failed): "
+                + ", ".join(f"`{op}` ({n})" for op, n in kept.items())]
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -415,6 +516,29 @@ def _simple_bars(title: str, rows: dict[str, int], color: str) -> str:
     return "".join(parts)
 
 
+def _conformance_html(conformance: dict) -> list[str]:
+    """The conformance section: outputs by verdict, then every output that did
+    not validate (or validated against its listing) with its reason and rules."""
+    counts = {k: n for k, n in conformance.get("counts", {}).items() if n}
+    if not counts:
+        return []
+    body = ["<h2>Conformance to the TOSA target</h2>",
+            _stacked_bars("Outputs by conformance", {"outputs": counts}, CONFORMANCE)]
+    if conformance.get("cases"):
+        body.append("<table><tr><th>case</th><th>target</th><th>conformance</th><th>listed reason</th>"
+                    "<th>ops rejected</th></tr>")
+        body += [f"<tr><td>{_e(c['name'])}</td><td><code>{_e(c['target'])}</code></td>"
+                 f"<td>{_badge(c['conformance'] or 'unknown')}</td><td class=\"msg\">{_e(c['reason'])}</td>"
+                 f"<td class=\"msg\">{_e(_violations_text(c['violations']))}</td></tr>"
+                 for c in conformance["cases"]]
+        body.append("</table>")
+    if conformance.get("rules"):
+        body.append("<table><tr><th>op: rule</th><th>ops rejected</th></tr>")
+        body += [f"<tr><td class=\"msg\">{_e(rule)}</td><td>{n}</td></tr>" for rule, n in conformance["rules"].items()]
+        body.append("</table>")
+    return body
+
+
 def to_html(summary: dict) -> str:
     meta = summary["meta"]
     title = f"tosa-custom audit: {meta['mode']} mode"
@@ -447,20 +571,31 @@ def to_html(summary: dict) -> str:
         body.append(f"<tr><td>{_e(r['name'])}</td><td>{_e(r['family'])}</td><td>{_badge(r['status'])}</td>"
                     f"<td>{_e(r['category'])}</td><td class=\"msg\">{_e(message)}</td>"
                     f"<td>{r['timings'].get('total', 0):.2f}</td></tr>")
+    needed = summary.get("kernels_needed")
+    if needed and needed["ranked"]:
+        body.append("</table><h2>Ops a backend needs kernels for</h2><table><tr><th>rank</th><th>op</th>"
+                    "<th>cases</th><th>sites</th><th>why</th><th>e.g. case</th></tr>")
+        body += [f"<tr><td>{i}</td><td><code>{_e(e['op'])}</code></td><td>{e['cases']}</td><td>{e['sites']}</td>"
+                 f"<td>{_e(', '.join(f'{c} {n}' for c, n in e['categories'].items()))}</td>"
+                 f"<td>{_e(e['example'])}</td></tr>" for i, e in enumerate(needed["ranked"], 1)]
+    body.append("</table>")
+    body += _conformance_html(summary.get("conformance", {}))
     fallbacks = summary.get("export", {}).get("fallbacks", [])
     if fallbacks:
-        body.append("</table><h2>Exported non-strict</h2><p>Strict <code>torch.export</code> failed on these "
+        body.append("<h2>Exported non-strict</h2><p>Strict <code>torch.export</code> failed on these "
                     "cases; non-strict export was used.</p><table><tr><th>case</th><th>why strict export failed"
                     "</th></tr>")
         body += [f"<tr><td>{_e(f['case'])}</td><td class=\"msg\">{_e(f['strict_error'])}</td></tr>"
                  for f in fallbacks]
+        body.append("</table>")
     skipped = summary.get("skipped_samples", [])
     if skipped:
-        body.append("</table><h2>Samples not run</h2><p>OpInfo samples the suite does not make cases of.</p>"
+        body.append("<h2>Samples not run</h2><p>OpInfo samples the suite does not make cases of.</p>"
                     "<table><tr><th>sample</th><th>why</th></tr>")
         body += [f"<tr><td><code>{_e(_sample_label(s))}</code></td><td class=\"msg\">{_e(s['reason'])}</td></tr>"
                  for s in skipped]
-    body.append("</table><h2>Categories</h2><table><tr><th>category</th><th>stage</th><th>meaning</th></tr>")
+        body.append("</table>")
+    body.append("<h2>Categories</h2><table><tr><th>category</th><th>stage</th><th>meaning</th></tr>")
     for name, c in summary["categories"].items():
         body.append(f"<tr><td>{_e(name)}</td><td>{_e(c['stage'])}</td><td>{_e(c['description'])}</td></tr>")
     body.append("</table>")

@@ -25,12 +25,20 @@ from ..diagnostics import CompileError
 from .categories import CATEGORIES
 from .registry import MODES, Case
 
-__all__ = ["CaseResult", "SkippedOp", "STATUSES", "run_case", "compare_outputs", "compare_structure", "legal_ops_for",
-           "final_status", "expected_reason"]
+__all__ = ["CaseResult", "SkippedOp", "STATUSES", "CONFORMANCE", "UNEXPECTED_CONFORMANCE", "run_case",
+           "compare_outputs", "compare_structure", "legal_ops_for", "final_status", "expected_reason",
+           "conformance_verdict", "conformance_message"]
 
 # pass / fail / crash / timeout as measured, then adjusted by the case's xfail:
 # an expected failure becomes "xfail", an expected failure that passed "xpass".
 STATUSES = ("pass", "fail", "crash", "timeout", "xfail", "xpass")
+
+# Whether the output validated for its TOSA target, against the case's
+# `nonconformant` listing: the second axis of a result, beside its status
+# (a program can compute what eager does and still not be TOSA a backend
+# accepts). The last two fail the run, as xpass and fail do for the status.
+CONFORMANCE = ("validated", "listed", "unreviewed", "not-conformant", "validates-listed")
+UNEXPECTED_CONFORMANCE = ("not-conformant", "validates-listed")
 
 
 @dataclasses.dataclass
@@ -63,10 +71,15 @@ class CaseResult:
     tosa_target: str = ""
     conformant: bool | None = None
     violations: list[list[str]] = dataclasses.field(default_factory=list)  # [TOSA op, location, rule]
+    # Every tosa.custom site, [op identifier, category] (CONTRACT.md 7.1): what auto mode tunneled and why.
+    tunneled: list[list[str]] = dataclasses.field(default_factory=list)
+    kept_from_decomposition: list[str] = dataclasses.field(default_factory=list)  # auto mode
+    conformance: str | None = None  # one of CONFORMANCE; None when no output was validated
+    nonconformant_reason: str | None = None  # why the case is listed as not conformant in this mode
 
     @property
     def failed(self) -> bool:
-        return self.status in ("fail", "crash", "timeout", "xpass")
+        return self.status in ("fail", "crash", "timeout", "xpass") or self.conformance in UNEXPECTED_CONFORMANCE
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -100,17 +113,47 @@ def final_status(case: Case, mode: str, measured: str) -> str:
 def expected_reason(case: Case, mode: str) -> str | None:
     """Why `case` is expected to fail in `mode`, if it is (stock's, inherited, says so)."""
     inherited = case.inherited_failure(mode)
-    return case.expected_failure(mode) or (f"as in stock mode: {inherited}" if inherited else None)
+    source = "dummy" if mode == "auto" else "stock"
+    return case.expected_failure(mode) or (f"as in {source} mode: {inherited}" if inherited else None)
+
+
+def conformance_verdict(case: Case, mode: str, conformant: bool | None) -> str | None:
+    """Hold a validation outcome to the case's listing, as `final_status`
+    holds a run to its xfail: an unlisted non-conformant output and a listed
+    one that validates are both news. A listing selective mode inherits from
+    stock is not strict (keeping an op may remove the offending ops)."""
+    if conformant is None:
+        return None
+    listed = case.expected_nonconformance(mode)
+    if conformant:
+        return "validates-listed" if listed and not case.conformance_inherited(mode) else "validated"
+    if case.nonconformant is None:
+        return "unreviewed"
+    return "listed" if listed else "not-conformant"
+
+
+def conformance_message(result: "CaseResult") -> str:
+    """Why a result's conformance is news, in one line (empty when it is not)."""
+    if result.conformance == "not-conformant":
+        rules = sorted({f"{op}: {rule}" for op, _, rule in result.violations})
+        return (f"the TOSA does not validate for {result.tosa_target or 'its target'} and the case does not list "
+                f"{result.mode} mode as nonconformant: " + "; ".join(rules))
+    if result.conformance == "validates-listed":
+        return (f"the TOSA validates for {result.tosa_target}, but the case lists {result.mode} mode as "
+                f"nonconformant: {result.nonconformant_reason}")
+    return ""
 
 
 def legal_ops_for(case: Case, mode: str, ops: Sequence[str] | None) -> list[str] | None:
-    """What compile() keeps: nothing (stock), everything (dummy), or a list."""
+    """What compile() keeps: nothing (stock), everything (dummy), what it must (auto), or a list."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
     if mode == "stock":
         return None
     if mode == "dummy":
         return ["*"]
+    if mode == "auto":
+        return ["auto"]
     return list(ops) if ops else list(case.selective_ops)
 
 
@@ -275,8 +318,8 @@ def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compi
     declared target. A non-conformant output is recorded (with the ops and
     rules; the reports list them per mode) and the case goes on without the
     check, so the audit still says whether the program computes what the
-    model does. Each such case is to become a listed expectation with its
-    reason (issue 14); until then, failing it would hide that answer."""
+    model does; `conformance_verdict` then holds the outcome to the case's
+    `nonconformant` listing."""
     declared = ""
     for target in ("auto", None):
         report = CompileReport()
@@ -338,6 +381,8 @@ def _fill_from_report(result: CaseResult, report: CompileReport) -> None:
     result.converted = dict(report.converted)
     result.tosa_target = report.tosa_target
     result.skipped = [SkippedOp(s.identifier, s.category, s.message) for s in report.skipped]
+    result.tunneled = [[s.identifier, s.category] for s in report.tunneled]
+    result.kept_from_decomposition = sorted(report.kept_from_decomposition)
 
 
 class _Clock:
@@ -368,7 +413,8 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
     from .. import compile as tc_compile
     from .. import runtime
 
-    result = CaseResult(case.name, mode, case.family, case.source, xfail_reason=expected_reason(case, mode))
+    result = CaseResult(case.name, mode, case.family, case.source, xfail_reason=expected_reason(case, mode),
+                        nonconformant_reason=case.expected_nonconformance(mode))
     result.legal_ops = legal_ops_for(case, mode, ops)
     clock = _Clock(result.timings)
     start = time.perf_counter()
@@ -407,9 +453,12 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
         measured = "fail"
         result.category, result.message, result.failing_ops = f.category, str(f), f.failing_ops
     result.timings["total"] = round(time.perf_counter() - start, 4)
+    result.conformance = conformance_verdict(case, mode, result.conformant)
     result.status = final_status(case, mode, measured)
     if result.status == "xpass":
         result.message = f"passed, but is expected to fail in {mode} mode: {result.xfail_reason}"
     elif result.status == "pass" and result.xfail_reason:
-        result.message = f"passes, although stock mode is expected to fail: the kept ops fixed it ({result.xfail_reason})"
+        result.message = f"passes, although it inherits an expected failure: the kept ops fixed it ({result.xfail_reason})"
+    if result.status == "pass" and not result.message:
+        result.message = conformance_message(result)
     return result

@@ -38,6 +38,7 @@ from torch_mlir.dialects import vector as vector_d
 from .._ir import collect_ops
 from ..passes import PassContext, build_pass_manager, pipeline_text, register_pass
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
+from .tosa_fixes import INTEGER_NEGATE_AS_SUB
 from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
     GENERALIZE,
@@ -94,6 +95,7 @@ FUSE_MULTIPLY_ADD = "tosa-custom-fuse-multiply-add"
 
 OUTLINE = [OUTLINE_TOSA_FALLBACKS, OUTLINE_CUSTOM_OPS]
 _FRONTEND = [
+    INTEGER_NEGATE_AS_SUB,
     "func.func(tosa-optional-decompositions, tosa-infer-shapes, tosa-make-broadcastable, "
     "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf)",
     "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",

@@ -1,0 +1,35 @@
+"""The lowering from torch IR (listed ops tunneled) to checked TOSA, as pass
+elements: compile() runs it after the tunnel, and auto mode runs it on
+trial copies to learn what must be tunneled (auto.py). One list, so what auto
+mode tries is what compile() does."""
+
+from __future__ import annotations
+
+from torch_mlir import passmanager
+
+from . import checks as _checks
+from . import narrow as _narrow
+from .conversion import TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY
+from .passes import split_pipeline
+
+__all__ = ["after_tunnel", "tosa_lowering"]
+
+_VERIFY_PASS = "torch-verify-tosa-backend-contract"
+
+
+def tosa_lowering() -> list[str]:
+    """torch-mlir's TOSA backend pipeline, minus its contract check, which
+    refuses the builtin ops CONTRACT.md 4.5 allows; `tosa-custom-verify-tosa`
+    checks the rest. Call inside an `ir.Context`."""
+    expanded = str(passmanager.PassManager.parse("builtin.module(torch-backend-to-tosa-backend-pipeline)"))
+    return [e for e in split_pipeline(expanded) if e.split("{")[0] != _VERIFY_PASS]
+
+
+def after_tunnel() -> list[str]:
+    """Everything after the tunnel: return the numbers and complex values a
+    tosa.custom made as tensors (auto mode tunnels some only here), refuse
+    what TorchToTosa would compute wrongly, lower, tidy, narrow what the
+    target forbids, check that only TOSA remains. Call inside an `ir.Context`."""
+    return [f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _checks.CHECK_SIGN_SEMANTICS, *tosa_lowering(), _checks.TENSOR_CONSTANTS_AS_TOSA,
+            TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
+            _narrow.NARROW_I64_GATHER, _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]

@@ -1,0 +1,40 @@
+"""Rewrites of valid TOSA that MLIR's own `tosa-to-linalg` lowers wrongly.
+
+Each is a registered pass the runtime runs right before `tosa-to-linalg`; the
+TOSA handed to other tools is not changed.
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+
+from .._ir import collect_ops
+from ..decode import constant_operand
+from ..passes import PassContext, register_pass
+
+__all__ = ["INTEGER_NEGATE_AS_SUB"]
+
+INTEGER_NEGATE_AS_SUB = "tosa-custom-integer-negate-as-sub"
+
+
+def _zero(value: ir.Value) -> bool:
+    constant = constant_operand(value)
+    return constant is not None and all(v == 0 for v in constant[1])
+
+
+@register_pass(INTEGER_NEGATE_AS_SUB,
+               "Rewrite a 64-bit integer tosa.negate with zero zero-points as tosa.sub from 0: tosa-to-linalg picks "
+               "its intermediate type from the input's largest value + 1, which overflows for i64 and gives an "
+               "i64 -> i16 arith.extsi that does not verify (torch-mlir's argmin of an int64 tensor negates it)")
+def integer_negate_as_sub(module: ir.Operation, ctx: PassContext) -> None:
+    negates = collect_ops(module, lambda op: op.name == "tosa.negate" and str(op.results[0].type).endswith("xi64>")
+                          and all(_zero(v) for v in list(op.operands)[1:]))
+    for op in negates:
+        result_type = ir.RankedTensorType(op.results[0].type)
+        with ir.InsertionPoint(op), op.location:
+            zero_type = ir.RankedTensorType.get([1] * result_type.rank, result_type.element_type)
+            zero = ir.Operation.create("tosa.const", results=[zero_type], attributes={
+                "values": ir.DenseElementsAttr.get_splat(zero_type, ir.IntegerAttr.get(zero_type.element_type, 0))})
+            sub = ir.Operation.create("tosa.sub", results=[result_type], operands=[zero.result, op.operands[0]])
+        op.results[0].replace_all_uses_with(sub.result)
+        op.erase()

@@ -1,0 +1,221 @@
+"""compile(backend_legal_ops="auto"): exactly what torch-mlir cannot lower to
+TOSA, lowers wrongly, or lowers to TOSA the target forbids becomes tosa.custom,
+each site with its category (CONTRACT.md 7.1), and the program matches eager.
+
+The ops are those a third-party suite of small modules stopped on in stock
+mode (issue 16).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import tosa_custom
+from tosa_custom import runtime
+from tosa_custom.compiler import CompileReport
+from tosa_custom.diagnostics import CompileError
+from tosa_custom.e2e.modules import Fn
+from tosa_custom.example import TransformerBlock
+
+
+def _randn(*shape):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(0))
+
+
+_NONE = "no-tosa-lowering"
+_WRONG = "wrong-lowering"
+_CASES = {
+    "scatter_reduce": (lambda x, s: x.scatter_reduce(0, torch.tensor([[0, 1, 0]]), s, "amax"),
+                       (_randn(2, 3), _randn(1, 3)), {"torch.aten.scatter_reduce.two": _NONE}),
+    "scatter_add": (lambda x, s: x.scatter_add(0, torch.tensor([[0, 1, 0]]), s),
+                    (_randn(2, 3), _randn(1, 3)), {"torch.aten.scatter_add": _NONE}),
+    "max_pool2d_with_indices": (lambda x: F.max_pool2d(x, 2, return_indices=True), (_randn(1, 2, 4, 4),),
+                                {"torch.aten.max_pool2d_with_indices": _NONE}),
+    "avg_pool3d": (lambda x: F.avg_pool3d(x, 2), (_randn(1, 2, 4, 4, 4),), {"torch.aten.avg_pool3d": _NONE}),
+    "adaptive_max_pool3d": (lambda x: F.adaptive_max_pool3d(x, 2), (_randn(1, 2, 4, 4, 4),),
+                            {"torch.aten.adaptive_max_pool3d": _NONE}),
+    "atan2": (lambda x, y: torch.atan2(x, y), (_randn(3, 4), _randn(3, 4) + 0.5), {"torch.aten.atan2": _NONE}),
+    "kthvalue": (lambda x: torch.kthvalue(x, 2, 1)[0], (_randn(3, 4),), {"torch.aten.kthvalue": _NONE}),
+    "embedding_bag": (lambda w: F.embedding_bag(torch.tensor([[0, 2], [1, 3]]), w, mode="sum"), (_randn(5, 3),),
+                      {"torch.aten.embedding_bag.padding_idx": _NONE}),
+    "cumprod": (lambda x: torch.cumprod(x, 1), (_randn(3, 4),), {"torch.aten.cumprod": _NONE}),
+    "sort": (lambda x: torch.sort(x, 1)[0], (torch.randint(0, 9, (3, 4), generator=torch.Generator().manual_seed(1)),),
+             {"torch.aten.sort": _NONE}),
+    "inverse_trig": (lambda x: torch.asin(x.clamp(-1, 1)) + torch.acosh(x.abs() + 1), (_randn(3, 4),),
+                     {"torch.aten.asin": _NONE, "torch.aten.acosh": _NONE}),
+    # Per instance: the same op lowers on f32 and is tunneled on int64.
+    "pow_by_dtype": (lambda x, n: (x ** 2, n ** 2), (_randn(3), torch.arange(4)),
+                     {"torch.aten.pow.Tensor_Scalar": _NONE}),
+    # torch-mlir has no op for median: imported as torch.operator, tunneled at import.
+    "median": (lambda x: torch.median(x), (_randn(3, 5),), {"torch.aten.median": _NONE}),
+    # Ops as PyTorch wrote them: torch-mlir turns roll into slices it cannot lower, and _embedding_bag into
+    # embedding_bag.padding_idx, whose padding_idx=-1 then means the last row: the imported op is tunneled.
+    "roll": (lambda x: torch.roll(x, shifts=2, dims=1), (_randn(3, 5),), {"torch.aten.roll": _NONE}),
+    "embedding_bag_module": (torch.nn.EmbeddingBag(10, 5, mode="mean"),
+                             (torch.randint(0, 10, (3, 4), generator=torch.Generator().manual_seed(2)),),
+                             {"torch.aten._embedding_bag": _NONE}),
+    # Complex values reach the tunneled op and leave it through the function boundary (CONTRACT.md 4.7).
+    "complex_mul": (torch.mul, (torch.randn(3, 4, dtype=torch.complex64), torch.randn(3, 4, dtype=torch.complex64)),
+                    {"torch.aten.mul.Tensor": _NONE}),
+    # A lowering known wrong for some instances (wrong_lowerings.py): a negative pad crops wrongly.
+    "negative_pad": (lambda x: F.pad(x, (-1, 1, 1, -1)), (_randn(2, 3, 4),), {"torch.aten.constant_pad_nd": _WRONG}),
+    # Refused in stock mode (a silently wrong answer): tunneled instead.
+    "uint8_maximum": (lambda x, y: torch.maximum(x, y),
+                      (torch.tensor([200, 3], dtype=torch.uint8), torch.tensor([100, 7], dtype=torch.uint8)),
+                      {"torch.aten.maximum": _WRONG}),
+    "bool_add": (lambda x, y: (x + y).to(torch.int32), (torch.tensor([True, False, True]), torch.tensor([True, True, False])),
+                 {"torch.aten.add.Tensor": _WRONG}),
+}
+
+
+_STOCK_WRONG = {"negative_pad"}
+
+
+def _compile(model, args, **kw):
+    report = CompileReport()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(model, args, report=report, **kw)
+    return module, report
+
+
+def _flat(value):
+    return list(value) if isinstance(value, (tuple, list)) else [value]
+
+
+@pytest.mark.parametrize("name", sorted(_CASES))
+def test_auto_tunnels_exactly_what_stock_cannot_lower(name):
+    fn, args, expected = _CASES[name]
+    model = fn.eval() if isinstance(fn, torch.nn.Module) else Fn(fn)
+    if name in _STOCK_WRONG:  # stock mode computes something else
+        stock, _ = _compile(model, args)
+        assert not torch.allclose(runtime.load(stock)(*args), model(*args))
+    else:
+        with pytest.raises(CompileError):  # stock mode stops on it
+            _compile(model, args)
+    module, report = _compile(model, args, backend_legal_ops="auto")
+    tunneled = {site.identifier: site.category for site in report.tunneled}
+    assert tunneled == expected
+    assert all(site.reason for site in report.tunneled)
+    assert str(module).count("tosa.custom ") == len(report.tunneled)
+    with torch.no_grad():
+        expected_values = _flat(model(*args))
+    for actual, reference in zip(_flat(runtime.load(module)(*args)), expected_values, strict=True):
+        torch.testing.assert_close(actual, reference, rtol=1e-5, atol=1e-6)
+
+
+def test_a_python_number_result_of_a_tunneled_op():
+    """item() as a Python float: Float.Tensor has no TOSA lowering; its f64
+    result is outside TOSA 1.0, hence no target here."""
+    model, args = Fn(lambda x: x.sum().item()), (_randn(3, 4),)
+    module, report = _compile(model, args, backend_legal_ops="auto", tosa_target=None)
+    assert [(s.identifier, s.category) for s in report.tunneled] == [("torch.aten.Float.Tensor", _NONE)]
+    result = runtime.load(module)(*args)
+    assert type(result) is float and result == pytest.approx(model(*args), rel=1e-6)
+
+
+def test_auto_with_nothing_to_tunnel_is_stock():
+    torch.manual_seed(0)
+    model, args = TransformerBlock(dim=16, heads=2).eval(), (torch.randn(1, 4, 16),)
+    stock, _ = _compile(model, args)
+    auto, report = _compile(model, args, backend_legal_ops="auto")
+    assert report.tunneled == []
+    assert str(auto) == str(stock)
+
+
+def test_auto_keeps_the_listed_ops_and_adds_what_is_needed():
+    model, args = Fn(lambda x, y: torch.atan2(torch.tanh(x), y).softmax(-1)), (_randn(3, 4), _randn(3, 4) + 1)
+    module, report = _compile(model, args, backend_legal_ops=["aten.tanh", "auto"])
+    assert sorted((s.identifier, s.category) for s in report.tunneled) == [
+        ("torch.aten.atan2", _NONE), ("torch.aten.tanh", "user-listed")]
+    assert str(module).count("tosa_custom.tunneled") == 1  # what auto mode added says why; listed ops need not
+    torch.testing.assert_close(runtime.load(module)(*args), model(*args))
+
+
+def test_not_conformant_instances_are_tunneled_and_the_output_validates():
+    """torch-mlir lowers an int64 argmin through i64 tosa.argmax, which no
+    TOSA 1.0 profile allows: stock fails the target check, auto tunnels it."""
+    model, args = Fn(lambda x: torch.argmin(x, 1)), (torch.tensor([[3, 1, 2], [0, 5, -1]]),)
+    with pytest.raises(CompileError) as stock:
+        _compile(model, args)
+    assert stock.value.category == "not-conformant"
+    module, report = _compile(model, args, backend_legal_ops="auto")
+    # torch-mlir made the min.dim from the model's argmin: the argmin is tunneled, as PyTorch wrote it.
+    assert [(s.identifier, s.category) for s in report.tunneled] == [("torch.aten.argmin", "not-conformant")]
+    assert report.tosa_target  # validated
+    assert torch.equal(runtime.load(module)(*args), model(*args))
+
+
+def test_verbose_prints_each_tunneled_site(capsys):
+    _compile(Fn(lambda x: torch.atan2(x, x + 1)), (_randn(2, 3),), backend_legal_ops="auto", verbose=True)
+    out = capsys.readouterr().out
+    assert "==== tunneled ops" in out
+    assert "no-tosa-lowering: torch.aten.atan2 at " in out and "failed to legalize" in out
+
+
+def test_auto_is_refused_where_tosa_custom_cannot_go():
+    with pytest.raises(ValueError, match="only output_type='tosa'"):
+        tosa_custom.compile(Fn(torch.tanh), (_randn(2),), output_type="linalg-on-tensors", backend_legal_ops="auto")
+
+
+def test_tosa_target_none_tunnels_nothing_for_conformance():
+    model, args = Fn(lambda x: torch.argmin(x, 1)), (torch.tensor([[3, 1, 2], [0, 5, -1]]),)
+    module, report = _compile(model, args, backend_legal_ops="auto", tosa_target=None)
+    assert report.tunneled == [] and "tosa.custom" not in str(module)
+
+
+class _Gpt2Sdpa(torch.nn.Module):
+    """GPT-2 with its default attention (sdpa): PyTorch's decomposition of
+    scaled_dot_product_attention breaks a later view in stock mode."""
+
+    def __init__(self):
+        super().__init__()
+        transformers = pytest.importorskip("transformers")
+        config = transformers.GPT2Config(n_layer=1, n_embd=32, n_head=2, vocab_size=64, n_positions=16,
+                                         bos_token_id=0, eos_token_id=0, attn_implementation="sdpa")
+        torch.manual_seed(0)
+        self.gpt2 = transformers.GPT2Model(config).eval()
+
+    def forward(self, ids):
+        return self.gpt2(ids, use_cache=False).last_hidden_state
+
+
+def test_a_failing_pytorch_decomposition_is_named_in_stock_and_kept_in_auto():
+    model, args = _Gpt2Sdpa(), (torch.randint(0, 64, (2, 8), generator=torch.Generator().manual_seed(0)),)
+    with pytest.raises(CompileError, match=r"decomposition of aten\.scaled_dot_product_attention fails") as stock:
+        _compile(model, args)
+    assert stock.value.category == "decomposition-failed"
+    assert list(stock.value.ops) == ["torch.aten.scaled_dot_product_attention"]
+    module, report = _compile(model, args, backend_legal_ops="auto")
+    assert list(report.kept_from_decomposition) == ["torch.aten.scaled_dot_product_attention"]
+    assert ("torch.aten.scaled_dot_product_attention", _NONE) in {(s.identifier, s.category) for s in report.tunneled}
+    with torch.no_grad():
+        expected = model(*args)
+    torch.testing.assert_close(runtime.load(module)(*args), expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_scalar_argument_read_by_a_tunneled_op_lowers():
+    """The pass fuzzer: after ops=auto, the rest of the lowering made a
+    `!torch.int` argument a 0-d tensor behind a carrier TorchToTosa cannot
+    lower; after the tunnel only results are made tensors."""
+    from torch_mlir import ir
+
+    from tosa_custom import _ir
+    from tosa_custom.passes import build_pass_manager
+    from tosa_custom.pipelines import after_tunnel
+
+    text = """
+    func.func @f(%arg0: !torch.vtensor<[4],si64>, %arg1: !torch.int) -> !torch.vtensor<[4],si64> {
+      %0 = torch.aten.pow.Tensor_Scalar %arg0, %arg1 : !torch.vtensor<[4],si64>, !torch.int -> !torch.vtensor<[4],si64>
+      return %0 : !torch.vtensor<[4],si64>
+    }"""
+    with _ir.make_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        build_pass_manager(["convert-torch-backend-legal-to-tosa-custom{ops=auto}", *after_tunnel()]).run(
+            module.operation)
+        assert 'operator_name = "torch.aten.pow.Tensor_Scalar", tosa_custom.tunneled = "no-tosa-lowering"' \
+            in str(module)
