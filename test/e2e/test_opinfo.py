@@ -6,7 +6,9 @@ slice crosses each kind of outcome once: ops stock lowers, ops it cannot
 lower (expected failures that dummy mode fixes), int64 and a random op.
 """
 
+import math
 import re
+from pathlib import Path
 
 import pytest
 import torch
@@ -15,15 +17,18 @@ pytest.importorskip("expecttest", reason="the OpInfo database needs expecttest (
 
 from tosa_custom.e2e import opinfo, opinfo_expectations  # noqa: E402
 from tosa_custom.e2e.registry import MODES, NAME_PATTERN  # noqa: E402
+from tosa_custom.wrong_lowerings import WRONG_LOWERINGS, WrongLowering  # noqa: E402
 
-# op ids of the slice, each with what it stands for.
+# op ids of the slice, each with what it stands for: every kind of outcome
+# once, in stock and dummy mode, in about a minute (the audit loads only
+# these entries of op_db: --opinfo-ops).
 SLICE = {
     "add": "binary op with alpha, both dtypes, lowered by stock",
-    "abs": "unary op, both dtypes",
     "acos": "no TOSA lowering in torch-mlir: xfail in stock, passes in dummy",
+    "logcumsumexp": "a wrong lowering (tosa_custom.wrong_lowerings): xfail in stock, passes in dummy",
     "nn.functional.relu": "int64 not lowered by stock, float32 is",
-    "max.reduction_with_dim": "a variant, two results",
     "nn.functional.dropout2d": "a seeded random op, compared by statistics",
+    "zeros": "a factory: its samples are not cases, the report says why",
 }
 
 
@@ -88,26 +93,70 @@ def test_sample_module_calls_the_op_with_the_sample():
 
 
 def test_expectations_most_specific_selector_wins(monkeypatch):
-    wrong = opinfo_expectations.WrongLowering("fake", "int64", 1, 3.0, "off by three")
-    monkeypatch.setattr(opinfo_expectations, "WRONG_LOWERING", (wrong,))
+    wrong = WrongLowering("torch.aten.fake", (), "off by three", "fake/int64/1", 3.0)
+    monkeypatch.setattr(opinfo_expectations, "WRONG_LOWERINGS", (wrong,))
     monkeypatch.setattr(opinfo_expectations, "XFAIL", {"stock": {"fake": "op-wide"}, "dummy": {"fake/float32": "f32"}})
     assert opinfo_expectations.expected_failures("fake", "float32", 0) == {"stock": "op-wide", "dummy": "f32"}
-    assert opinfo_expectations.expected_failures("fake", "int64", 1) == {"stock": wrong.reason}
-    assert "3" in wrong.reason and wrong.reason.startswith("wrong-lowering")
+    derived = opinfo_expectations.expected_failures("fake", "int64", 1)  # the sample beats the op-wide entry
+    assert derived == {"stock": opinfo_expectations.wrong_lowering_reason(wrong)}
+    assert derived["stock"].startswith("wrong-lowering") and "torch.aten.fake" in derived["stock"]
 
 
 def test_table_is_well_formed():
-    """Every mode is a real one, every reason says something, every op exists."""
+    """Every mode is a real one, every reason starts with a category and says
+    more, every op exists, and no entry duplicates a derived one."""
     from torch.testing._internal.common_methods_invocations import op_db
+
+    from tosa_custom.e2e.categories import CATEGORIES
 
     ids = {opinfo.op_id(op) for op in op_db}
     assert set(opinfo_expectations.XFAIL) <= set(MODES)
     for mode, table in opinfo_expectations.XFAIL.items():
         for selector, reason in table.items():
             assert selector.split("/")[0] in ids, (mode, selector)
-            assert len(reason) > 15, (mode, selector)
-    for w in opinfo_expectations.WRONG_LOWERING:
-        assert w.op in ids and w.dtype in ("float32", "int64") and w.max_diff > 0, w
+            category = reason.split(":")[0].split(" (")[0]
+            assert category in CATEGORIES and len(reason) > len(category) + 20, (mode, selector, reason)
+            assert "loc(" not in reason and ".py:" not in reason, (mode, selector)  # a cause, not a location
+    for mode, table in opinfo_expectations.derived().items():
+        assert not set(table) & set(opinfo_expectations.XFAIL.get(mode, {})), mode
+
+
+def test_every_wrong_lowering_names_a_sample_of_the_suite():
+    """auto mode trusts each entry; its sample is the evidence, so it must
+    be a case the suite runs (and, in stock, expects to fail as a wrong lowering)."""
+    e2e_sources = "".join(p.read_text() for p in (Path(__file__).parents[2] / "e2e").glob("*.py"))
+    for w in WRONG_LOWERINGS:
+        assert w.op.startswith("torch.") and w.detail and (w.max_diff > 0 or math.isnan(w.max_diff)), w
+        if w.sample.startswith("e2e:"):  # an e2e case, declared (with its xfail) in e2e/
+            assert f"def {w.sample[4:]}(" in e2e_sources, w
+            continue
+        op, dtype, index = w.sample.split("/")
+        text = opinfo.spec((dtype,), int(index) + 1, "^" + re.escape(op) + "$")
+        names = {c.name: c for c in opinfo.load(text)}
+        case = names.get(opinfo.case_name(op, dtype, int(index)))
+        assert case is not None, w
+        assert case.expected_failure("stock").startswith("wrong-lowering"), w
+
+
+def test_find_matches_name_and_dtype_of_the_first_tensor_operand():
+    from torch_mlir import ir
+
+    from tosa_custom import _ir
+    from tosa_custom.wrong_lowerings import find
+
+    text = """func.func @f(%a: !torch.vtensor<[5],f32>, %b: !torch.vtensor<[5],si64>) -> !torch.vtensor<[5],f32> {
+      %int0 = torch.constant.int 0
+      %0 = torch.aten.logcumsumexp %a, %int0 : !torch.vtensor<[5],f32>, !torch.int -> !torch.vtensor<[5],f32>
+      %1 = torch.aten.cumsum %a, %int0, %int0 : !torch.vtensor<[5],f32>, !torch.int, !torch.int -> !torch.vtensor<[5],f32>
+      return %0 : !torch.vtensor<[5],f32>
+    }"""
+    with _ir.make_context():
+        module = ir.Module.parse(text)
+    ops = {op.operation.name: op for op in module.body.operations[0].regions[0].blocks[0].operations}
+    assert find(ops["torch.aten.logcumsumexp"]).sample == "logcumsumexp/float32/0"
+    assert find(ops["torch.aten.cumsum"]) is None and find(ops["torch.constant.int"]) is None
+    only_i64 = WrongLowering("torch.aten.logcumsumexp", ("si64",), "x", "logcumsumexp/float32/0", 1.0)
+    assert not only_i64.matches("torch.aten.logcumsumexp", "f32") and only_i64.matches("torch.aten.logcumsumexp", "si64")
 
 
 def test_load_registers_cases_and_states_skips():
@@ -125,26 +174,47 @@ def test_load_registers_cases_and_states_skips():
     assert opinfo.sample_of("OpInfoModule_add_float32_1") == opinfo.OpInfoSample("add", "float32", 1)
 
 
-def _slice_filter() -> str:
-    names = [opinfo.case_name(op, d, 0) for op in SLICE for d in ("float32", "int64")]
-    return "^(" + "|".join(map(re.escape, names)) + ")$"
-
-
 @pytest.mark.parametrize("mode", ["stock", "dummy"])
 def test_quick_slice(mode, audit):
-    run = audit("--suite", "opinfo", "--mode", mode, "--filter", _slice_filter(), "-j", "2", "--timeout", "300")
+    ops = "^(" + "|".join(map(re.escape, SLICE)) + ")$"
+    run = audit("--suite", "opinfo", "--opinfo-ops", ops, "--mode", mode, "-j", "2", "--timeout", "300")
     assert run.summary is not None, run.stderr[-2000:]
     cases = {c["name"]: c for c in run.summary["cases"]}
-    missing = [op for op in SLICE if not any(opinfo.case_name(op, d, 0) in cases for d in ("float32", "int64"))]
+    missing = [op for op in SLICE if op != "zeros"
+               and not any(opinfo.case_name(op, d, 0) in cases for d in ("float32", "int64"))]
     assert not missing, missing  # every op of the slice ran
     assert set(run.summary["by_family"]) == {"opinfo-float32", "opinfo-int64"}
     unexpected = {n: f"{c['status']} [{c['category']}] {c['message'][:300]}"
                   for n, c in cases.items() if c["status"] not in ("pass", "xfail")}
     assert run.returncode == 0 and not unexpected, unexpected
-    acos = cases["OpInfoModule_acos_float32_0"]
+    acos, wrong = cases["OpInfoModule_acos_float32_0"], cases["OpInfoModule_logcumsumexp_float32_0"]
     if mode == "stock":
         assert acos["status"] == "xfail" and acos["category"] == "lowering-failed", acos
         assert acos["failing_ops"] == ["torch.aten.acos"]
+        assert wrong["status"] == "xfail" and wrong["category"] == "numeric-mismatch", wrong
+        assert wrong["xfail_reason"].startswith("wrong-lowering"), wrong
     else:
         assert acos["status"] == "pass" and acos["converted"], acos
-    assert cases["OpInfoModule_add_float32_0"]["status"] == "pass"
+        assert wrong["status"] == "pass" and "torch.aten.logcumsumexp" in wrong["converted"], wrong
+    add = cases["OpInfoModule_add_float32_0"]
+    assert add["status"] == "pass" and add["export_mode"] == "non-strict" and not add["export_strict_error"]
+    skipped = {(s["op"], s["dtype"]): s["reason"] for s in run.summary["skipped_samples"]}
+    assert "factory" in skipped[("zeros", "float32")], skipped
+    assert "Samples not run" in (run.report / "audit.md").read_text()
+
+
+def test_report_lists_samples_not_run_with_reasons():
+    from tosa_custom.e2e import report
+    from tosa_custom.e2e.audit import AuditRun
+
+    text = opinfo.spec(("float32",), 1, "^(zeros|add)$")
+    results = []  # what ran does not matter: the samples left out are the suite's
+    summary = report.build(AuditRun("stock", None, results, 1.0, 1, 60.0, [text]))
+    assert summary["skipped_samples"] == [
+        {"op": "zeros", "dtype": "float32", "index": 0,
+         "reason": "no tensor argument (a factory call): nothing for the program to take as input"}]
+    assert "not run: 1 OpInfo samples" in report.text_summary(summary)
+    assert "| `zeros/float32/0` | no tensor argument" in report.to_markdown(summary)
+    assert "zeros/float32/0" in report.to_html(summary)
+    filtered = report.build(AuditRun("stock", None, results, 1.0, 1, 60.0, [text], filter="add"))
+    assert filtered["skipped_samples"] == []

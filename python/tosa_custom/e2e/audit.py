@@ -383,6 +383,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="--suite opinfo: the dtypes whose samples to run (default %(default)s)")
     p.add_argument("--samples", type=int, default=1, metavar="N",
                    help="--suite opinfo: the first N samples of each op and dtype (default %(default)s)")
+    p.add_argument("--opinfo-ops", metavar="REGEX",
+                   help="--suite opinfo: only the OpInfo entries whose name matches (re.search on e.g. "
+                        "'nn.functional.relu'); unlike --filter, the others are never loaded, which is faster")
     p.add_argument("--cases", type=Path, action="append", default=[], metavar="FILE",
                    help="your own case file (registers cases with @tosa_custom.e2e.case); repeatable")
     p.add_argument("--list", action="store_true", help="list the selected cases and exit")
@@ -399,7 +402,7 @@ def _parser() -> argparse.ArgumentParser:
 def _select_files(args) -> list[Path]:
     files: list[Path] = []
     if args.suite == Path("opinfo"):
-        return [opinfo.spec(args.dtypes.split(","), args.samples)] + list(args.cases)
+        return [opinfo.spec(args.dtypes.split(","), args.samples, args.opinfo_ops)] + list(args.cases)
     if args.suite is not None or not args.cases:
         files += suite_files(args.suite if args.suite is not None else default_suite())
     return files + list(args.cases)

@@ -9,321 +9,642 @@ Keys (selectors), the most specific match wins:
   "<op>/<dtype>/<index>"   one sample
 where <op> is OpInfo's name plus ".<variant>" when it has one (`opinfo.op_id`).
 
-`WRONG_LOWERING` is apart on purpose: ops stock mode compiles and runs but
-whose numbers differ from eager PyTorch. It is the list a later `auto` mode
-reads (it tunnels those ops), so each entry carries the sample that shows it.
-Its entries are stock-mode expected failures too (selective inherits them).
+Each reason is the failure's cause: its category, then the stage and the op
+or rule the error names (drafted from a full run by `opinfo_triage.reason`,
+then reviewed). "(ours)" marks failures in this project's runtime, not in
+torch-mlir or PyTorch.
+
+Stock mode's numeric mismatches are not written here: they are the ops
+TorchToTosa lowers wrongly, a package-level fact with its own home,
+`tosa_custom.wrong_lowerings` (auto mode reads it to tunnel them), and each
+entry's sample becomes a stock-mode expected failure here (`derived()`).
+Selective mode inherits stock's expectations (registry.Case.inherited_failure).
 """
 
 from __future__ import annotations
 
-import dataclasses
+from ..wrong_lowerings import WRONG_LOWERINGS, WrongLowering
 
-__all__ = ["WrongLowering", "WRONG_LOWERING", "XFAIL", "expected_failures", "selectors"]
-
-
-@dataclasses.dataclass(frozen=True)
-class WrongLowering:
-    """Stock mode's result differs from eager on this sample."""
-
-    op: str
-    dtype: str
-    index: int  # the sample, as in opinfo.case_name
-    max_diff: float  # largest |actual - expected| seen (inf: NaN/inf where eager has a number, or v.v.)
-    detail: str  # what differs, in a few words
-
-    @property
-    def selector(self) -> str:
-        return f"{self.op}/{self.dtype}/{self.index}"
-
-    @property
-    def reason(self) -> str:
-        return f"wrong-lowering: stock's result differs from eager by up to {self.max_diff:.3g} ({self.detail})"
+__all__ = ["XFAIL", "derived", "wrong_lowering_reason", "expected_failures", "selectors"]
 
 
-WRONG_LOWERING: tuple[WrongLowering, ...] = (
-    # Found by the full float32+int64 stock run (first sample per op), re-measured by opinfo_triage.
-    WrongLowering("logcumsumexp", "float32", 0, float("inf"),
-                  "all 125 elements differ; stock's result is not finite where eager's is"),
-)
+def wrong_lowering_reason(w: WrongLowering) -> str:
+    """The stock-mode expectation of a wrong lowering's sample."""
+    dtypes = f" on {', '.join(w.dtypes)}" if w.dtypes else ""
+    dtypes += f" with {w.condition}" if w.condition else ""
+    return (f"wrong-lowering: stock mode lowers {w.op}{dtypes} wrongly ({w.detail}); it differs from eager "
+            f"by up to {w.max_diff:.3g} (tosa_custom.wrong_lowerings)")
 
-# mode -> selector -> reason.
+
+def derived() -> dict[str, dict[str, str]]:
+    """mode -> selector -> reason for the expectations that live elsewhere:
+    each wrong lowering's OpInfo sample, in stock mode (an `e2e:` sample's
+    expectation is declared beside that case)."""
+    return {"stock": {w.sample: wrong_lowering_reason(w) for w in WRONG_LOWERINGS if not w.sample.startswith("e2e:")}}
+
+
+# mode -> selector -> reason: drafted from the full float32+int64 runs (first sample per op and dtype)
+# by opinfo_triage.reason, then reviewed.
 XFAIL: dict[str, dict[str, str]] = {
-    # Drafted by opinfo_triage from the full stock run (float32+int64, first sample), then reviewed.
     "stock": {
-        "__rpow__/int64": "lowering-failed: torch-mlir's TOSA lowering leaves aten.pow.Tensor_Tensor illegal",
-        "_batch_norm_with_update": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "_native_batch_norm_legit": "result-mismatch: the program returned 5 results, eager returned 3",
-        "_segment_reduce.lengths": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "_segment_reduce.offsets": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "_unsafe_masked_index_put_accumulate": "lowering-failed: torch-mlir's TOSA lowering leaves aten.index_put.hacked_twin illegal",
-        "_upsample_bilinear2d_aa": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "acos": "lowering-failed: torch-mlir's TOSA lowering leaves aten.acos illegal",
-        "acosh": "lowering-failed: torch-mlir's TOSA lowering leaves aten.acosh illegal",
-        "addbmm/int64": "lowering-failed: torch-mlir's TOSA lowering leaves aten.addbmm illegal",
-        "addmv": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "allclose": "export-failed: torch.export (non-strict) could not capture the model (DataDependentOutputException): aten.allclose.default; strict export failed first (Uns",
-        "angle": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "argmax": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "argmin": "lowering-failed: torch-mlir's TOSA lowering leaves aten.argmin illegal",
-        "argsort": "lowering-failed: torch-mlir's TOSA lowering leaves aten.sort illegal",
-        "argwhere": "lowering-failed: torch-mlir's TOSA lowering leaves aten.scatter_add illegal",
-        "as_strided_copy": "lowering-failed: torch-mlir's TOSA lowering leaves aten.as_strided_copy illegal",
-        "as_strided_scatter": "lowering-failed: torch-mlir's TOSA lowering leaves aten.as_strided_scatter illegal",
-        "asin": "lowering-failed: torch-mlir's TOSA lowering leaves aten.asin illegal",
-        "asinh": "lowering-failed: torch-mlir's TOSA lowering leaves aten.asinh illegal",
-        "atan2": "lowering-failed: torch-mlir's TOSA lowering leaves aten.atan2 illegal",
-        "atanh": "lowering-failed: torch-mlir's TOSA lowering leaves aten.atanh illegal",
-        "bincount": "lowering-failed: torch-mlir's TOSA lowering leaves aten.bincount illegal",
-        "block_diag": "lowering-failed: torch-mlir's TOSA lowering leaves aten.empty_strided illegal",
-        "byte": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/common_methods_invocations.py\":",
-        "cdist": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "cdouble": "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.complex128).",
-        "cfloat": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "chalf": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/common_methods_invocations.py\":",
-        "cholesky": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "cholesky_inverse": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "cholesky_solve": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "combinations": "lowering-failed: torch-mlir's TOSA lowering leaves aten.masked_select illegal",
-        "complex": "lowering-failed: torch-mlir's TOSA lowering leaves aten.complex illegal",
-        "copysign/float32": "lowering-failed: torch-mlir's TOSA lowering leaves aten.view.dtype illegal",
-        "copysign/int64": "runtime-lowering-failed: lowering to LLVM failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "corrcoef": "export-failed: torch.export (non-strict) could not capture the model (DataDependentOutputException): aten.equal.default; strict export failed first (Unsupp",
-        "cosh": "lowering-failed: torch-mlir's TOSA lowering leaves aten.cosh illegal",
-        "cov": "export-failed: torch.export (non-strict) could not capture the model (DataDependentOutputException): aten.equal.default; strict export failed first (Unsupp",
-        "cummax": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "cummin": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "cumprod": "lowering-failed: torch-mlir's TOSA lowering leaves aten.cumprod illegal",
-        "diagonal_scatter": "lowering-failed: torch-mlir's TOSA lowering leaves aten.diagonal_scatter illegal",
-        "digamma": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "dist": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "equal": "export-failed: torch.export (non-strict) could not capture the model (DataDependentOutputException): aten.equal.default; strict export failed first (Unsupp",
-        "erfc": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "erfinv": "lowering-failed: torch-mlir's TOSA lowering leaves aten.erfinv illegal",
-        "fft.fft": "lowering-failed: torch-mlir's TOSA lowering leaves aten.fft_fft illegal",
-        "fft.fft2": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.fftn": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.fftshift": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.hfft": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.hfft2": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.hfftn": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.ifft": "lowering-failed: torch-mlir's TOSA lowering leaves aten.fft_ifft illegal",
-        "fft.ifft2": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.ifftn": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.ifftshift": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.ihfft": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.ihfft2": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.ihfftn": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.irfft": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.irfft2": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.irfftn": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.rfft": "lowering-failed: torch-mlir's TOSA lowering leaves aten.fft_rfft illegal",
-        "fft.rfft2": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "fft.rfftn": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "frexp": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "gcd": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "geqrf": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "grid_sampler_3d": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "hash_tensor": "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.uint64).",
-        "histc": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "histogram": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "histogramdd": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "hypot": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "i0": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "igamma": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "igammac": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "index_add": "lowering-failed: torch-mlir's TOSA lowering leaves aten.index_put.hacked_twin illegal",
-        "index_reduce.amax": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "index_reduce.amin": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "index_reduce.mean": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "index_reduce.prod": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "isclose/int64": "lowering-failed: torch-mlir's TOSA lowering leaves aten.isclose illegal",
-        "isfinite": "lowering-failed: torch-mlir's TOSA lowering leaves aten.isfinite illegal",
-        "isin": "lowering-failed: torch-mlir's TOSA lowering leaves aten.any.dims illegal",
-        "jiterator_2inputs_2outputs": "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_4inputs_with_extra_args": "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_binary": "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_binary_return_by_ref": "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_unary": "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "kthvalue": "lowering-failed: torch-mlir's TOSA lowering leaves aten.kthvalue illegal",
-        "lcm": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "lgamma": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.cholesky": "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented i",
-        "linalg.cholesky_ex": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.cond": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.det": "lowering-failed: torch-mlir's TOSA lowering leaves aten.linalg_det illegal",
-        "linalg.eig": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.eigh": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.eigvals": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.eigvalsh": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.householder_product": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.inv": "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented i",
-        "linalg.inv_ex": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.ldl_factor": "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented i",
-        "linalg.ldl_factor_ex": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.ldl_solve": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.lstsq": "export-failed: torch.export (non-strict) could not capture the model (DynamicOutputShapeException): aten.linalg_lstsq.default; strict export failed first (",
-        "linalg.lstsq.grad_oriented": "export-failed: torch.export (non-strict) could not capture the model (DynamicOutputShapeException): aten.linalg_lstsq.default; strict export failed first (",
-        "linalg.lu": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.lu_factor": "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented i",
-        "linalg.lu_factor_ex": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.lu_solve": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.matrix_rank": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.matrix_rank.hermitian": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.norm": "lowering-failed: torch-mlir's TOSA lowering leaves aten.linalg_norm illegal",
-        "linalg.norm.subgradients_at_zero": "lowering-failed: torch-mlir's TOSA lowering leaves aten.linalg_norm illegal",
-        "linalg.pinv": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.pinv.hermitian": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.pinv.singular": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/opinfo",
-        "linalg.qr": "lowering-failed: torch-mlir's TOSA lowering leaves aten.linalg_qr illegal",
-        "linalg.slogdet": "lowering-failed: torch-mlir's TOSA lowering leaves aten.linalg_det illegal",
-        "linalg.solve": "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented i",
-        "linalg.solve_ex": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.solve_triangular": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.svd": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.svdvals": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "linalg.tensorinv": "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented i",
-        "linalg.tensorsolve": "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented i",
-        "linalg.vander": "lowering-failed: torch-mlir's TOSA lowering leaves aten.cumprod illegal",
-        "linalg.vecdot": "lowering-failed: torch-mlir's TOSA lowering leaves aten.mul.Tensor illegal",
-        "linspace.tensor_overload": "lowering-failed: torch-mlir's TOSA lowering leaves vtensor.literal illegal",
-        "logdet": "lowering-failed: torch-mlir's TOSA lowering leaves aten.linalg_det illegal",
-        "logspace.tensor_overload": "lowering-failed: torch-mlir's TOSA lowering leaves vtensor.literal illegal",
-        "logsumexp": "lowering-failed: torch-mlir's TOSA lowering leaves aten.amax illegal",
-        "lu": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "lu_solve": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "lu_unpack": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "masked.argmax": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "masked.argmin": "lowering-failed: torch-mlir's TOSA lowering leaves aten.argmin illegal",
-        "masked.cumprod": "lowering-failed: torch-mlir's TOSA lowering leaves aten.cumprod illegal",
-        "masked.median": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "masked_select": "lowering-failed: torch-mlir's TOSA lowering leaves aten.masked_select illegal",
-        "matrix_exp": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "max_pool2d_with_indices_backward": "lowering-failed: torch-mlir's TOSA lowering leaves aten.max_pool2d_with_indices illegal",
-        "median": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "min.reduction_with_dim/int64": "runtime-lowering-failed: lowering to LLVM failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "mode": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "msort": "lowering-failed: torch-mlir's TOSA lowering leaves aten.sort illegal",
-        "mvlgamma.mvlgamma_p_1": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "mvlgamma.mvlgamma_p_3": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "mvlgamma.mvlgamma_p_5": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "nanmedian": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "narrow_copy": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "native_batch_norm": "result-mismatch: the program returned 5 results, eager returned 3",
-        "neg/int64": "runtime-lowering-failed: lowering to LLVM failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nextafter": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "nn.functional.adaptive_avg_pool1d": "lowering-failed: torch-mlir's TOSA lowering leaves aten.unsqueeze illegal",
-        "nn.functional.adaptive_avg_pool3d": "lowering-failed: torch-mlir's TOSA lowering leaves aten._adaptive_avg_pool3d illegal",
-        "nn.functional.adaptive_max_pool1d": "lowering-failed: torch-mlir's TOSA lowering leaves aten.max_pool2d_with_indices illegal",
-        "nn.functional.adaptive_max_pool2d": "lowering-failed: torch-mlir's TOSA lowering leaves aten.max_pool2d_with_indices illegal",
-        "nn.functional.adaptive_max_pool3d": "lowering-failed: torch-mlir's TOSA lowering leaves aten.adaptive_max_pool3d illegal",
-        "nn.functional.avg_pool1d/int64": "runtime-lowering-failed: lowering to LLVM failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.avg_pool2d": "lowering-failed: torch-mlir's TOSA lowering leaves aten.avg_pool2d illegal",
-        "nn.functional.avg_pool3d": "lowering-failed: torch-mlir's TOSA lowering leaves aten.avg_pool3d illegal",
-        "nn.functional.batch_norm": "result-mismatch: the program returned 3 results, eager returned 1",
-        "nn.functional.conv1d/int64": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.conv2d/int64": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.conv3d/int64": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.conv_transpose1d/int64": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.conv_transpose2d/int64": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.conv_transpose3d/int64": "lowering-failed: Lowering to TOSA failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.ctc_loss": "export-failed: torch.export (non-strict) could not capture the model (DynamicOutputShapeException): aten._ctc_loss.default; strict export failed first (Uns",
-        "nn.functional.embedding_bag": "lowering-failed: torch-mlir's TOSA lowering leaves aten.embedding_bag.padding_idx illegal",
-        "nn.functional.fractional_max_pool2d": "lowering-failed: Lowering torch IR to the backend contract failed: /work/wtop/python/tosa_custom/e2e/opinfo.py:155:0: error: failed to legalize operation 'to",
-        "nn.functional.fractional_max_pool3d": "lowering-failed: Lowering torch IR to the backend contract failed: /work/wtop/python/tosa_custom/e2e/opinfo.py:155:0: error: failed to legalize operation 'to",
-        "nn.functional.gaussian_nll_loss": "export-failed: torch.export (non-strict) could not capture the model (GuardOnDataDependentSymNode): Could not guard on data-dependent expression Eq(u0, 1) ",
-        "nn.functional.instance_norm": "result-mismatch: the program returned 3 results, eager returned 1",
-        "nn.functional.linear_cross_entropy.chunked": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/nn/functional.py\":3962:0",
-        "nn.functional.linear_cross_entropy.chunked_none": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/nn/functional.py\":3936:0",
-        "nn.functional.local_response_norm/int64": "runtime-lowering-failed: lowering to LLVM failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.margin_ranking_loss/int64": "runtime-lowering-failed: lowering to LLVM failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.max_pool1d": "lowering-failed: torch-mlir's TOSA lowering leaves aten.max_pool2d_with_indices illegal",
-        "nn.functional.max_pool2d": "lowering-failed: torch-mlir's TOSA lowering leaves aten.max_pool2d_with_indices illegal",
-        "nn.functional.max_pool3d": "lowering-failed: torch-mlir's TOSA lowering leaves aten.max_pool3d_with_indices illegal",
-        "nn.functional.max_unpool2d": "kernel-error: tosa.scatter: kernel for tosa.scatter at loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-package",
-        "nn.functional.max_unpool3d": "kernel-error: tosa.scatter: kernel for tosa.scatter at loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-package",
-        "nn.functional.one_hot": "export-failed: torch.export (non-strict) could not capture the model (GuardOnDataDependentSymNode): Could not extract specialized integer from data-depende",
-        "nn.functional.pad.circular": "lowering-failed: torch-mlir's TOSA lowering leaves aten.empty.memory_format illegal",
-        "nn.functional.pdist": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "nn.functional.relu/int64": "lowering-failed: torch-mlir's TOSA lowering leaves aten.relu illegal",
-        "nn.functional.softmin.with_dtype/int64": "runtime-lowering-failed: lowering to LLVM failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/python3.11/site-packages/",
-        "nn.functional.unfold": "lowering-failed: torch-mlir's TOSA lowering leaves aten.constant_pad_nd illegal",
-        "nonzero/float32": "crash: worker died with SIGSEGV; last output: strap Current thread 0x00007f9251a38b80 (most recent call first): File \"/work/wtop/python/tosa_custom",
-        "nonzero/int64": "crash: worker died with SIGSEGV; last output: strap Current thread 0x00007f2ab524eb80 (most recent call first): File \"/work/wtop/python/tosa_custom",
-        "nonzero_static": "lowering-failed: torch-mlir's TOSA lowering leaves aten.nonzero_static illegal",
-        "norm.nuc": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "ormqr": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "permute_copy": "lowering-failed: torch-mlir's TOSA lowering leaves aten.permute_copy illegal",
-        "pinverse": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "polar": "lowering-failed: torch-mlir's TOSA lowering leaves aten.polar illegal",
-        "polygamma.polygamma_n_0": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/common",
-        "polygamma.polygamma_n_1": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/common",
-        "polygamma.polygamma_n_2": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/common",
-        "polygamma.polygamma_n_3": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/common",
-        "polygamma.polygamma_n_4": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/common",
-        "pow/int64": "lowering-failed: torch-mlir's TOSA lowering leaves aten.pow.Tensor_Tensor illegal",
-        "put": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "qr": "lowering-failed: torch-mlir's TOSA lowering leaves aten.linalg_qr illegal",
-        "resize_as_": "lowering-failed: torch-mlir's TOSA lowering leaves aten.resize illegal",
-        "roll": "lowering-failed: torch-mlir's TOSA lowering leaves aten.slice.Tensor illegal",
-        "scatter_add": "lowering-failed: torch-mlir's TOSA lowering leaves aten.scatter_add illegal",
-        "scatter_reduce.amax": "lowering-failed: torch-mlir's TOSA lowering leaves aten.scatter_reduce.two illegal",
-        "scatter_reduce.amin": "lowering-failed: torch-mlir's TOSA lowering leaves aten.scatter_reduce.two illegal",
-        "scatter_reduce.mean": "lowering-failed: torch-mlir's TOSA lowering leaves aten.scatter_reduce.two illegal",
-        "scatter_reduce.prod": "lowering-failed: torch-mlir's TOSA lowering leaves aten.scatter_reduce.two illegal",
-        "scatter_reduce.sum": "lowering-failed: torch-mlir's TOSA lowering leaves aten.scatter_reduce.two illegal",
-        "searchsorted": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "signbit/float32": "lowering-failed: torch-mlir's TOSA lowering leaves aten.view.dtype illegal",
-        "sinh": "lowering-failed: torch-mlir's TOSA lowering leaves aten.sinh illegal",
-        "sort": "lowering-failed: torch-mlir's TOSA lowering leaves aten.sort illegal",
-        "special.airy_ai": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.bessel_j0": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.bessel_j1": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.bessel_y0": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.bessel_y1": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.chebyshev_polynomial_t": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.chebyshev_polynomial_u": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.chebyshev_polynomial_v": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.chebyshev_polynomial_w": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.erfcx": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.hermite_polynomial_h": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.hermite_polynomial_he": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.i0e": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.i1": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.i1e": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.laguerre_polynomial_l": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.legendre_polynomial_p": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.log_ndtr": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.modified_bessel_i0": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.modified_bessel_i1": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.modified_bessel_k0": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.modified_bessel_k1": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.ndtri": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.polygamma.special_polygamma_n_0": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/opinfo",
-        "special.scaled_modified_bessel_k0": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.scaled_modified_bessel_k1": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.shifted_chebyshev_polynomial_t": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.shifted_chebyshev_polynomial_u": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.shifted_chebyshev_polynomial_v": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.shifted_chebyshev_polynomial_w": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.spherical_bessel_j0": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "special.zeta": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "square/int64": "lowering-failed: torch-mlir's TOSA lowering leaves aten.pow.Tensor_Scalar illegal",
-        "stft": "lowering-failed: torch-mlir's TOSA lowering leaves aten.empty.memory_format illegal",
-        "svd": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "tensor_split": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "to_sparse": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/.venv/lib/python3.11/site-packages/torch/testing/_internal/common",
-        "topk/int64": "lowering-failed: torch-mlir's TOSA lowering leaves aten.sort illegal",
-        "triangular_solve": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "unbind_copy": "lowering-failed: torch-mlir's TOSA lowering leaves aten.unbind_copy.int illegal",
-        "unique": "lowering-failed: Lowering torch IR to the backend contract failed: loc(callsite(\"/work/wtop/python/tosa_custom/e2e/opinfo.py\":155:0 at \"/work/wtop/.venv/lib/",
-        "unique_consecutive": "lowering-failed: torch-mlir's TOSA lowering leaves aten.unique_consecutive illegal",
-        "view_as_complex": "lowering-failed: torch-mlir's TOSA lowering leaves aten.view_as_complex illegal",
-        "view_copy": "lowering-failed: torch-mlir's TOSA lowering leaves aten.view_copy illegal",
+        "__rpow__/int64":
+            "lowering-failed: TorchToTosa has no lowering for aten.pow.Tensor_Tensor",
+        "_batch_norm_with_update":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._batch_norm_with_update_functional (imported as torch.operator, illegal at the backend contract)",
+        "_segment_reduce.lengths":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.segment_reduce (imported as torch.operator, illegal at the backend contract)",
+        "_segment_reduce.offsets":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.segment_reduce (imported as torch.operator, illegal at the backend contract)",
+        "_unsafe_masked_index_put_accumulate":
+            "lowering-failed: TorchToTosa has no lowering for aten.index_put.hacked_twin",
+        "_upsample_bilinear2d_aa":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._upsample_bilinear2d_aa (imported as torch.operator, illegal at the backend contract)",
+        "acos":
+            "lowering-failed: TorchToTosa has no lowering for aten.acos",
+        "acosh":
+            "lowering-failed: TorchToTosa has no lowering for aten.acosh",
+        "addbmm/int64":
+            "lowering-failed: TorchToTosa has no lowering for aten.addbmm",
+        "addmv":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.addmv (imported as torch.operator, illegal at the backend contract)",
+        "allclose":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.allclose.default",
+        "angle":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.angle (imported as torch.operator, illegal at the backend contract)",
+        "argmax/float32":
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'arith.extsi' op operand #0 must be signless-fixed-width-integer-like, but got 'tensor<f32>'",
+        "argmax/int64":
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'arith.extsi' op operand type 'tensor<i64>' and result type 'tensor<i64>' are cast incompatible",
+        "argmin":
+            "lowering-failed: TorchToTosa has no lowering for aten.argmin",
+        "argsort":
+            "lowering-failed: TorchToTosa has no lowering for aten.sort",
+        "argwhere":
+            "lowering-failed: TorchToTosa has no lowering for aten.scatter_add",
+        "as_strided_copy":
+            "lowering-failed: TorchToTosa has no lowering for aten.as_strided_copy",
+        "as_strided_scatter":
+            "lowering-failed: TorchToTosa has no lowering for aten.as_strided_scatter",
+        "asin":
+            "lowering-failed: TorchToTosa has no lowering for aten.asin",
+        "asinh":
+            "lowering-failed: TorchToTosa has no lowering for aten.asinh",
+        "atan2":
+            "lowering-failed: TorchToTosa has no lowering for aten.atan2",
+        "atanh":
+            "lowering-failed: TorchToTosa has no lowering for aten.atanh",
+        "bincount":
+            "lowering-failed: TorchToTosa has no lowering for aten.bincount",
+        "block_diag":
+            "lowering-failed: TorchToTosa has no lowering for aten.empty_strided",
+        "byte":
+            "lowering-failed: our uint8 sign check refuses torch.aten.to.dtype on uint8 values (TorchToTosa would compute it as signed int8)",
+        "cdist":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._cdist_forward (imported as torch.operator, illegal at the backend contract)",
+        "cdouble":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.complex128).",
+        "cfloat":
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'tosa.cast' op result #0 must be tosa-conformant tensor of number values, but got 'tensor<complex<f32>>'",
+        "chalf":
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'tosa.cast' op result #0 must be tosa-conformant tensor of number values, but got 'tensor<complex<f16>>'",
+        "cholesky":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.cholesky (imported as torch.operator, illegal at the backend contract)",
+        "cholesky_inverse":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.cholesky_inverse (imported as torch.operator, illegal at the backend contract)",
+        "cholesky_solve":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.cholesky_solve (imported as torch.operator, illegal at the backend contract)",
+        "combinations":
+            "lowering-failed: TorchToTosa has no lowering for aten.masked_select",
+        "complex":
+            "lowering-failed: TorchToTosa has no lowering for aten.complex",
+        "copysign/float32":
+            "lowering-failed: TorchToTosa has no lowering for aten.view.dtype",
+        "copysign/int64":
+            "runtime-lowering-failed (ours): an i64 tosa.negate reaches tosa-to-linalg, whose i16 intermediate cannot hold it ('arith.extsi' i64 -> i16); the runtime's negate-as-sub rewrite misses this one",
+        "corrcoef":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
+        "cosh":
+            "lowering-failed: TorchToTosa has no lowering for aten.cosh",
+        "cov":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
+        "cummax":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.cummax (imported as torch.operator, illegal at the backend contract)",
+        "cummin":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.cummin (imported as torch.operator, illegal at the backend contract)",
+        "cumprod":
+            "lowering-failed: TorchToTosa has no lowering for aten.cumprod",
+        "diagonal_scatter":
+            "lowering-failed: TorchToTosa has no lowering for aten.diagonal_scatter",
+        "digamma":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.digamma (imported as torch.operator, illegal at the backend contract)",
+        "dist":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.dist (imported as torch.operator, illegal at the backend contract)",
+        "equal":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
+        "erfc":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.erfc (imported as torch.operator, illegal at the backend contract)",
+        "erfinv":
+            "lowering-failed: TorchToTosa has no lowering for aten.erfinv",
+        "fft.fft":
+            "lowering-failed: TorchToTosa has no lowering for aten.fft_fft",
+        "fft.fft2":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_fft2 (imported as torch.operator, illegal at the backend contract)",
+        "fft.fftn":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_fftn (imported as torch.operator, illegal at the backend contract)",
+        "fft.fftshift":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_fftshift (imported as torch.operator, illegal at the backend contract)",
+        "fft.hfft":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_hfft (imported as torch.operator, illegal at the backend contract)",
+        "fft.hfft2":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_hfft2 (imported as torch.operator, illegal at the backend contract)",
+        "fft.hfftn":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_hfftn (imported as torch.operator, illegal at the backend contract)",
+        "fft.ifft":
+            "lowering-failed: TorchToTosa has no lowering for aten.fft_ifft",
+        "fft.ifft2":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_ifft2 (imported as torch.operator, illegal at the backend contract)",
+        "fft.ifftn":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_ifftn (imported as torch.operator, illegal at the backend contract)",
+        "fft.ifftshift":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_ifftshift (imported as torch.operator, illegal at the backend contract)",
+        "fft.ihfft":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_ihfft (imported as torch.operator, illegal at the backend contract)",
+        "fft.ihfft2":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_ihfft2 (imported as torch.operator, illegal at the backend contract)",
+        "fft.ihfftn":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_ihfftn (imported as torch.operator, illegal at the backend contract)",
+        "fft.irfft":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_irfft (imported as torch.operator, illegal at the backend contract)",
+        "fft.irfft2":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_irfft2 (imported as torch.operator, illegal at the backend contract)",
+        "fft.irfftn":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_irfftn (imported as torch.operator, illegal at the backend contract)",
+        "fft.rfft":
+            "lowering-failed: TorchToTosa has no lowering for aten.fft_rfft",
+        "fft.rfft2":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_rfft2 (imported as torch.operator, illegal at the backend contract)",
+        "fft.rfftn":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fft_rfftn (imported as torch.operator, illegal at the backend contract)",
+        "frexp":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.frexp.Tensor (imported as torch.operator, illegal at the backend contract)",
+        "gcd":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.gcd (imported as torch.operator, illegal at the backend contract)",
+        "geqrf":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.geqrf (imported as torch.operator, illegal at the backend contract)",
+        "grid_sampler_3d":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.grid_sampler_3d (imported as torch.operator, illegal at the backend contract)",
+        "hash_tensor":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.uint64).",
+        "histc":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.histc (imported as torch.operator, illegal at the backend contract)",
+        "histogram":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.histogram.bin_ct (imported as torch.operator, illegal at the backend contract)",
+        "histogramdd":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._histogramdd_bin_edges (imported as torch.operator, illegal at the backend contract)",
+        "hypot":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.hypot (imported as torch.operator, illegal at the backend contract)",
+        "i0":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.i0 (imported as torch.operator, illegal at the backend contract)",
+        "igamma":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.igamma (imported as torch.operator, illegal at the backend contract)",
+        "igammac":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.igammac (imported as torch.operator, illegal at the backend contract)",
+        "index_add":
+            "lowering-failed: TorchToTosa has no lowering for aten.index_put.hacked_twin",
+        "index_reduce.amax":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.index_reduce (imported as torch.operator, illegal at the backend contract)",
+        "index_reduce.amin":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.index_reduce (imported as torch.operator, illegal at the backend contract)",
+        "index_reduce.mean":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.index_reduce (imported as torch.operator, illegal at the backend contract)",
+        "index_reduce.prod":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.index_reduce (imported as torch.operator, illegal at the backend contract)",
+        "isclose/int64":
+            "lowering-failed: TorchToTosa has no lowering for aten.isclose",
+        "isfinite":
+            "lowering-failed: TorchToTosa has no lowering for aten.isfinite",
+        "isin":
+            "lowering-failed: TorchToTosa has no lowering for aten.any.dims",
+        "jiterator_2inputs_2outputs":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_4inputs_with_extra_args":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_binary":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_binary_return_by_ref":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_unary":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "kthvalue":
+            "lowering-failed: TorchToTosa has no lowering for aten.kthvalue",
+        "lcm":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.lcm (imported as torch.operator, illegal at the backend contract)",
+        "lgamma":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.lgamma (imported as torch.operator, illegal at the backend contract)",
+        "linalg.cholesky":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented in the FxImporter ...",
+        "linalg.cholesky_ex":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_cholesky_ex (imported as torch.operator, illegal at the backend contract)",
+        "linalg.cond":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_svd (imported as torch.operator, illegal at the backend contract)",
+        "linalg.det":
+            "lowering-failed: TorchToTosa has no lowering for aten.linalg_det",
+        "linalg.eig":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_eig (imported as torch.operator, illegal at the backend contract)",
+        "linalg.eigh":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_eigh (imported as torch.operator, illegal at the backend contract)",
+        "linalg.eigvals":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_eig (imported as torch.operator, illegal at the backend contract)",
+        "linalg.eigvalsh":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_eigh (imported as torch.operator, illegal at the backend contract)",
+        "linalg.householder_product":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_householder_product (imported as torch.operator, illegal at the backend contract)",
+        "linalg.inv":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented in the FxImporter ...",
+        "linalg.inv_ex":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_inv_ex (imported as torch.operator, illegal at the backend contract)",
+        "linalg.ldl_factor":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented in the FxImporter ...",
+        "linalg.ldl_factor_ex":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_ldl_factor_ex (imported as torch.operator, illegal at the backend contract)",
+        "linalg.ldl_solve":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_ldl_solve (imported as torch.operator, illegal at the backend contract)",
+        "linalg.lstsq":
+            "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten.linalg_lstsq.default",
+        "linalg.lstsq.grad_oriented":
+            "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten.linalg_lstsq.default",
+        "linalg.lu":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_lu (imported as torch.operator, illegal at the backend contract)",
+        "linalg.lu_factor":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented in the FxImporter ...",
+        "linalg.lu_factor_ex":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_lu_factor_ex (imported as torch.operator, illegal at the backend contract)",
+        "linalg.lu_solve":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_lu_solve (imported as torch.operator, illegal at the backend contract)",
+        "linalg.matrix_rank":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_svd (imported as torch.operator, illegal at the backend contract)",
+        "linalg.matrix_rank.hermitian":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_eigh (imported as torch.operator, illegal at the backend contract)",
+        "linalg.norm":
+            "lowering-failed: TorchToTosa has no lowering for aten.linalg_norm",
+        "linalg.norm.subgradients_at_zero":
+            "lowering-failed: TorchToTosa has no lowering for aten.linalg_norm",
+        "linalg.pinv":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_pinv.atol_rtol_tensor (imported as torch.operator, illegal at the backend contract)",
+        "linalg.pinv.hermitian":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_pinv.atol_rtol_tensor (imported as torch.operator, illegal at the backend contract)",
+        "linalg.pinv.singular":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_pinv.atol_rtol_tensor (imported as torch.operator, illegal at the backend contract)",
+        "linalg.qr":
+            "lowering-failed: TorchToTosa has no lowering for aten.linalg_qr",
+        "linalg.slogdet":
+            "lowering-failed: TorchToTosa has no lowering for aten.linalg_det",
+        "linalg.solve":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented in the FxImporter ...",
+        "linalg.solve_ex":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_solve_ex (imported as torch.operator, illegal at the backend contract)",
+        "linalg.solve_triangular":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_solve_triangular (imported as torch.operator, illegal at the backend contract)",
+        "linalg.svd":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_svd (imported as torch.operator, illegal at the backend contract)",
+        "linalg.svdvals":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_svd (imported as torch.operator, illegal at the backend contract)",
+        "linalg.tensorinv":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented in the FxImporter ...",
+        "linalg.tensorsolve":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (NotImplementedError: Higher-order operation 'with_effects' not implemented in the FxImporter ...",
+        "linalg.vander":
+            "lowering-failed: TorchToTosa has no lowering for aten.cumprod",
+        "linalg.vecdot":
+            "lowering-failed: TorchToTosa has no lowering for aten.mul.Tensor",
+        "linspace.tensor_overload":
+            "lowering-failed: TorchToTosa has no lowering for vtensor.literal",
+        "logdet":
+            "lowering-failed: TorchToTosa has no lowering for aten.linalg_det",
+        "logspace.tensor_overload":
+            "lowering-failed: TorchToTosa has no lowering for vtensor.literal",
+        "logsumexp":
+            "lowering-failed: TorchToTosa has no lowering for aten.amax",
+        "lu":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_lu_factor_ex (imported as torch.operator, illegal at the backend contract)",
+        "lu_solve":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_lu_solve (imported as torch.operator, illegal at the backend contract)",
+        "lu_unpack":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.lu_unpack (imported as torch.operator, illegal at the backend contract)",
+        "masked.argmax/float32":
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'arith.extsi' op operand #0 must be signless-fixed-width-integer-like, but got 'tensor<f32>'",
+        "masked.argmax/int64":
+            "lowering-failed: the lowering to TOSA produces invalid IR: 'arith.extsi' op operand type 'tensor<i64>' and result type 'tensor<i64>' are cast incompatible",
+        "masked.argmin":
+            "lowering-failed: TorchToTosa has no lowering for aten.argmin",
+        "masked.cumprod":
+            "lowering-failed: TorchToTosa has no lowering for aten.cumprod",
+        "masked.median":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.nanmedian.dim (imported as torch.operator, illegal at the backend contract)",
+        "masked_select":
+            "lowering-failed: TorchToTosa has no lowering for aten.masked_select",
+        "matrix_exp":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_matrix_exp (imported as torch.operator, illegal at the backend contract)",
+        "max_pool2d_with_indices_backward":
+            "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
+        "median":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.median (imported as torch.operator, illegal at the backend contract)",
+        "mode":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.mode (imported as torch.operator, illegal at the backend contract)",
+        "msort":
+            "lowering-failed: TorchToTosa has no lowering for aten.sort",
+        "mvlgamma.mvlgamma_p_1":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.lgamma (imported as torch.operator, illegal at the backend contract)",
+        "mvlgamma.mvlgamma_p_3":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.lgamma (imported as torch.operator, illegal at the backend contract)",
+        "mvlgamma.mvlgamma_p_5":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.lgamma (imported as torch.operator, illegal at the backend contract)",
+        "nanmedian":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.nanmedian (imported as torch.operator, illegal at the backend contract)",
+        "narrow_copy":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.narrow_copy (imported as torch.operator, illegal at the backend contract)",
+        "nextafter":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.nextafter (imported as torch.operator, illegal at the backend contract)",
+        "nn.functional.adaptive_avg_pool1d":
+            "lowering-failed: TorchToTosa has no lowering for aten.unsqueeze",
+        "nn.functional.adaptive_avg_pool3d":
+            "lowering-failed: TorchToTosa has no lowering for aten._adaptive_avg_pool3d",
+        "nn.functional.adaptive_max_pool1d":
+            "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
+        "nn.functional.adaptive_max_pool2d":
+            "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
+        "nn.functional.adaptive_max_pool3d":
+            "lowering-failed: TorchToTosa has no lowering for aten.adaptive_max_pool3d",
+        "nn.functional.avg_pool1d/int64":
+            "runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: 'arith.trunci' op operand type 'i32' and result type 'i64' are cast incompatible",
+        "nn.functional.avg_pool2d":
+            "lowering-failed: TorchToTosa has no lowering for aten.avg_pool2d",
+        "nn.functional.avg_pool3d":
+            "lowering-failed: TorchToTosa has no lowering for aten.avg_pool3d",
+        "nn.functional.conv1d/int64":
+            "lowering-failed: TorchToTosa emits tosa.conv2d with an i64 accumulator (acc_type), which TOSA does not allow",
+        "nn.functional.conv2d/int64":
+            "lowering-failed: TorchToTosa emits tosa.conv2d with an i64 accumulator (acc_type), which TOSA does not allow",
+        "nn.functional.conv3d/int64":
+            "lowering-failed: TorchToTosa emits tosa.conv3d with an i64 accumulator (acc_type), which TOSA does not allow",
+        "nn.functional.conv_transpose1d/int64":
+            "lowering-failed: TorchToTosa emits tosa.transpose_conv2d with an i64 accumulator (acc_type), which TOSA does not allow",
+        "nn.functional.conv_transpose2d/int64":
+            "lowering-failed: TorchToTosa emits tosa.transpose_conv2d with an i64 accumulator (acc_type), which TOSA does not allow",
+        "nn.functional.conv_transpose3d/int64":
+            "lowering-failed: TorchToTosa emits tosa.conv3d with an i64 accumulator (acc_type), which TOSA does not allow",
+        "nn.functional.ctc_loss":
+            "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten._ctc_loss.default",
+        "nn.functional.embedding_bag":
+            "lowering-failed: TorchToTosa has no lowering for aten.embedding_bag.padding_idx",
+        "nn.functional.fractional_max_pool2d":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fractional_max_pool2d (imported as torch.operator, illegal at the backend contract)",
+        "nn.functional.fractional_max_pool3d":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.fractional_max_pool3d (imported as torch.operator, illegal at the backend contract)",
+        "nn.functional.gaussian_nll_loss":
+            "export-failed: torch.export cannot capture it (GuardOnDataDependentSymNode): Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)). (Size-like symbols: none)",
+        "nn.functional.linear_cross_entropy.chunked":
+            "lowering-failed: torch-mlir has no torch-dialect op for torch_nn._linear_cross_entropy_batch_chunked (imported as torch.operator, illegal at the backend contract)",
+        "nn.functional.linear_cross_entropy.chunked_none":
+            "lowering-failed: torch-mlir has no torch-dialect op for torch_nn._linear_cross_entropy_batch_chunked_no_reduction (imported as torch.operator, illegal at the backend contract)",
+        "nn.functional.local_response_norm/int64":
+            "runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: 'arith.trunci' op operand type 'i32' and result type 'i64' are cast incompatible",
+        "nn.functional.margin_ranking_loss/int64":
+            "runtime-lowering-failed (ours): an i64 tosa.negate reaches tosa-to-linalg, whose i16 intermediate cannot hold it ('arith.extsi' i64 -> i16); the runtime's negate-as-sub rewrite misses this one",
+        "nn.functional.max_pool1d":
+            "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
+        "nn.functional.max_pool2d":
+            "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
+        "nn.functional.max_pool3d":
+            "lowering-failed: TorchToTosa has no lowering for aten.max_pool3d_with_indices",
+        "nn.functional.max_unpool2d":
+            "kernel-error (ours): the tosa.scatter kernel: IndexError: two indices of the same batch name one row: TOSA requires each row written once",
+        "nn.functional.max_unpool3d":
+            "kernel-error (ours): the tosa.scatter kernel: IndexError: two indices of the same batch name one row: TOSA requires each row written once",
+        "nn.functional.one_hot":
+            "export-failed: torch.export cannot capture it (GuardOnDataDependentSymNode): Could not extract specialized integer from data-dependent expression u0 (unhinted: u0). (Size-like symbols: none)",
+        "nn.functional.pad.circular":
+            "lowering-failed: TorchToTosa has no lowering for aten.empty.memory_format",
+        "nn.functional.pdist":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._pdist_forward (imported as torch.operator, illegal at the backend contract)",
+        "nn.functional.relu/int64":
+            "lowering-failed: TorchToTosa has no lowering for aten.relu",
+        "nn.functional.unfold":
+            "lowering-failed: TorchToTosa has no lowering for aten.constant_pad_nd",
+        "nonzero":
+            "crash: worker died with SIGSEGV in compile()'s to_contract step (torch-mlir's passes, not Python)",
+        "nonzero_static":
+            "lowering-failed: TorchToTosa has no lowering for aten.nonzero_static",
+        "norm.nuc":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_svd (imported as torch.operator, illegal at the backend contract)",
+        "ormqr":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.ormqr (imported as torch.operator, illegal at the backend contract)",
+        "permute_copy":
+            "lowering-failed: TorchToTosa has no lowering for aten.permute_copy",
+        "pinverse":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.linalg_pinv.atol_rtol_tensor (imported as torch.operator, illegal at the backend contract)",
+        "polar":
+            "lowering-failed: TorchToTosa has no lowering for aten.polar",
+        "polygamma.polygamma_n_0":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.polygamma (imported as torch.operator, illegal at the backend contract)",
+        "polygamma.polygamma_n_1":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.polygamma (imported as torch.operator, illegal at the backend contract)",
+        "polygamma.polygamma_n_2":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.polygamma (imported as torch.operator, illegal at the backend contract)",
+        "polygamma.polygamma_n_3":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.polygamma (imported as torch.operator, illegal at the backend contract)",
+        "polygamma.polygamma_n_4":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.polygamma (imported as torch.operator, illegal at the backend contract)",
+        "pow/int64":
+            "lowering-failed: TorchToTosa has no lowering for aten.pow.Tensor_Tensor",
+        "put":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.put (imported as torch.operator, illegal at the backend contract)",
+        "qr":
+            "lowering-failed: TorchToTosa has no lowering for aten.linalg_qr",
+        "resize_as_":
+            "lowering-failed: TorchToTosa has no lowering for aten.resize",
+        "roll":
+            "lowering-failed: TorchToTosa has no lowering for aten.slice.Tensor",
+        "scatter_add":
+            "lowering-failed: TorchToTosa has no lowering for aten.scatter_add",
+        "scatter_reduce.amax":
+            "lowering-failed: TorchToTosa has no lowering for aten.scatter_reduce.two",
+        "scatter_reduce.amin":
+            "lowering-failed: TorchToTosa has no lowering for aten.scatter_reduce.two",
+        "scatter_reduce.mean":
+            "lowering-failed: TorchToTosa has no lowering for aten.scatter_reduce.two",
+        "scatter_reduce.prod":
+            "lowering-failed: TorchToTosa has no lowering for aten.scatter_reduce.two",
+        "scatter_reduce.sum":
+            "lowering-failed: TorchToTosa has no lowering for aten.scatter_reduce.two",
+        "searchsorted":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.searchsorted.Tensor (imported as torch.operator, illegal at the backend contract)",
+        "signbit/float32":
+            "lowering-failed: TorchToTosa has no lowering for aten.view.dtype",
+        "sinh":
+            "lowering-failed: TorchToTosa has no lowering for aten.sinh",
+        "sort":
+            "lowering-failed: TorchToTosa has no lowering for aten.sort",
+        "special.airy_ai":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_airy_ai (imported as torch.operator, illegal at the backend contract)",
+        "special.bessel_j0":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_bessel_j0 (imported as torch.operator, illegal at the backend contract)",
+        "special.bessel_j1":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_bessel_j1 (imported as torch.operator, illegal at the backend contract)",
+        "special.bessel_y0":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_bessel_y0 (imported as torch.operator, illegal at the backend contract)",
+        "special.bessel_y1":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_bessel_y1 (imported as torch.operator, illegal at the backend contract)",
+        "special.chebyshev_polynomial_t":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_chebyshev_polynomial_t (imported as torch.operator, illegal at the backend contract)",
+        "special.chebyshev_polynomial_u":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_chebyshev_polynomial_u (imported as torch.operator, illegal at the backend contract)",
+        "special.chebyshev_polynomial_v":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_chebyshev_polynomial_v (imported as torch.operator, illegal at the backend contract)",
+        "special.chebyshev_polynomial_w":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_chebyshev_polynomial_w (imported as torch.operator, illegal at the backend contract)",
+        "special.erfcx":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_erfcx (imported as torch.operator, illegal at the backend contract)",
+        "special.hermite_polynomial_h":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_hermite_polynomial_h (imported as torch.operator, illegal at the backend contract)",
+        "special.hermite_polynomial_he":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_hermite_polynomial_he (imported as torch.operator, illegal at the backend contract)",
+        "special.i0e":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_i0e (imported as torch.operator, illegal at the backend contract)",
+        "special.i1":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_i1 (imported as torch.operator, illegal at the backend contract)",
+        "special.i1e":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_i1e (imported as torch.operator, illegal at the backend contract)",
+        "special.laguerre_polynomial_l":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_laguerre_polynomial_l (imported as torch.operator, illegal at the backend contract)",
+        "special.legendre_polynomial_p":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_legendre_polynomial_p (imported as torch.operator, illegal at the backend contract)",
+        "special.log_ndtr":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_erfcx (imported as torch.operator, illegal at the backend contract)",
+        "special.modified_bessel_i0":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_modified_bessel_i0 (imported as torch.operator, illegal at the backend contract)",
+        "special.modified_bessel_i1":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_modified_bessel_i1 (imported as torch.operator, illegal at the backend contract)",
+        "special.modified_bessel_k0":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_modified_bessel_k0 (imported as torch.operator, illegal at the backend contract)",
+        "special.modified_bessel_k1":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_modified_bessel_k1 (imported as torch.operator, illegal at the backend contract)",
+        "special.ndtri":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_ndtri (imported as torch.operator, illegal at the backend contract)",
+        "special.polygamma.special_polygamma_n_0":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.polygamma (imported as torch.operator, illegal at the backend contract)",
+        "special.scaled_modified_bessel_k0":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_scaled_modified_bessel_k0 (imported as torch.operator, illegal at the backend contract)",
+        "special.scaled_modified_bessel_k1":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_scaled_modified_bessel_k1 (imported as torch.operator, illegal at the backend contract)",
+        "special.shifted_chebyshev_polynomial_t":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_shifted_chebyshev_polynomial_t (imported as torch.operator, illegal at the backend contract)",
+        "special.shifted_chebyshev_polynomial_u":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_shifted_chebyshev_polynomial_u (imported as torch.operator, illegal at the backend contract)",
+        "special.shifted_chebyshev_polynomial_v":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_shifted_chebyshev_polynomial_v (imported as torch.operator, illegal at the backend contract)",
+        "special.shifted_chebyshev_polynomial_w":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_shifted_chebyshev_polynomial_w (imported as torch.operator, illegal at the backend contract)",
+        "special.spherical_bessel_j0":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_spherical_bessel_j0 (imported as torch.operator, illegal at the backend contract)",
+        "special.zeta":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.special_zeta (imported as torch.operator, illegal at the backend contract)",
+        "square/int64":
+            "lowering-failed: TorchToTosa has no lowering for aten.pow.Tensor_Scalar",
+        "stft":
+            "lowering-failed: TorchToTosa has no lowering for aten.empty.memory_format",
+        "svd":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_svd (imported as torch.operator, illegal at the backend contract)",
+        "tensor_split":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.sym_storage_offset (imported as torch.operator, illegal at the backend contract)",
+        "to_sparse":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._to_sparse (imported as torch.operator, illegal at the backend contract)",
+        "topk/int64":
+            "lowering-failed: TorchToTosa has no lowering for aten.sort",
+        "triangular_solve":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.triangular_solve (imported as torch.operator, illegal at the backend contract)",
+        "unbind_copy":
+            "lowering-failed: TorchToTosa has no lowering for aten.unbind_copy.int",
+        "unique":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._unique2 (imported as torch.operator, illegal at the backend contract)",
+        "unique_consecutive":
+            "lowering-failed: TorchToTosa has no lowering for aten.unique_consecutive",
+        "view_as_complex":
+            "lowering-failed: TorchToTosa has no lowering for aten.view_as_complex",
+        "view_copy":
+            "lowering-failed: TorchToTosa has no lowering for aten.view_copy",
     },
     "selective": {
     },
     "dummy": {
+        "_batch_norm_with_update":
+            "lowering-failed: the lowering to TOSA produces invalid IR: failed to legalize unresolved target materialization from ('tensor<0xui8>') to ('tensor<0xi8>') that remained live after conversion (no matching callback)",
+        "allclose":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.allclose.default",
+        "argwhere":
+            "dynamic-shape: result #0 has type tensor<?x1xi64>: the runtime needs ranked tensors of static shape",
+        "bincount":
+            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+        "cdouble":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.complex128).",
+        "cfloat":
+            "kernel-error (ours): the aten._to_copy kernel: KernelError: result #0 is [] complex128, expected [] complex64",
+        "chalf":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.chalf (imported as torch.operator, illegal at the backend contract)",
+        "combinations/float32":
+            "dynamic-shape: result #0 has type tensor<?x1xf32>: the runtime needs ranked tensors of static shape",
+        "combinations/int64":
+            "dynamic-shape: result #0 has type tensor<?x1xi64>: the runtime needs ranked tensors of static shape",
+        "corrcoef":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
+        "cov":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
+        "equal":
+            "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
+        "hash_tensor":
+            "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.uint64).",
+        "histogramdd":
+            "kernel-error (ours): the aten.histogramdd kernel: KernelError: returned 2 results, the op has 6",
+        "jiterator_2inputs_2outputs":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_4inputs_with_extra_args":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_binary":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_binary_return_by_ref":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "jiterator_unary":
+            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        "linalg.lstsq":
+            "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten.linalg_lstsq.default",
+        "linalg.lstsq.grad_oriented":
+            "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten.linalg_lstsq.default",
+        "masked_select/float32":
+            "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
+        "masked_select/int64":
+            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+        "nn.functional.ctc_loss":
+            "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten._ctc_loss.default",
+        "nn.functional.gaussian_nll_loss":
+            "export-failed: torch.export cannot capture it (GuardOnDataDependentSymNode): Could not guard on data-dependent expression Eq(u0, 1) (unhinted: Eq(u0, 1)). (Size-like symbols: none)",
+        "nn.functional.one_hot":
+            "export-failed: torch.export cannot capture it (GuardOnDataDependentSymNode): Could not extract specialized integer from data-dependent expression u0 (unhinted: u0). (Size-like symbols: none)",
+        "nonzero":
+            "lowering-failed: aten.nonzero not tunneled [zero-size-tensor: result #0 of torch.aten.nonzero has zero-size type !torch.vtensor<[?,0],si64> with dynamic dims] and TorchToTosa has no lowering for it",
+        "tensor_split/float32":
+            "dynamic-shape: result #0 has type tensor<?x5x5xf32>: the runtime needs ranked tensors of static shape",
+        "tensor_split/int64":
+            "dynamic-shape: result #0 has type tensor<?x5x5xi64>: the runtime needs ranked tensors of static shape",
+        "to_sparse":
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.to_sparse (imported as torch.operator, illegal at the backend contract)",
+        "unique/float32":
+            "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
+        "unique/int64":
+            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+        "unique_consecutive/float32":
+            "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
+        "unique_consecutive/int64":
+            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
     },
 }
 
@@ -334,14 +655,13 @@ def selectors(op: str, dtype: str, index: int) -> list[str]:
 
 
 def expected_failures(op: str, dtype: str, index: int) -> dict[str, str]:
-    """mode -> reason for the sample's case, from XFAIL and WRONG_LOWERING."""
+    """mode -> reason for the sample's case, from XFAIL and the derived entries."""
     keys = selectors(op, dtype, index)
+    extra = derived()
     found = {}
-    for mode, table in XFAIL.items():
+    for mode in set(XFAIL) | set(extra):
+        table = {**XFAIL.get(mode, {}), **extra.get(mode, {})}
         reason = next((table[k] for k in keys if k in table), None)
         if reason is not None:
             found[mode] = reason
-    wrong = next((w for w in WRONG_LOWERING if w.selector == keys[0]), None)
-    if wrong is not None and keys[0] not in XFAIL.get("stock", {}):
-        found["stock"] = wrong.reason
     return found

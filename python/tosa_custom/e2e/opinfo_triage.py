@@ -3,12 +3,14 @@
 `python -m tosa_custom.e2e.opinfo_triage audit.json` reads an OpInfo run's
 report and prints, for review and pasting into `opinfo_expectations.py`:
 - `XFAIL` entries: each failing op (or op/dtype, or sample, whichever is
-  the widest selector every failing sample of it shares) with its category
-  and the ops the failure names;
-- `WRONG_LOWERING` entries: stock-mode numeric mismatches under value
-  comparison, each re-run here to measure the largest difference from eager
-  with the suite's current tolerance (a case that now passes is left out).
-It drafts; a reviewer edits the reasons. Nothing here runs in the audit.
+  the widest selector every failing sample of it shares) with its cause
+  (`reason`: the category, the stage and the op or rule the error names);
+- stock-mode numeric mismatches under value comparison that
+  `tosa_custom.wrong_lowerings` does not list yet, each re-run here to
+  measure the largest difference from eager: find the op at the backend
+  contract whose tunneling makes the sample match, and list it there (the
+  stock expectation is derived from that table, not written here).
+It drafts; a reviewer checks the reasons. Nothing here runs in the audit.
 """
 
 from __future__ import annotations
@@ -17,15 +19,17 @@ import argparse
 import collections
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
 import torch
 import torch.utils._pytree as pytree
 
+from ..wrong_lowerings import WRONG_LOWERINGS
 from . import opinfo
 
-__all__ = ["max_difference", "draft", "main"]
+__all__ = ["max_difference", "reason", "draft", "main"]
 
 
 def max_difference(case) -> float | None:
@@ -40,7 +44,7 @@ def max_difference(case) -> float | None:
     with torch.no_grad():
         expected = pytree.tree_leaves(model(*inputs))
     try:
-        program = runtime.load(tc_compile(model, inputs, output_type="tosa", export_strict="auto"))
+        program = runtime.load(tc_compile(model, inputs, output_type="tosa", export_strict=case.export_strict))
         actual = program(*inputs)
     except Exception:
         return None
@@ -78,16 +82,62 @@ def _selector(op: str, failing: dict[tuple[str, int], str], all_samples: dict[st
     return out
 
 
-def _reason(c: dict) -> str:
-    ops = ", ".join(o.replace("torch.", "", 1) for o in c["failing_ops"])
-    if c["category"] == "lowering-failed" and ops:
-        return f"lowering-failed: torch-mlir's TOSA lowering leaves {ops} illegal"
-    first = " ".join(c["message"].split())[:140]
-    return f"{c['category']}: {ops + ': ' if ops else ''}{first}"
+_LOC = re.compile(r"loc\((?:[^()]|\([^()]*\))*\)|\S+\.py:\d+:\d+")
+_OPERATOR = re.compile(r"torch\.operator.*?name = \"torch\.(\S+?)\"")
+_FIRST_ERROR = re.compile(r"error: (.*?)(?:\n|$)")
+_SIGN_REFUSAL = re.compile(r"uint8 values reach .*?: ([\w.]+?)\. Keep")
+_ACC_TYPE = re.compile(r"'(tosa\.\w+)' op attribute 'acc_type' failed.*?acc_type = (\w+)", re.S)
+_STACK_STEP = re.compile(r"tosa_custom/compiler\.py\", line \d+ in (\w+)")
+
+
+def _short(text: str, limit: int = 160) -> str:
+    text = " ".join(_LOC.sub("", text).split()).replace(" :", ":")
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def reason(c: dict) -> str:
+    """The actual cause of a failed case, from its result: the category, the
+    stage and the op or rule the error names; never a location or a stack."""
+    category, message, ops = c["category"], c["message"], c["failing_ops"]
+    named = ", ".join(o.replace("torch.", "", 1) for o in ops)
+    left = [k for k in c.get("skipped", []) if k["identifier"] in ops]
+    if category == "lowering-failed" and left:  # a mode that asked for it: not tunneled, so TorchToTosa got it
+        k = left[0]
+        return (f"lowering-failed: {named} not tunneled [{k['category']}: {_short(k['message'], 100)}] "
+                f"and TorchToTosa has no lowering for it")
+    if category == "lowering-failed" and ops:
+        return f"lowering-failed: TorchToTosa has no lowering for {named}"
+    operators = sorted(set(_OPERATOR.findall(message)))
+    if category == "lowering-failed" and operators:
+        return (f"lowering-failed: torch-mlir has no torch-dialect op for {', '.join(operators)} "
+                f"(imported as torch.operator, illegal at the backend contract)")
+    error = _FIRST_ERROR.search(message)
+    sign = _SIGN_REFUSAL.search(message)
+    if category == "lowering-failed" and sign:
+        return (f"lowering-failed: our uint8 sign check refuses {sign[1]} on uint8 values "
+                f"(TorchToTosa would compute it as signed int8)")
+    accumulator = _ACC_TYPE.search(message)
+    if category == "lowering-failed" and accumulator:
+        return (f"lowering-failed: TorchToTosa emits {accumulator[1]} with an {accumulator[2]} accumulator "
+                f"(acc_type), which TOSA does not allow")
+    if category == "lowering-failed" and error:
+        return f"lowering-failed: the lowering to TOSA produces invalid IR: {_short(error[1])}"
+    if category == "runtime-lowering-failed" and error:
+        return f"runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: {_short(error[1])}"
+    if category == "kernel-error":
+        return f"kernel-error (ours): the {named or 'runtime'} kernel: {_short(message.split('failed:', 1)[-1])}"
+    if category == "crash":
+        step = [f for f in _STACK_STEP.findall(message) if f not in ("compile", "run", "run_pipeline")]
+        where = f"compile()'s {step[-1]} step" if step else "the worker"
+        return f"crash: {_short(message.split(';')[0], 40)} in {where} (torch-mlir's passes, not Python)"
+    if category == "export-failed":
+        why = message.split("; strict export failed first")[0].split("could not capture the model ", 1)[-1]
+        return "export-failed: torch.export cannot capture it " + _short(why)
+    return f"{category}: {_short(message)}"
 
 
 def draft(summary: dict, measure: bool = True) -> tuple[dict[str, str], list[str]]:
-    """(XFAIL entries, WRONG_LOWERING entries as source lines) for the report's mode."""
+    """(XFAIL entries, comment lines for unlisted wrong lowerings) for the report's mode."""
     spec = next(f for f in summary["meta"]["files"] if opinfo.is_spec(f))
     cases = {c.name: c for c in opinfo.load(spec)}
     all_samples, failing = collections.defaultdict(list), collections.defaultdict(dict)
@@ -101,13 +151,15 @@ def draft(summary: dict, measure: bool = True) -> tuple[dict[str, str], list[str
         if c["status"] in ("pass", "xpass"):
             continue
         if c["category"] == "numeric-mismatch" and cases[c["name"]].compare == "values" \
-                and summary["meta"]["mode"] == "stock" and measure:
-            diff = max_difference(cases[c["name"]])
-            if diff is None:
-                continue  # passes with the current tolerance
-            wrong.append(f'    WrongLowering("{s.op}", "{s.dtype}", {s.index}, {diff:.3g}, "TODO: what differs"),')
+                and summary["meta"]["mode"] == "stock":
+            selector = f"{s.op}/{s.dtype}/{s.index}"
+            if any(w.sample == selector for w in WRONG_LOWERINGS):
+                continue  # its expectation is derived from wrong_lowerings.py
+            diff = max_difference(cases[c["name"]]) if measure else None
+            wrong.append(f"# {selector}: stock differs from eager (max diff {diff}); find the op tunneling "
+                         f"fixes (backend_legal_ops=[...]) and add it to wrong_lowerings.py")
             continue
-        failing[s.op][(s.dtype, s.index)] = _reason(c)
+        failing[s.op][(s.dtype, s.index)] = reason(c)
     xfail = {}
     for op, keys in failing.items():
         xfail.update(_selector(op, keys, all_samples))
@@ -125,7 +177,7 @@ def main(argv=None) -> int:
     for key in sorted(xfail):
         print(f"        {json.dumps(key)}: {json.dumps(xfail[key])},")
     print("    },")
-    print("WRONG_LOWERING = (\n" + "\n".join(wrong) + "\n)")
+    print("\n".join(wrong))
     return 0
 
 

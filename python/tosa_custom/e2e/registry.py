@@ -44,6 +44,10 @@ class Case:
     selective_ops: Sequence[str] = ()  # the ops `selective` mode keeps for this case, if not given on the command line
     source: str = ""  # file that declared it
     calls: int = 1  # how many times the same inputs are run: state (buffers) carries from call to call
+    # compile()'s export_strict: "auto" tries strict (dynamo) capture first, as a
+    # user's model would be; a generated harness around one op call (the OpInfo
+    # suite) gains nothing from dynamo tracing the harness and says False.
+    export_strict: "bool | str" = "auto"
     # mode -> why its output cannot validate for the TOSA target; None: never
     # reviewed (generated suites), so conformance is recorded but not held to.
     nonconformant: Mapping[str, str] | None = dataclasses.field(default_factory=dict)
@@ -97,6 +101,7 @@ def case(
     selective_ops: Sequence[str] = (),
     name: str | None = None,
     calls: int = 1,
+    export_strict: "bool | str" = "auto",
     nonconformant: Mapping[str, str] | str | None = None,
     reviewed: bool = True,
 ):
@@ -140,6 +145,7 @@ def case(
                 tuple(selective_ops),
                 code.co_filename if code else "",
                 calls,
+                export_strict,
                 listed if reviewed else None,
             ),
         )

@@ -12,6 +12,7 @@ import collections
 import datetime
 import html
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,25 @@ def _op_table(results: list[CaseResult]) -> list[dict]:
     return table
 
 
+def _skipped_samples(run) -> list[dict]:
+    """Samples of a built-in suite (OpInfo) that were not made cases, each
+    with why: a run's coverage is what ran plus what it left out, so a
+    reader sees what "all pass" does not cover. With --filter, those whose
+    case would have matched it (a whole-op skip as its sample 0)."""
+    from . import opinfo
+
+    pattern = re.compile(run.filter) if run.filter else None
+    found = []
+    for spec in run.files:
+        if not opinfo.is_spec(spec):
+            continue
+        opinfo.load(spec)  # a no-op in the process that ran the audit
+        for s in opinfo.skipped(spec):
+            if pattern is None or pattern.search(opinfo.case_name(s.op, s.dtype, s.index or 0)):
+                found.append({"op": s.op, "dtype": s.dtype, "index": s.index, "reason": s.reason})
+    return found
+
+
 def build(run) -> dict[str, Any]:
     """The summary of an `audit.AuditRun`, as plain JSON-able data."""
     results: list[CaseResult] = run.results
@@ -169,9 +189,10 @@ def build(run) -> dict[str, Any]:
         "export": {
             "strict": export.get("strict", 0), "non-strict": export.get("non-strict", 0),
             "fallbacks": [{"case": r.name, "strict_error": r.export_strict_error}
-                          for r in results if r.export_mode == "non-strict"],
+                          for r in results if r.export_mode == "non-strict" and r.export_strict_error],
         },
         "conformance": conformance,
+        "skipped_samples": _skipped_samples(run),
         "kernels_needed": _kernels_needed(results) if run.mode == "auto" else None,
         "by_category": dict(sorted(by_category.items(), key=lambda kv: rank.get(kv[0], len(rank)))),
         "categories": {c.name: {"stage": c.stage, "description": c.description} for c in categories()},
@@ -277,17 +298,34 @@ def text_summary(summary: dict) -> str:
     ]
     export = summary.get("export")
     if export and (export["strict"] or export["non-strict"]):
-        lines.append(f"export: {export['strict']} strict, {export['non-strict']} non-strict after strict failed")
+        fallbacks = len(export.get("fallbacks", []))
+        direct = export["non-strict"] - fallbacks  # cases that ask for non-strict (Case.export_strict)
+        lines.append(f"export: {export['strict']} strict, {fallbacks} non-strict after strict failed"
+                     + (f", {direct} non-strict as the case asks" if direct else ""))
     conformance = summary.get("conformance")
     if conformance and (conformance["validated"] or conformance["not_conformant"]):
         lines.append(_conformance_line(conformance))
     needed = summary.get("kernels_needed")
     if needed and needed["ranked"]:
         lines.append(_kernels_line(needed))
+    skipped = summary.get("skipped_samples")
+    if skipped:
+        lines.append(f"not run: {len(skipped)} OpInfo samples, each with its reason in the report "
+                     f"({_top_reasons(skipped)})")
     if summary["unexpected"]:
         lines.append(f"unexpected results ({len(summary['unexpected'])}):")
         lines += ["  " + failure_line(r) for r in summary["cases"] if r["name"] in set(summary["unexpected"])]
     return "\n".join(lines)
+
+
+def _top_reasons(skipped: list[dict], n: int = 3) -> str:
+    """`12 no tensor argument, 3 ...`: the commonest reasons, by their first words."""
+    counts = collections.Counter(s["reason"].split(":")[0].split("(")[0].strip() for s in skipped)
+    return ", ".join(f"{k} {why}" for why, k in counts.most_common(n))
+
+
+def _sample_label(s: dict) -> str:
+    return f"{s['op']}/{s['dtype']}" + ("" if s["index"] is None else f"/{s['index']}")
 
 
 def to_json(summary: dict) -> str:
@@ -360,6 +398,11 @@ def to_markdown(summary: dict) -> str:
         out += ["", "## Exported non-strict", "", "Strict `torch.export` failed on these cases; "
                 "non-strict export was used.", "", "| case | why strict export failed |", "|---|---|"]
         out += [f"| {f['case']} | {_md(f['strict_error'])} |" for f in fallbacks]
+    skipped = summary.get("skipped_samples", [])
+    if skipped:
+        out += ["", "## Samples not run", "", "OpInfo samples the suite does not make cases of (`op/dtype` alone: "
+                "every sample of it).", "", "| sample | why |", "|---|---|"]
+        out += [f"| `{_md(_sample_label(s))}` | {_md(s['reason'])} |" for s in skipped]
     slowest = sorted(summary["cases"], key=lambda r: -r["timings"].get("total", 0))[:10]
     out += ["", "## Slowest cases", "", "| case | seconds | compile | load | run |", "|---|---|---|---|---|"]
     for r in slowest:
@@ -544,6 +587,13 @@ def to_html(summary: dict) -> str:
                     "</th></tr>")
         body += [f"<tr><td>{_e(f['case'])}</td><td class=\"msg\">{_e(f['strict_error'])}</td></tr>"
                  for f in fallbacks]
+        body.append("</table>")
+    skipped = summary.get("skipped_samples", [])
+    if skipped:
+        body.append("<h2>Samples not run</h2><p>OpInfo samples the suite does not make cases of.</p>"
+                    "<table><tr><th>sample</th><th>why</th></tr>")
+        body += [f"<tr><td><code>{_e(_sample_label(s))}</code></td><td class=\"msg\">{_e(s['reason'])}</td></tr>"
+                 for s in skipped]
         body.append("</table>")
     body.append("<h2>Categories</h2><table><tr><th>category</th><th>stage</th><th>meaning</th></tr>")
     for name, c in summary["categories"].items():

@@ -313,7 +313,7 @@ def _program_call(program, inputs):
     return program(*tensors)
 
 
-def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compile):
+def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compile, export_strict="auto"):
     """compile() for the case, recording whether its TOSA validates for the
     declared target. A non-conformant output is recorded (with the ops and
     rules; the reports list them per mode) and the case goes on without the
@@ -327,7 +327,7 @@ def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compi
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 module = tc_compile(model, _clone(inputs), output_type="tosa", backend_legal_ops=result.legal_ops,
-                                    report=report, export_strict="auto",  # strict first, then non-strict
+                                    report=report, export_strict=export_strict,  # "auto": strict, then non-strict
                                     tosa_target=target)
         except Exception as e:
             conformance = isinstance(e, CompileError) and e.category == "not-conformant"
@@ -436,7 +436,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
             except Exception as e:
                 raise _Failure("eager-failed", _first_line(e)) from None
         with clock.step("compile"):
-            module = _compile_recording_conformance(result, model, inputs, tc_compile)
+            module = _compile_recording_conformance(result, model, inputs, tc_compile, case.export_strict)
         with clock.step("load"):
             try:
                 program = runtime.load(module, torch_fallback=torch_fallback, kernels=kernels)
