@@ -29,6 +29,7 @@ from . import checks as _checks
 from . import pipelines as _pipelines
 from . import signature as _signature
 from . import target as _target
+from . import wrong_lowerings as _wrong
 from .weights import export as _weights
 from .conversion import PASS_ARGUMENT, TENSORIZE_SCALAR_BOUNDARY, USER_LISTED, ConversionResult, Site, Skipped
 from .diagnostics import CompileError, Diagnostic, DiagnosticLog, format_location
@@ -468,6 +469,9 @@ class _Compilation:
         legal = s.selection.torch_mlir_names()
         if s.selection.everything:  # what the early tunnel left: torch-mlir must not decompose it either
             legal = sorted(set(legal) | {n[len("torch."):] for n in _aten_ops(module) if n.startswith("torch.")})
+        elif s.selection.auto:  # a wrong lowering may be torch-mlir's decomposition (logcumsumexp): keep the op
+            present = _aten_ops(module)
+            legal = sorted(set(legal) | {w.op[len("torch."):] for w in _wrong.WRONG_LOWERINGS if present[w.op]})
         options = (["backend-legal-ops=" + ",".join(legal)] if legal else []) + (
             ["extra-library=" + s.library] if s.library else [])
         self.run(module, ["func.func(torch-match-quantized-custom-ops)",

@@ -16,6 +16,18 @@ func.func @i64(%arg0: tensor<3x5xi64>) -> tensor<3x5xi64> {
 
 // -----
 
+// A 0-d one too (copysign of int64 scalars).
+// CHECK-LABEL: func.func @i64_scalar(
+// CHECK:         %[[ZERO:.*]] = "tosa.const"() <{values = dense<0> : tensor<i64>}>
+// CHECK:         tosa.sub %[[ZERO]], %arg0 : (tensor<i64>, tensor<i64>) -> tensor<i64>
+func.func @i64_scalar(%arg0: tensor<i64>) -> tensor<i64> {
+  %zp = "tosa.const"() <{values = dense<0> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %0 = tosa.negate %arg0, %zp, %zp : (tensor<i64>, tensor<1xi64>, tensor<1xi64>) -> tensor<i64>
+  return %0 : tensor<i64>
+}
+
+// -----
+
 // Other widths lower as they are.
 // CHECK-LABEL: func.func @i32(
 // CHECK:         tosa.negate

@@ -119,8 +119,6 @@ XFAIL: dict[str, dict[str, str]] = {
             "lowering-failed: TorchToTosa has no lowering for aten.complex",
         "copysign/float32":
             "lowering-failed: TorchToTosa has no lowering for aten.view.dtype",
-        "copysign/int64":
-            "runtime-lowering-failed (ours): an i64 tosa.negate reaches tosa-to-linalg, whose i16 intermediate cannot hold it ('arith.extsi' i64 -> i16); the runtime's negate-as-sub rewrite misses this one",
         "corrcoef":
             "export-failed: torch.export cannot capture it (DataDependentOutputException): aten.equal.default",
         "cosh":
@@ -409,8 +407,6 @@ XFAIL: dict[str, dict[str, str]] = {
             "lowering-failed: torch-mlir has no torch-dialect op for torch_nn._linear_cross_entropy_batch_chunked_no_reduction (imported as torch.operator, illegal at the backend contract)",
         "nn.functional.local_response_norm/int64":
             "runtime-lowering-failed (ours): the runtime's TOSA-to-LLVM lowering: 'arith.trunci' op operand type 'i32' and result type 'i64' are cast incompatible",
-        "nn.functional.margin_ranking_loss/int64":
-            "runtime-lowering-failed (ours): an i64 tosa.negate reaches tosa-to-linalg, whose i16 intermediate cannot hold it ('arith.extsi' i64 -> i16); the runtime's negate-as-sub rewrite misses this one",
         "nn.functional.max_pool1d":
             "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
         "nn.functional.max_pool2d":

@@ -17,6 +17,10 @@ __all__ = ["INTEGER_NEGATE_AS_SUB"]
 INTEGER_NEGATE_AS_SUB = "tosa-custom-integer-negate-as-sub"
 
 
+def _i64(type_: ir.Type) -> bool:
+    return isinstance(type_, ir.RankedTensorType) and str(type_.element_type) == "i64"
+
+
 def _zero(value: ir.Value) -> bool:
     constant = constant_operand(value)
     return constant is not None and all(v == 0 for v in constant[1])
@@ -27,7 +31,7 @@ def _zero(value: ir.Value) -> bool:
                "its intermediate type from the input's largest value + 1, which overflows for i64 and gives an "
                "i64 -> i16 arith.extsi that does not verify (torch-mlir's argmin of an int64 tensor negates it)")
 def integer_negate_as_sub(module: ir.Operation, ctx: PassContext) -> None:
-    negates = collect_ops(module, lambda op: op.name == "tosa.negate" and str(op.results[0].type).endswith("xi64>")
+    negates = collect_ops(module, lambda op: op.name == "tosa.negate" and _i64(op.results[0].type)
                           and all(_zero(v) for v in list(op.operands)[1:]))
     for op in negates:
         result_type = ir.RankedTensorType(op.results[0].type)
