@@ -18,6 +18,7 @@ import torch
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
 from .diagnostics import CompileError
+from . import wrong_lowerings as _wrong
 from .schema import OpSelection, overload_name
 
 __all__ = ["example_args", "all_dims_dynamic", "dynamic_by_parameter", "graph_ops", "decomposition_table",
@@ -197,6 +198,8 @@ def decomposition_table(selection: OpSelection, program=None) -> dict:
     if selection.everything:  # dummy mode: every op reaches the pass as PyTorch wrote it
         return {}
     keep = set(selection.overloads())
+    if selection.auto:  # a known wrong lowering must reach auto mode whole (wrong_lowerings.py)
+        keep |= {o for w in _wrong.WRONG_LOWERINGS for o in OpSelection([w.op]).overloads()}
     table = {k: v for k, v in get_decomposition_table().items() if k not in keep}
     for op, decomposition in _OUR_DECOMPOSITIONS.items():
         if op not in keep:

@@ -65,6 +65,12 @@ WRONG_LOWERINGS: tuple[WrongLowering, ...] = (
                   condition="a negative (or run-time) pad"),
     # Every dtype: the decomposition is the same for each (PyTorch defines the op for floating types only).
     # Sample 1 (logcumsumexp/float32/1) shows it too; no other op differs by value in stock on samples 0 and 1.
+    # torch-mlir scatters the unpooled values with tosa.scatter, naming an output row once per index; when
+    # two windows' maxima share a position (OpInfo's sample does), TOSA forbids it and the runtime refuses.
+    WrongLowering("torch.aten.max_unpool2d", (), "its tosa.scatter names one row twice where windows' maxima "
+                  "coincide, which TOSA forbids", "nn.functional.max_unpool2d/float32/0", math.nan),
+    WrongLowering("torch.aten.max_unpool3d", (), "its tosa.scatter names one row twice where windows' maxima "
+                  "coincide, which TOSA forbids", "nn.functional.max_unpool3d/float32/0", math.nan),
     WrongLowering("torch.aten.logcumsumexp", (),
                   "torch-mlir decomposes it to log(cumsum(exp(x))) without subtracting the max: "
                   "inf for inputs above ~88, where eager returns the input",

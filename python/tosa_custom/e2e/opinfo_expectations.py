@@ -413,10 +413,6 @@ XFAIL: dict[str, dict[str, str]] = {
             "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
         "nn.functional.max_pool3d":
             "lowering-failed: TorchToTosa has no lowering for aten.max_pool3d_with_indices",
-        "nn.functional.max_unpool2d":
-            "kernel-error (ours): the tosa.scatter kernel: IndexError: two indices of the same batch name one row: TOSA requires each row written once",
-        "nn.functional.max_unpool3d":
-            "kernel-error (ours): the tosa.scatter kernel: IndexError: two indices of the same batch name one row: TOSA requires each row written once",
         "nn.functional.one_hot":
             "export-failed: torch.export cannot capture it (GuardOnDataDependentSymNode): Could not extract specialized integer from data-dependent expression u0 (unhinted: u0). (Size-like symbols: none)",
         "nn.functional.pad.circular":
@@ -641,6 +637,36 @@ XFAIL: dict[str, dict[str, str]] = {
             "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
         "unique_consecutive/int64":
             "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+    },
+    # Auto mode passes every sample stock or dummy passes except these (the full float32+int64 auto run).
+    "auto": {
+        "cross/int64":
+            "numeric-mismatch (ours, found by this run): four index_select tosa.custom calls whose index tensors "
+            "the compiled code computes (arange, add, remainder) give wrong rows; with the indices as inputs, or "
+            "two calls, they are right (test/compiler/test_auto.py, strict xfail)",
+        "linalg.cross/int64":
+            "numeric-mismatch (ours, found by this run): as cross/int64, four index_select calls on computed indices",
+        "nn.functional.interpolate.bicubic/float32":
+            "numeric-mismatch: the not-conformant i64 index.Tensor/squeeze/convert instances auto tunnels compute "
+            "other rows than stock's TOSA (not found yet; dummy, which tunnels everything, passes)",
+        "stft/float32":
+            "lowering-failed: a complex value between two tunneled ops (view_as_complex) has no TOSA type; dummy "
+            "tunnels stft at import, before torch-mlir decomposes it",
+        "linspace.tensor_overload":
+            "lowering-failed: after auto tunnels empty.memory_format, the torch.vtensor.literal that fills it is "
+            "left for TorchToTosa, which does not lower it",
+        "roll":
+            "lowering-failed: the zero-size slice torch-mlir decomposes this roll into has dynamic dims, so the "
+            "contract cannot carry it and no site is tunneled to redo roll as PyTorch wrote it",
+        "linalg.cholesky":
+            "compile-failed: PyTorch's decomposition adds an effectful check (with_effects), which torch-mlir's FX "
+            "importer cannot import; dummy keeps the op whole",
+        "linalg.ldl_factor": "compile-failed: with_effects from PyTorch's decomposition, as linalg.cholesky",
+        "linalg.lu_factor": "compile-failed: with_effects from PyTorch's decomposition, as linalg.cholesky",
+        "linalg.inv": "compile-failed: with_effects from PyTorch's decomposition, as linalg.cholesky",
+        "linalg.solve": "compile-failed: with_effects from PyTorch's decomposition, as linalg.cholesky",
+        "linalg.tensorinv": "compile-failed: with_effects from PyTorch's decomposition, as linalg.cholesky",
+        "linalg.tensorsolve": "compile-failed: with_effects from PyTorch's decomposition, as linalg.cholesky",
     },
 }
 
