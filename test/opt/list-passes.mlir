@@ -26,5 +26,6 @@
 // CHECK:      --tosa-custom-tensorize-builtin-scalar-boundary
 // CHECK:      --tosa-custom-tensorize-scalar-boundary
 // CHECK:      --tosa-custom-tile-and-vectorize
+// CHECK:      --tosa-custom-to-buffer-per-call
 // CHECK:      --tosa-custom-verify-tosa
 // CHECK:      --tosa-custom-write-results-in-place

@@ -640,15 +640,6 @@ XFAIL: dict[str, dict[str, str]] = {
     },
     # Auto mode passes every sample stock or dummy passes except these (the full float32+int64 auto run).
     "auto": {
-        "cross/int64":
-            "numeric-mismatch (ours, found by this run): four index_select tosa.custom calls whose index tensors "
-            "the compiled code computes (arange, add, remainder) give wrong rows; with the indices as inputs, or "
-            "two calls, they are right (test/compiler/test_auto.py, strict xfail)",
-        "linalg.cross/int64":
-            "numeric-mismatch (ours, found by this run): as cross/int64, four index_select calls on computed indices",
-        "nn.functional.interpolate.bicubic/float32":
-            "numeric-mismatch: the not-conformant i64 index.Tensor/squeeze/convert instances auto tunnels compute "
-            "other rows than stock's TOSA (not found yet; dummy, which tunnels everything, passes)",
         "stft/float32":
             "lowering-failed: a complex value between two tunneled ops (view_as_complex) has no TOSA type; dummy "
             "tunnels stft at import, before torch-mlir decomposes it",

@@ -67,6 +67,7 @@ __all__ = [
 
 DISTINCT_RESULTS = "tosa-custom-distinct-results"
 WRITE_RESULTS_IN_PLACE = "tosa-custom-write-results-in-place"
+TO_BUFFER_PER_CALL = "tosa-custom-to-buffer-per-call"
 FUSE_MULTIPLY_ADD = "tosa-custom-fuse-multiply-add"
 
 
@@ -112,7 +113,8 @@ _DEALLOCATE = [
 _TILE = [GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS, GENERALIZE, TILE_AND_VECTORIZE, EXPAND_MATH]
 _BUFFERIZE_TILED = [
     # inline: pack_columns' packing functions, now tiled.
-    "inline", "canonicalize", "cse", "func.func(loop-invariant-subset-hoisting)", "canonicalize", _ONE_SHOT,
+    "inline", "canonicalize", "cse", "func.func(loop-invariant-subset-hoisting)", "canonicalize",
+    TO_BUFFER_PER_CALL, _ONE_SHOT,
     # Tiled loops carry their buffer through iter_args and copy each tile onto
     # itself: fold both, so the result is the allocation itself and
     # hoist-static-allocs can make it the caller's output buffer (no copy).
@@ -128,7 +130,7 @@ _TO_LLVM = [
 ]
 _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-scf{full-unroll})", *_TO_LLVM]
 _VECTORIZE = _TILE + _BUFFERIZE_TILED + _DEALLOCATE + _VECTOR_TAIL
-_NAIVE_BUFFERIZE = [_ONE_SHOT, *_OUT_PARAMS, *_DEALLOCATE]
+_NAIVE_BUFFERIZE = [TO_BUFFER_PER_CALL, _ONE_SHOT, *_OUT_PARAMS, *_DEALLOCATE]
 _NAIVE = _NAIVE_BUFFERIZE + [
     "func.func(convert-linalg-to-loops)",
     *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm")],
@@ -194,6 +196,35 @@ def distinct_results(module, ctx: PassContext | None = None) -> int:
                 ret.operands[i] = fresh
                 copied += 1
     return copied
+
+
+@register_pass(TO_BUFFER_PER_CALL,
+               "Give each kernel call its own bufferization.to_buffer of a tensor it reads, right before it (CSE "
+               "merges them, and bufferization then reuses the tensor's buffer before a later call reads it)")
+def to_buffer_per_call(module, ctx: PassContext | None = None) -> int:
+    """Returns how many views were re-created.
+
+    The outline reads a kernel's inputs through read-only `to_buffer` views
+    made right before its call. Two calls reading the same tensor get one
+    view after CSE, placed before the first call, so one-shot bufferization
+    sees the tensor's last read there and may compute a later value into its
+    buffer before the second call reads it (a wrong answer: cross product of
+    int64 tensors, four index_select calls on two computed indices). A view
+    per call, right before it, keeps the tensor alive until the call.
+    """
+    made = 0
+    views = collect_ops(module, lambda op: op.name == "bufferization.to_buffer")
+    for view in views:
+        uses = [use for use in view.results[0].uses]
+        if not uses or not all(use.owner.name == "func.call" for use in uses):
+            continue
+        for use in uses:
+            user = use.owner
+            copy = view.clone(ip=ir.InsertionPoint(user))
+            user.operands[use.operand_number] = copy.results[0]
+            made += 1
+        view.erase()
+    return made
 
 
 @register_pass(WRITE_RESULTS_IN_PLACE,
