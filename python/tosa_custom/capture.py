@@ -331,6 +331,22 @@ def _suspects(node, table: dict) -> list:
     return sorted(ops, key=lambda op: getattr(op, "_opname", "") in _SHAPE_OPS)[:_MAX_SUSPECTS]
 
 
+def _without_effects(exported, program, table: dict, report):
+    """Auto mode: an op whose decomposition adds an effectful check
+    (`with_effects`, e.g. linalg_inv's `_linalg_check_errors`), which torch-mlir's
+    FX importer cannot import, is kept whole instead."""
+    sources = {str(getattr(src, "target", "")) for n in program.graph.nodes
+               if n.op == "call_function" and "with_effects" in str(n.target) for src in _sources(n)}
+    kept = {op for op in table if str(op) in sources}
+    if not kept:
+        return program
+    for op in kept:
+        report.kept_from_decomposition[overload_name(op)] = (
+            "its decomposition adds an effectful check (with_effects), which torch-mlir's FX importer cannot import")
+    with quiet_torch():
+        return exported.run_decompositions({k: v for k, v in table.items() if k not in kept})
+
+
 def decompose(exported, selection: OpSelection, keep_failing: bool, report):
     """`run_decompositions` with the table minus the listed ops. When it fails,
     find the op whose decomposition breaks (each suspect kept in turn until
@@ -339,7 +355,8 @@ def decompose(exported, selection: OpSelection, keep_failing: bool, report):
     table = decomposition_table(selection, exported)
     try:
         with quiet_torch():
-            return exported.run_decompositions(table)
+            program = exported.run_decompositions(table)
+        return _without_effects(exported, program, table, report) if keep_failing else program
     except Exception as e:
         error, first = e, (str(e).splitlines()[0] if str(e) else "")
     node = _failing_node(error)

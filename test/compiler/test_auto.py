@@ -170,6 +170,18 @@ def test_tosa_target_none_tunnels_nothing_for_conformance():
     assert report.tunneled == [] and "tosa.custom" not in str(module)
 
 
+def test_an_op_whose_decomposition_has_effects_is_kept_whole():
+    """PyTorch decomposes linalg_inv into linalg_inv_ex and an effectful
+    check (with_effects) torch-mlir's FX importer cannot import."""
+    model, args = Fn(torch.linalg.inv), (_randn(3, 3) + 3 * torch.eye(3),)
+    with pytest.raises(CompileError, match="with_effects"):
+        _compile(model, args)
+    module, report = _compile(model, args, backend_legal_ops="auto")
+    assert list(report.kept_from_decomposition) == ["torch.aten.linalg_inv"]
+    assert [(s.identifier, s.category) for s in report.tunneled] == [("torch.aten.linalg_inv", _NONE)]
+    torch.testing.assert_close(runtime.load(module)(*args), model(*args))
+
+
 class _Gpt2Sdpa(torch.nn.Module):
     """GPT-2 with its default attention (sdpa): PyTorch's decomposition of
     scaled_dot_product_attention breaks a later view in stock mode."""
