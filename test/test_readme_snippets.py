@@ -15,7 +15,8 @@ instead, never skipped (`_cheap`): the set-up lines (a fresh venv and pip
 install) run `tosa-custom-example --help`; the full test suite line must be
 exactly what .ci/run executes (less pip's -q); the CPU torch install must name the pinned
 version and PyTorch's CPU index; an audit of the whole e2e suite (no `--cases`)
-runs on one case (`--filter '^LayerNormModule_basic$'` appended). An audit
+runs on one case (`--filter '^LayerNormModule_basic$'` appended), one of the
+whole OpInfo suite on one op entry (`--opinfo-ops '^abs$'`). An audit
 exits 1 when a case fails unexpectedly, which the README's audits of the
 user's own kernels expect, so 0 and 1 are accepted for tosa-custom-audit.
 """
@@ -94,7 +95,9 @@ def _cheap(command: str) -> str | None:
         assert command.startswith("python3 -m venv .venv && .venv/bin/pip install -e '.[test]'"), command
         tail = command.split("&&")[-1].strip()
         return f"{tail} --help > /dev/null" if tail.startswith(".venv/bin/tosa-custom-") else "true"
-    if command.startswith("tosa-custom-audit") and "--cases" not in command:
+    if command.startswith("tosa-custom-audit") and "--suite opinfo" in command and "--opinfo-ops" not in command:
+        return command.split("#")[0] + " --opinfo-ops '^abs$'"
+    if command.startswith("tosa-custom-audit") and "--cases" not in command and "--suite opinfo" not in command:
         return command.split("#")[0] + " --filter '^LayerNormModule_basic$'"
     return None
 

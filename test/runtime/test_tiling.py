@@ -6,7 +6,7 @@ import collections
 
 import pytest
 import torch
-from torch_mlir import ir, passmanager
+from torch_mlir import ir
 
 from tosa_custom import _ir
 from tosa_custom import runtime
@@ -18,7 +18,7 @@ from _tolerance import assert_reduction_close
 def test_matmul_plan_is_a_register_tile_with_the_fill_fused():
     module = _parse(_matmul(1, 64, 32, 96))
     with module.context:
-        passmanager.PassManager.parse(lowering.FRONTEND_PIPELINE).run(module.operation)
+        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
     plans = lowering.plan_tiling(module)
     contractions = [(op.name, plan) for op, plan in plans if plan.kind.startswith("contraction")]
     assert len(contractions) == 1
@@ -33,7 +33,7 @@ def test_matmul_plan_is_a_register_tile_with_the_fill_fused():
 def test_matmul_tiles_and_vectorizes():
     module = _parse(_matmul(2, 64, 32, 96))
     with module.context:
-        passmanager.PassManager.parse(lowering.FRONTEND_PIPELINE).run(module.operation)
+        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
         lowering.tile_and_vectorize(module)
     names = _names(module)
     assert names["linalg.batch_matmul"] == 0 and names["linalg.fill"] == 0  # both vectorized
@@ -50,7 +50,7 @@ func.func @f(%a: tensor<4x64xf32>, %b: tensor<4x64xf32>) -> (tensor<4x64xi1>, te
 }"""
     module = _parse(text)
     with module.context:
-        passmanager.PassManager.parse(lowering.FRONTEND_PIPELINE).run(module.operation)
+        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
     for op, plan in lowering.plan_tiling(module):
         for v in list(op.operands):
             t = v.type
@@ -65,7 +65,7 @@ def test_big_matmul_packs_its_columns():
     """B in column panels (K x 32 contiguous), C written in place, the packing copy vectorized too."""
     module = _parse(_matmul(1, 128, 256, 512))
     with module.context, ir.Location.unknown():
-        passmanager.PassManager.parse(lowering.FRONTEND_PIPELINE).run(module.operation)
+        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
         assert lowering.pack_columns(module) == 1
     names = _names(module)
     assert names["linalg.batch_matmul"] == 0 and names["func.call"] == 1 and names["linalg.transpose"] == 1
@@ -84,7 +84,7 @@ def test_packed_matmul_matches_eager(b, m, k, n):
     a, w = torch.randn(b, m, k, generator=g), torch.randn(b, k, n, generator=g)
     module = _parse(_matmul(b, m, k, n))
     with module.context, ir.Location.unknown():
-        passmanager.PassManager.parse(lowering.FRONTEND_PIPELINE).run(module.operation)
+        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
         assert lowering.pack_columns(module) == 1
     program = runtime.load(_matmul(b, m, k, n))
     assert_reduction_close(program(a, w), torch.bmm(a, w), k)
