@@ -146,6 +146,20 @@ def test_load_of_a_missing_path_says_so(tmp_path, monkeypatch, path):
         runtime.load(path)
 
 
+@pytest.mark.parametrize("text", ["func.func @", "module", "%0 = tosa.add"])
+def test_load_of_truncated_mlir_text_is_a_parse_error_not_a_path(text):
+    """The runtime fuzzer: truncated module text was taken for a missing path."""
+    from tosa_custom.diagnostics import CompileError
+
+    with pytest.raises(CompileError, match="cannot parse the module"):
+        runtime.load(text)
+
+
+def test_load_of_empty_text_says_so():
+    with pytest.raises(ValueError, match="load\\(\\) got empty MLIR text"):
+        runtime.load("  ")
+
+
 def test_load_of_a_directory_that_is_no_saved_program(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"is a directory without module\.mlirbc: load\(\) takes a "
                                                 r"directory written by Program\.save"):

@@ -486,11 +486,21 @@ def _release_native(bindings: list) -> None:
         b.release()
 
 
+# How MLIR text starts or what it contains, where a path would not.
+_MLIR_START = ("module", "builtin.module", "func.func", "#", "\"", "//")
+_MLIR_CHARS = ("\n", "{", "@", "%")
+
+
 def _module_text(source: "str | os.PathLike") -> str:
     """MLIR text as given, or read from a path. A string of one line without
-    braces is a path, and a missing one is an error saying so (it used to be
-    parsed as MLIR: "custom op 'nonexistent' is unknown")."""
-    if isinstance(source, str) and ("\n" in source or "{" in source):
+    what MLIR text has (braces, `@`, `%`, a leading `module`/`func.func`) is a
+    path, and a missing one is an error saying so (it used to be parsed as
+    MLIR: "custom op 'nonexistent' is unknown"); empty text is refused."""
+    if isinstance(source, str) and not source.strip():
+        raise ValueError("load() got empty MLIR text: give MLIR text, a .mlir file, a directory written by "
+                         "Program.save or an ir.Module")
+    if isinstance(source, str) and (any(c in source for c in _MLIR_CHARS)
+                                    or source.lstrip().startswith(_MLIR_START)):
         return source
     path = os.fspath(source)
     if os.path.isdir(path):
