@@ -666,6 +666,10 @@ def compile(
     that is not a module, as transformers' StaticCache holds its cache) is redone
     strict, which follows it (`report.export_nonstrict_error` says why). `backend_legal_ops=["*"]`
     is the dummy mode: nothing is decomposed on either side and every op is tried.
+    `backend_legal_ops="auto"` (or a list with "auto" among the ops) tunnels, per
+    instance, exactly what torch-mlir cannot lower to TOSA, lowers wrongly or
+    lowers to TOSA the target forbids (CONTRACT.md §14); `report.tunneled` says why
+    each tosa.custom is there.
     `report` (a `CompileReport`) is filled with what happened to each op.
     `weights="arguments"` makes every parameter and persistent buffer a named
     argument of the entry function instead of a constant (CONTRACT.md §10).
