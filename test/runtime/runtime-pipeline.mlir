@@ -24,3 +24,18 @@ func.func @custom(%a: tensor<64xf32>) -> tensor<64xf32> {
   %1 = tosa.add %0, %a : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
   return %1 : tensor<64xf32>
 }
+
+// -----
+
+// bf16 is computed in f32 and rounded back with integer ops, not with
+// __truncsfbf2 (a builtin the JIT finds only on some hosts): no bf16
+// arithmetic reaches LLVM.
+// CHECK-LABEL: llvm.func @bf16_add(
+// CHECK:         llvm.fadd %{{.*}} : vector<{{.*}}xf32>
+// CHECK-NOT:     llvm.fadd %{{.*}}bf16
+// CHECK-NOT:     llvm.fptrunc
+// CHECK-LABEL: llvm.func @_mlir_ciface_bf16_add(
+func.func @bf16_add(%a: tensor<16xbf16>, %b: tensor<16xbf16>) -> tensor<16xbf16> {
+  %0 = tosa.add %a, %b : (tensor<16xbf16>, tensor<16xbf16>) -> tensor<16xbf16>
+  return %0 : tensor<16xbf16>
+}

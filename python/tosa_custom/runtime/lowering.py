@@ -121,8 +121,16 @@ _BUFFERIZE_TILED = [
     "canonicalize", "cse", "canonicalize", *_OUT_PARAMS, WRITE_RESULTS_IN_PLACE,
 ]
 _VECTOR_TAIL = [FUSE_MULTIPLY_ADD, LOWER_VECTORS]
+# LLVM computes bf16 in f32 and rounds back with __truncsfbf2, a compiler-rt
+# builtin the JIT finds only where the host's libgcc has it (GCC 13+) or the
+# CPU has AVX512-BF16. Do the same in MLIR, rounding with integer ops, so
+# every x86-64 CPU runs bf16 the same way.
+_SOFT_BF16 = (
+    "func.func(arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}, "
+    "math-extend-to-supported-types{extra-types=f16 target-type=f32}, arith-expand{include-bf16=true})"
+)
 _TO_LLVM = [
-    "func.func(llvm-request-c-wrappers)", "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",
+    _SOFT_BF16, "func.func(llvm-request-c-wrappers)", "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",
     "convert-vector-to-llvm{reassociate-fp-reductions}", "finalize-memref-to-llvm",
     # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls.
     "convert-math-to-llvm", "convert-math-to-libm", "convert-arith-to-llvm", "convert-index-to-llvm",
