@@ -125,6 +125,7 @@ def strategy_(draw):
         case["results"] = draw(st.lists(st.sampled_from(sorted(_RESULTS)), min_size=0, max_size=5))
         case["unused"] = draw(st.integers(0, 2))
         case["vectorize"] = draw(st.booleans())
+        case["dtype"] = draw(st.sampled_from(sorted(_FLOATS)))
     elif kind == "inputs":
         case["program"] = draw(st.sampled_from(sorted(PROGRAMS)))
         n = len(PROGRAMS[case["program"]]["inputs"])
@@ -460,27 +461,31 @@ def _check_module(case) -> Outcome:
 # Result shapes: repeated, aliased, constant and argument results.
 # --------------------------------------------------------------------------
 
-_CONST = [float(i) / 2 for i in range(12)]
+_CONST = [float(i) / 2 for i in range(12)]  # exact in every float type below
+# MLIR element type -> torch dtype name. bf16 and f16 are computed in f32 by
+# LLVM on hosts without native support (a builtin the JIT may lack: found so).
+_FLOATS = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16"}
 # result name -> (MLIR type, eager value from the two [2, 6] arguments)
 _RESULTS = {
     "sum": ("tensor<2x6xf32>", lambda a, b: a + b),
     "neg": ("tensor<2x6xf32>", lambda a, b: -a),
     "arg0": ("tensor<2x6xf32>", lambda a, b: a),
     "arg1": ("tensor<2x6xf32>", lambda a, b: b),
-    "const": ("tensor<2x6xf32>", lambda a, b: __import__("torch").tensor(_CONST).reshape(2, 6)),
+    "const": ("tensor<2x6xf32>", lambda a, b: __import__("torch").tensor(_CONST, dtype=a.dtype).reshape(2, 6)),
     "view_sum": ("tensor<3x4xf32>", lambda a, b: (a + b).reshape(3, 4)),
     "view_arg": ("tensor<3x4xf32>", lambda a, b: a.reshape(3, 4)),
     "view_neg": ("tensor<12xf32>", lambda a, b: (-a).reshape(12)),
 }
 
 
-def _results_module(names: list[str], unused: int) -> str:
+def _results_module(names: list[str], unused: int, dtype: str = "f32") -> str:
+    """The module, written on f32 and then given element type `dtype`."""
     args = ["%arg0: tensor<2x6xf32>", "%arg1: tensor<2x6xf32>"] + [f"%u{i}: tensor<{i + 2}xi32>" for i in range(unused)]
     types = [_RESULTS[n][0] for n in names]
     values = ", ".join(f"%{n}" for n in names)
     const = ", ".join(map(str, _CONST))
     neg_attrs = _attrs(NEG_ATTRS)
-    return f"""func.func @f({', '.join(args)}) -> ({', '.join(types)}) {{
+    text = f"""func.func @f({', '.join(args)}) -> ({', '.join(types)}) {{
   %sum = tosa.add %arg0, %arg1 : (tensor<2x6xf32>, tensor<2x6xf32>) -> tensor<2x6xf32>
   %neg = tosa.custom %arg0 {{domain_name = "torch_mlir", implementation_attrs = {neg_attrs}, operator_name = "torch.aten.neg"}} : (tensor<2x6xf32>) -> tensor<2x6xf32>
   %flat = "tosa.const"() <{{values = dense<[{const}]> : tensor<12xf32>}}> : () -> tensor<12xf32>
@@ -493,6 +498,7 @@ def _results_module(names: list[str], unused: int) -> str:
   %view_neg = tosa.reshape %neg, %s12 : (tensor<2x6xf32>, !tosa.shape<1>) -> tensor<12xf32>
   return {values} {': ' + ', '.join(types) if names else ''}
 }}"""
+    return text.replace("xf32>", f"x{dtype}>")
 
 
 def _check_results(case) -> Outcome:
@@ -500,18 +506,20 @@ def _check_results(case) -> Outcome:
 
     from tosa_custom import runtime
 
-    names = case["results"]
-    text = _results_module(names, case["unused"])
+    names, dtype = case["results"], case.get("dtype", "f32")
+    text = _results_module(names, case["unused"], dtype)
     program = runtime.load(text, native=case["native"], vectorize=case["vectorize"])
     g = torch.Generator().manual_seed(case["seed"])
-    a, b = torch.randn(2, 6, generator=g), torch.randn(2, 6, generator=g)
+    a, b = (torch.randn(2, 6, generator=g).to(getattr(torch, _FLOATS[dtype])) for _ in range(2))
     unused = [torch.zeros(i + 2, dtype=torch.int32) for i in range(case["unused"])]
     got = program(a, b, *unused)
     got = list(got) if isinstance(got, tuple) else [got]
+    # One rounded add or negation: eager rounds the same f32 value, so equal.
     want = [_RESULTS[n][1](a, b) for n in names]
-    if len(got) != len(want) or not all(_same(x, y) for x, y in zip(got, want)):
-        raise Defect("wrong", f"results {names}: got {got}, expected {want}")
-    return Outcome(CORRECT, f"{len(names)} results")
+    if len(got) != len(want) or not all(isinstance(x, torch.Tensor) and x.dtype == y.dtype and torch.equal(x, y)
+                                        for x, y in zip(got, want)):
+        raise Defect("wrong", f"results {names} on {dtype}: got {got}, expected {want}")
+    return Outcome(CORRECT, f"{len(names)} {dtype} results")
 
 
 def check(case: dict) -> Outcome:
