@@ -43,6 +43,13 @@ def derived() -> dict[str, dict[str, str]]:
     return {"stock": {w.sample: wrong_lowering_reason(w) for w in WRONG_LOWERINGS if not w.sample.startswith("e2e:")}}
 
 
+# Samples eager PyTorch itself cannot run on a CPU-only machine: every mode.
+_EAGER_FAILS = {
+    f"jiterator_{name}": "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, "
+                         "none are available."
+    for name in ("2inputs_2outputs", "4inputs_with_extra_args", "binary", "binary_return_by_ref", "unary")
+}
+
 # mode -> selector -> reason: drafted from the full float32+int64 runs (first sample per op and dtype)
 # by opinfo_triage.reason, then reviewed.
 XFAIL: dict[str, dict[str, str]] = {
@@ -223,16 +230,7 @@ XFAIL: dict[str, dict[str, str]] = {
             "lowering-failed: TorchToTosa has no lowering for aten.isfinite",
         "isin":
             "lowering-failed: TorchToTosa has no lowering for aten.any.dims",
-        "jiterator_2inputs_2outputs":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_4inputs_with_extra_args":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_binary":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_binary_return_by_ref":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_unary":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        **_EAGER_FAILS,
         "kthvalue":
             "lowering-failed: TorchToTosa has no lowering for aten.kthvalue",
         "lcm":
@@ -597,16 +595,7 @@ XFAIL: dict[str, dict[str, str]] = {
             "compile-failed: torch-mlir's FX importer could not import the exported program (KeyError: torch.uint64).",
         "histogramdd":
             "kernel-error (ours): the aten.histogramdd kernel: KernelError: returned 2 results, the op has 6",
-        "jiterator_2inputs_2outputs":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_4inputs_with_extra_args":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_binary":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_binary_return_by_ref":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
-        "jiterator_unary":
-            "eager-failed: AssertionError: Jiterator is only supported on CUDA and ROCm GPUs, none are available.",
+        **_EAGER_FAILS,
         "linalg.lstsq":
             "export-failed: torch.export cannot capture it (DynamicOutputShapeException): aten.linalg_lstsq.default",
         "linalg.lstsq.grad_oriented":
