@@ -6,7 +6,8 @@ importer would; the oracle is the contract tests' own `round_trip` (the call
 decodes back exactly, after a print and re-parse too). Invalid cases mutate
 such a module where the pass must refuse or skip: zero-size, unranked,
 non-value and complex tensors, a result type that is a list or a number, an
-op renamed to a mutating or unknown one, an operand dropped; and random op
+op renamed to a mutating or unknown one, an operand dropped, an int
+known only at run time; and random op
 selections, encodings and strictness.
 
 Clean for an invalid case: the module still verifies and every `tosa.custom`
@@ -60,6 +61,10 @@ MUTATIONS = [
     ("drop-operand", r'\(%(\w+), ', "("),
     ("f64-to-f16", r",f32>", ",f16>"),
     ("dynamic", r"\[(\d+),", "[?,"),
+    # An int known only at run time, read from a new 0-d argument (a block-argument
+    # scalar in auto mode's isolated probes crashed TorchToTosa: OpInfo tensor_split).
+    ("runtime-int", r"(?s)func\.func @(\w+)\((.*?)(%\w+) = torch\.constant\.int -?\d+",
+     r"func.func @\1(%rt: !torch.vtensor<[],si64>, \2\3 = torch.aten.Int.Tensor %rt : !torch.vtensor<[],si64> -> !torch.int"),
 ]
 SELECTIONS = ["SELF", "SELF", "*", "aten.*", "aten.gelu", "aten.no_such", "torch.aten.layer_norm",
               "aten.add", "prims", "SELF,aten.gelu"]

@@ -120,9 +120,23 @@ def _instance_key(op) -> tuple:
             tuple(_value_key(v) for v in op.operands), tuple(str(r.type) for r in op.results))
 
 
+# A scalar computed at run time, as the probe makes it: read from a 0-d tensor
+# argument, as in a real module. TorchToTosa dereferences the defining op of
+# some scalar operands (aten.slice.Tensor's `end`), so a scalar that is a block
+# argument crashes the process.
+_SCALAR_FROM_TENSOR = {"!torch.int": ("torch.aten.Int.Tensor", "si64"),
+                       "!torch.float": ("torch.aten.Float.Tensor", "f64"),
+                       "!torch.bool": ("torch.aten.Bool.Tensor", "i1")}
+
+
 def _probe_operand(value: ir.Value, block: ir.Block) -> ir.Value:
     if not _copied(value):
-        return block.add_argument(value.type, ir.Location.unknown())
+        read = _SCALAR_FROM_TENSOR.get(str(value.type))
+        if read is None:
+            return block.add_argument(value.type, ir.Location.unknown())
+        name, element = read
+        tensor = block.add_argument(ir.Type.parse(f"!torch.vtensor<[],{element}>"), ir.Location.unknown())
+        return ir.Operation.create(name, results=[value.type], operands=[tensor]).results[0]
     operands = [_probe_operand(v, block) for v in value.owner.operation.operands]
     copy = value.owner.operation.clone()
     for i, v in enumerate(operands):

@@ -474,9 +474,17 @@ class _Compilation:
             legal = sorted(set(legal) | {w.op[len("torch."):] for w in _wrong.WRONG_LOWERINGS if present[w.op]})
         options = (["backend-legal-ops=" + ",".join(legal)] if legal else []) + (
             ["extra-library=" + s.library] if s.library else [])
-        self.run(module, ["func.func(torch-match-quantized-custom-ops)",
-                          f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(options)}}}"],
-                 "Lowering torch IR to the backend contract")
+        refused: list[list[str]] = []
+        try:
+            self.run(module, [_checks.CHECK_DECOMPOSITION_CRASHES + (f"{{{options[0]}}}" if legal else ""),
+                              "func.func(torch-match-quantized-custom-ops)",
+                              f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(options)}}}"],
+                     "Lowering torch IR to the backend contract",
+                     on_result={_checks.CHECK_DECOMPOSITION_CRASHES: refused.append})
+        except CompileError as e:
+            if refused and refused[0]:  # auto mode keeps these ops and tries again
+                e.ops = tuple(dict.fromkeys((*e.ops, *refused[0])))
+            raise
 
     def check_kept(self, module: ir.Module) -> collections.Counter:
         """Fail for a listed op torch-mlir removed, naming the step; warn for

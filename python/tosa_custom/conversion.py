@@ -767,16 +767,23 @@ def tensorize_builtin_scalar_boundary(module: ir.Operation, ctx: PassContext | N
                 _ir.add_signature_attrs(func, "res_attrs", len(results), res_marks)
 
 
+# Pure ops that may hold a dead carrier alive: a converted op read the list's
+# elements (or the optional's value) straight from the carriers' operands.
+_CARRIER_USERS = ("torch.prim.ListConstruct", "torch.derefine")
+
+
 def _erase_dead_carriers(module: ir.Operation) -> None:
-    carriers: list[ir.Operation] = []
+    """Erase carriers nothing reads any more (and the lists that were their only
+    readers), last first: a carrier is not an op TorchToTosa could lower."""
+    dead: list[ir.Operation] = []
 
     def visit(op):
-        if _CARRIER in op.attributes:
-            carriers.append(op)
+        if _CARRIER in op.attributes or op.name in _CARRIER_USERS:
+            dead.append(op)
         return ir.WalkResult.ADVANCE
 
     module.walk(visit)
-    for op in reversed(carriers):
+    for op in reversed(dead):
         if not any(_has_uses(r) for r in op.results):
             op.erase()
 

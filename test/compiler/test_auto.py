@@ -251,3 +251,39 @@ def test_four_index_select_calls_on_computed_indices():
                - torch.index_select(a, 1, i2()) * torch.index_select(b, 1, i1()))
     module, _ = _compile(model, (a, b), backend_legal_ops=["aten.index_select"], tosa_target=None)
     torch.testing.assert_close(runtime.load(module)(a, b), model(a, b))
+
+
+@pytest.mark.parametrize("ops", [None, "auto"])
+def test_nonzero_of_a_0d_tensor_is_a_compile_error_not_a_crash(ops):
+    """Found by the OpInfo suite: torch-mlir's decomposition of nonzero on a
+    0-d input is a segmentation fault (tosa-custom-check-decomposition-crashes)."""
+    with pytest.raises(CompileError, match=r"decomposition of aten\.nonzero crashes the process") as e:
+        _compile(Fn(torch.nonzero), (torch.tensor(1.5),), backend_legal_ops=ops)
+    assert "torch.aten.nonzero" in e.value.ops
+
+
+def test_lists_of_runtime_ints_read_by_a_tunneled_op_leave_no_carrier():
+    """The pass fuzzer (runtime-int): a tunneled op read the list's elements
+    from the carriers' operands; the list and carriers, now dead, were left
+    for TorchToTosa, which cannot lower a carrier."""
+    from torch_mlir import ir
+
+    from tosa_custom import _ir
+    from tosa_custom.passes import build_pass_manager
+    from tosa_custom.pipelines import after_tunnel
+
+    text = """
+    func.func @f(%arg0: !torch.vtensor<[],si64>, %arg1: !torch.vtensor<[],si64>) -> !torch.vtensor<[2,3],f32> {
+      %0 = torch.aten.Int.Tensor %arg0 : !torch.vtensor<[],si64> -> !torch.int
+      %1 = torch.aten.Int.Tensor %arg1 : !torch.vtensor<[],si64> -> !torch.int
+      %2 = torch.prim.ListConstruct %0, %1 : (!torch.int, !torch.int) -> !torch.list<int>
+      %float1 = torch.constant.float 1.0
+      %none = torch.constant.none
+      %3 = torch.aten.full %2, %float1, %none, %none, %none, %none : !torch.list<int>, !torch.float, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[2,3],f32>
+      return %3 : !torch.vtensor<[2,3],f32>
+    }"""
+    with _ir.make_context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        build_pass_manager(["convert-torch-backend-legal-to-tosa-custom{ops=auto}", *after_tunnel()]).run(
+            module.operation)
+        assert str(module).count("tosa_custom.tunneled") == 3 and "tosa_custom.carrier" not in str(module)

@@ -89,3 +89,39 @@ func.func @not_conformant(%arg0: !torch.vtensor<[3,4],si64>) -> !torch.vtensor<[
   %values, %indices = torch.aten.min.dim %arg0, %int1, %false : !torch.vtensor<[3,4],si64>, !torch.int, !torch.bool -> !torch.vtensor<[3],si64>, !torch.vtensor<[3],si64>
   return %indices : !torch.vtensor<[3],si64>
 }
+
+// -----
+
+// A scalar computed at run time (a slice's end read from a tensor): the
+// isolated probe of aten.slice.Tensor reads it from a tensor too, as here.
+// A block-argument scalar crashed TorchToTosa (found by the OpInfo suite,
+// tensor_split). Neither op lowers: both are tunneled.
+// CHECK-LABEL: func.func @slice_to_runtime_end(
+// CHECK:         tosa.custom {{.*}}operator_name = "torch.aten.Int.Tensor", tosa_custom.tunneled = "no-tosa-lowering"}
+// CHECK:         tosa.custom {{.*}}operator_name = "torch.aten.slice.Tensor", tosa_custom.tunneled = "no-tosa-lowering"} : (tensor<5x5xf32>, tensor<i64>) -> tensor<?x5xf32>
+func.func @slice_to_runtime_end(%arg0: !torch.vtensor<[5,5],f32>, %arg1: !torch.vtensor<[],si64>) -> !torch.vtensor<[?,5],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %end = torch.aten.Int.Tensor %arg1 : !torch.vtensor<[],si64> -> !torch.int
+  %0 = torch.aten.slice.Tensor %arg0, %int0, %int0, %end, %int1 : !torch.vtensor<[5,5],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[?,5],f32>
+  return %0 : !torch.vtensor<[?,5],f32>
+}
+
+// -----
+
+// A tunneled op reads a list's run-time ints from the carriers' operands; the
+// carriers and the list, now dead, are erased (TorchToTosa cannot lower a
+// carrier). Found by the pass fuzzer (runtime-int).
+// CHECK-LABEL: func.func @full_of_runtime_sizes(
+// CHECK-NOT:     tosa_custom.carrier
+// CHECK-NOT:     torch.prim.ListConstruct
+// CHECK:         tosa.custom {{.*}}operator_name = "torch.aten.full", tosa_custom.tunneled = "no-tosa-lowering"} : (tensor<i64>, tensor<i64>) -> tensor<2x3xf32>
+func.func @full_of_runtime_sizes(%arg0: !torch.vtensor<[],si64>, %arg1: !torch.vtensor<[],si64>) -> !torch.vtensor<[2,3],f32> {
+  %0 = torch.aten.Int.Tensor %arg0 : !torch.vtensor<[],si64> -> !torch.int
+  %1 = torch.aten.Int.Tensor %arg1 : !torch.vtensor<[],si64> -> !torch.int
+  %2 = torch.prim.ListConstruct %0, %1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %float1 = torch.constant.float 1.0
+  %none = torch.constant.none
+  %3 = torch.aten.full %2, %float1, %none, %none, %none, %none : !torch.list<int>, !torch.float, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[2,3],f32>
+  return %3 : !torch.vtensor<[2,3],f32>
+}
