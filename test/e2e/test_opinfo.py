@@ -218,3 +218,11 @@ def test_report_lists_samples_not_run_with_reasons():
     assert "zeros/float32/0" in report.to_html(summary)
     filtered = report.build(AuditRun("stock", None, results, 1.0, 1, 60.0, [text], filter="add"))
     assert filtered["skipped_samples"] == []
+
+
+def test_no_reviewed_expectation_is_a_crash():
+    """A crash is a defect to fix (a check before the crashing pass), never
+    an expected failure: the table says why a case fails, not that it dies."""
+    crashes = [(mode, selector) for mode, table in opinfo_expectations.XFAIL.items()
+               for selector, reason in table.items() if reason.startswith("crash")]
+    assert crashes == []

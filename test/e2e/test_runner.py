@@ -142,6 +142,7 @@ def test_selective_mode_inherits_stock_failures_without_strictness():
     stock_only = Case("YModule_basic", torch.nn.Identity, lambda: (), "misc", {"stock": "no TOSA lowering"})
     assert runner.final_status(stock_only, "selective", "fail") == "xfail"
     assert runner.final_status(stock_only, "selective", "timeout") == "xfail"
+    assert runner.final_status(stock_only, "selective", "crash") == "crash"  # inherited: failing, not crashing
     assert runner.final_status(stock_only, "selective", "pass") == "pass"  # a kept op fixed it: no error
     assert runner.expected_reason(stock_only, "selective") == "as in stock mode: no TOSA lowering"
     assert runner.final_status(stock_only, "dummy", "fail") == "fail"  # dummy keeps everything: nothing inherited
