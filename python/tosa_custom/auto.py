@@ -174,12 +174,14 @@ def _probe_isolated(ops: list[ir.Operation]) -> dict[int, str]:
     with ir.Location.unknown():
         scratch = ir.Module.create()
         for indices in by_key.values():
+            name = ops[indices[0]].name
             func = _probe_function(ops[indices[0]], scratch)
             try:
                 pm.run(func)
             except ir.MLIRError as e:
-                message = e.error_diagnostics[0].message if e.error_diagnostics else str(e)
-                refused.update({i: message for i in indices})
+                # The op's own refusal first (a run-time scalar's aten.Int.Tensor may fail before it).
+                messages = sorted((d.message for d in e.error_diagnostics), key=lambda m: f"'{name}'" not in m)
+                refused.update({i: messages[0] if messages else str(e) for i in indices})
     return refused
 
 
@@ -254,6 +256,9 @@ def select(module_op, listed: OpSelection, encoding: str, target) -> Selection:
         reason = _static_reason(ops[i])
         if reason:
             _mark(ops[i], "wrong-lowering", reason)
+        crash = _checks.known_crash(ops[i], "tosa")  # never probed: the probe would crash too
+        if crash:
+            _mark(ops[i], "no-tosa-lowering", crash)
     options = PassOptions(ops=listed, encoding=encoding)
     selection, probed, tagged = Selection(), False, False
     while selection.trials < _MAX_TRIALS:

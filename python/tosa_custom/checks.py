@@ -16,11 +16,11 @@ from . import _ir
 from .passes import Option, PassContext, register_pass
 
 __all__ = [
-    "sign_semantics_problem", "decomposition_crash", "CHECK_SIGN_SEMANTICS", "CHECK_DECOMPOSITION_CRASHES", "MARK_BOUNDARY_DTYPES", "TENSOR_CONSTANTS_AS_TOSA", "VERIFY_TOSA", "TOSA_EXTRAS",
+    "sign_semantics_problem", "known_crash", "KNOWN_CRASHES", "CHECK_SIGN_SEMANTICS", "CHECK_KNOWN_CRASHES", "MARK_BOUNDARY_DTYPES", "TENSOR_CONSTANTS_AS_TOSA", "VERIFY_TOSA", "TOSA_EXTRAS",
 ]
 
 CHECK_SIGN_SEMANTICS = "tosa-custom-check-sign-semantics"
-CHECK_DECOMPOSITION_CRASHES = "tosa-custom-check-decomposition-crashes"
+CHECK_KNOWN_CRASHES = "tosa-custom-check-known-crashes"
 MARK_BOUNDARY_DTYPES = "tosa-custom-mark-boundary-dtypes"
 TENSOR_CONSTANTS_AS_TOSA = "tosa-custom-tensor-constants-as-tosa"
 VERIFY_TOSA = "tosa-custom-verify-tosa"
@@ -125,32 +125,57 @@ def check_sign_semantics(module: ir.Operation, ctx: PassContext) -> None:
             ctx.error(op, problem)
 
 
-def decomposition_crash(op) -> str | None:
-    """Why torch-mlir's lowering to the backend contract would crash the
-    process (a signal, not a diagnostic) on this op, or None. Found by the
-    OpInfo suite; each is an upstream bug."""
-    if op.name == "torch.aten.nonzero" and str(op.operands[0].type).startswith("!torch.vtensor<[],"):
-        return ("torch-mlir's decomposition of aten.nonzero crashes the process (a segmentation fault) on a 0-d "
-                "input, whose [N, 0] result no tosa.custom can carry either (zero-size): give nonzero an input "
-                "of rank 1 or more")
-    return None
+# Upstream crashes (a signal, not a diagnostic) on valid torch IR, found by
+# the OpInfo suite and the pass fuzzer: stage -> op -> (when, what happens).
+# "contract": torch-mlir's lowering to the backend contract (unless the op is
+# kept: it then does not decompose it); "tosa": TorchToTosa.
+def _zero_d_input(op) -> bool:
+    return str(op.operands[0].type).startswith("!torch.vtensor<[],")
+
+
+_UPSAMPLE_0D = (_zero_d_input, "TorchToTosa's lowering of upsample_nearest2d crashes the process (a segmentation "
+                "fault) on a 0-d input; PyTorch needs a 4-d one")
+KNOWN_CRASHES = {
+    "contract": {
+        "torch.aten.nonzero": (_zero_d_input, "torch-mlir's decomposition of aten.nonzero crashes the process (a "
+                               "segmentation fault) on a 0-d input, whose [N, 0] result no tosa.custom can carry "
+                               "either (zero-size): give nonzero an input of rank 1 or more"),
+    },
+    "tosa": {
+        "torch.aten.upsample_nearest2d": _UPSAMPLE_0D,
+        "torch.aten.upsample_nearest2d.vec": _UPSAMPLE_0D,
+    },
+}
+
+
+def known_crash(op, stage: str) -> str | None:
+    """Why `stage` would crash the process on this op, or None."""
+    when, what = KNOWN_CRASHES[stage].get(op.name, (None, None))
+    return what if when is not None and when(op) else None
 
 
 def _names(text: str) -> frozenset[str]:
     return frozenset(name.strip() for name in text.split(",") if name.strip())
 
 
-@register_pass(CHECK_DECOMPOSITION_CRASHES,
-               "Refuse, on their locations, the ops torch-mlir's lowering to the backend contract would crash "
-               "the process on (unless kept by backend-legal-ops, which it does not decompose)",
-               options=(Option("backend-legal-ops", "the ops torch-mlir keeps (its pipeline's option)", frozenset(),
-                               _names, metavar="aten.a,aten.b"),))
-def check_decomposition_crashes(module: ir.Operation, ctx: PassContext) -> list[str]:
+def _stage(text: str) -> str:
+    if text not in KNOWN_CRASHES:
+        raise ValueError(f"unknown stage '{text}': expected one of {', '.join(KNOWN_CRASHES)}")
+    return text
+
+
+@register_pass(CHECK_KNOWN_CRASHES,
+               "Refuse, on their locations, the ops a later stage would crash the process on (KNOWN_CRASHES; "
+               "at stage=contract, ops kept by backend-legal-ops are not decomposed, so not refused)",
+               options=(Option("stage", "the stage that follows", "tosa", _stage, metavar="contract|tosa"),
+                        Option("backend-legal-ops", "the ops torch-mlir keeps (its pipeline's option)", frozenset(),
+                               _names, metavar="aten.a,aten.b")))
+def check_known_crashes(module: ir.Operation, ctx: PassContext) -> list[str]:
     """Returns the refused ops' names, for the error's `ops`."""
-    kept = getattr(ctx.options, "backend-legal-ops")
+    stage, kept = ctx.options.stage, getattr(ctx.options, "backend-legal-ops")
     refused = []
-    for op in _ir.collect_ops(module, lambda op: op.name.startswith("torch.aten.")):
-        problem = None if op.name[len("torch."):] in kept else decomposition_crash(op)
+    for op in _ir.collect_ops(module, lambda op: op.name in KNOWN_CRASHES[stage]):
+        problem = None if op.name[len("torch."):] in kept else known_crash(op, stage)
         if problem:
             ctx.error(op, problem)
             refused.append(op.name)

@@ -476,11 +476,11 @@ class _Compilation:
             ["extra-library=" + s.library] if s.library else [])
         refused: list[list[str]] = []
         try:
-            self.run(module, [_checks.CHECK_DECOMPOSITION_CRASHES + (f"{{{options[0]}}}" if legal else ""),
+            self.run(module, [f"{_checks.CHECK_KNOWN_CRASHES}{{stage=contract{' ' + options[0] if legal else ''}}}",
                               "func.func(torch-match-quantized-custom-ops)",
                               f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(options)}}}"],
                      "Lowering torch IR to the backend contract",
-                     on_result={_checks.CHECK_DECOMPOSITION_CRASHES: refused.append})
+                     on_result={_checks.CHECK_KNOWN_CRASHES: refused.append})
         except CompileError as e:
             if refused and refused[0]:  # auto mode keeps these ops and tries again
                 e.ops = tuple(dict.fromkeys((*e.ops, *refused[0])))

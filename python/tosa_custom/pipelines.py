@@ -28,8 +28,9 @@ def tosa_lowering() -> list[str]:
 def after_tunnel() -> list[str]:
     """Everything after the tunnel: return the numbers and complex values a
     tosa.custom made as tensors (auto mode tunnels some only here), refuse
-    what TorchToTosa would compute wrongly, lower, tidy, narrow what the
+    what TorchToTosa would compute wrongly or crash on, lower, tidy, narrow what the
     target forbids, check that only TOSA remains. Call inside an `ir.Context`."""
-    return [f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _checks.CHECK_SIGN_SEMANTICS, *tosa_lowering(), _checks.TENSOR_CONSTANTS_AS_TOSA,
+    return [f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _checks.CHECK_SIGN_SEMANTICS,
+            f"{_checks.CHECK_KNOWN_CRASHES}{{stage=tosa}}", *tosa_lowering(), _checks.TENSOR_CONSTANTS_AS_TOSA,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
             _narrow.NARROW_I64_GATHER, _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]

@@ -256,7 +256,7 @@ def test_four_index_select_calls_on_computed_indices():
 @pytest.mark.parametrize("ops", [None, "auto"])
 def test_nonzero_of_a_0d_tensor_is_a_compile_error_not_a_crash(ops):
     """Found by the OpInfo suite: torch-mlir's decomposition of nonzero on a
-    0-d input is a segmentation fault (tosa-custom-check-decomposition-crashes)."""
+    0-d input is a segmentation fault (tosa-custom-check-known-crashes)."""
     with pytest.raises(CompileError, match=r"decomposition of aten\.nonzero crashes the process") as e:
         _compile(Fn(torch.nonzero), (torch.tensor(1.5),), backend_legal_ops=ops)
     assert "torch.aten.nonzero" in e.value.ops

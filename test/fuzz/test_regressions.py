@@ -79,3 +79,31 @@ def test_opt_input_that_is_not_utf8_is_a_usage_error():
     code = opt.run([], stdin=io.StringIO("func.func @f() {\ud800 return }"), stdout=io.StringIO(), stderr=err)
     assert code == 1
     assert "tosa-custom-opt: error: <stdin> is not UTF-8 text" in err.getvalue()
+
+
+_UPSAMPLE_0D = """
+func.func @f(%arg0: !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32> {
+  %int2 = torch.constant.int 2
+  %0 = torch.prim.ListConstruct %int2 : (!torch.int) -> !torch.list<int>
+  %1 = torch.derefine %0 : !torch.list<int> to !torch.optional<list<int>>
+  %none = torch.constant.none
+  %2 = torch.aten.upsample_nearest2d.vec %arg0, %1, %none : !torch.vtensor<[],f32>, !torch.optional<list<int>>, !torch.none -> !torch.vtensor<[2,3],f32>
+  return %2 : !torch.vtensor<[2,3],f32>
+}"""
+
+
+def test_upsample_of_a_0d_tensor_is_tunneled_by_auto_and_refused_by_the_lowering():
+    """TorchToTosa segfaults on it; auto mode's probe ran it (fuzz: pass, auto).
+    Auto tunnels it without probing; the lowering refuses it on its location."""
+    from tosa_custom.passes import build_pass_manager
+    from tosa_custom.pipelines import after_tunnel
+
+    with _ir.make_context(), ir.Location.unknown():
+        module = ir.Module.parse(_UPSAMPLE_0D)
+        build_pass_manager(["convert-torch-backend-legal-to-tosa-custom{ops=auto}", *after_tunnel()]).run(
+            module.operation)
+        assert 'operator_name = "torch.aten.upsample_nearest2d.vec", tosa_custom.tunneled = "no-tosa-lowering"' \
+            in str(module)
+        module = ir.Module.parse(_UPSAMPLE_0D)
+        with pytest.raises(ir.MLIRError, match="lowering of upsample_nearest2d crashes the process"):
+            build_pass_manager(after_tunnel()).run(module.operation)

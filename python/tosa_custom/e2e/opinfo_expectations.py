@@ -422,7 +422,7 @@ XFAIL: dict[str, dict[str, str]] = {
         "nn.functional.unfold":
             "lowering-failed: TorchToTosa has no lowering for aten.constant_pad_nd",
         "nonzero":
-            "lowering-failed: torch-mlir's decomposition of aten.nonzero crashes the process on the 0-d sample: refused before it runs (tosa-custom-check-decomposition-crashes)",
+            "lowering-failed: torch-mlir's decomposition of aten.nonzero crashes the process on the 0-d sample: refused before it runs (tosa-custom-check-known-crashes)",
         "nonzero_static":
             "lowering-failed: TorchToTosa has no lowering for aten.nonzero_static",
         "norm.nuc":
