@@ -34,7 +34,7 @@ from . import target as _target
 from . import wrong_lowerings as _wrong
 from .conversion import MARK, MARK_REASON, PassOptions, USER_LISTED, convert_module
 from .diagnostics import Diagnostic, DiagnosticLog
-from .passes import Option, PassContext, build_pass_manager, register_pass
+from .passes import Option, PassContext, build_pass_manager, parse_names, register_pass
 from .schema import OpSelection, op_identifier
 
 __all__ = ["AT_IMPORT", "CATEGORIES", "Instances", "Selection", "at_import_element", "instances_by_location", "select"]
@@ -311,7 +311,7 @@ class Instances:
     @staticmethod
     def parse(text: str) -> "Instances":
         names, indexed = [], set()
-        for spec in (s.strip() for s in text.split(",") if s.strip()):
+        for spec in parse_names(text):
             name, hash_, index = spec.partition("#")
             if hash_:
                 if not index.isdigit():

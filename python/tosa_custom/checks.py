@@ -13,7 +13,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from . import _ir
-from .passes import Option, PassContext, register_pass
+from .passes import Option, PassContext, parse_names, register_pass
 
 __all__ = [
     "sign_semantics_problem", "known_crash", "KNOWN_CRASHES", "CHECK_SIGN_SEMANTICS", "CHECK_KNOWN_CRASHES", "MARK_BOUNDARY_DTYPES", "TENSOR_CONSTANTS_AS_TOSA", "VERIFY_TOSA", "TOSA_EXTRAS",
@@ -154,10 +154,6 @@ def known_crash(op, stage: str) -> str | None:
     return what if when is not None and when(op) else None
 
 
-def _names(text: str) -> frozenset[str]:
-    return frozenset(name.strip() for name in text.split(",") if name.strip())
-
-
 def _stage(text: str) -> str:
     if text not in KNOWN_CRASHES:
         raise ValueError(f"unknown stage '{text}': expected one of {', '.join(KNOWN_CRASHES)}")
@@ -168,8 +164,8 @@ def _stage(text: str) -> str:
                "Refuse, on their locations, the ops a later stage would crash the process on (KNOWN_CRASHES; "
                "at stage=contract, ops kept by backend-legal-ops are not decomposed, so not refused)",
                options=(Option("stage", "the stage that follows", "tosa", _stage, metavar="contract|tosa"),
-                        Option("backend-legal-ops", "the ops torch-mlir keeps (its pipeline's option)", frozenset(),
-                               _names, metavar="aten.a,aten.b")))
+                        Option("backend-legal-ops", "the ops torch-mlir keeps (its pipeline's option)", (),
+                               parse_names, metavar="aten.a,aten.b")))
 def check_known_crashes(module: ir.Operation, ctx: PassContext) -> list[str]:
     """Returns the refused ops' names, for the error's `ops`."""
     stage, kept = ctx.options.stage, getattr(ctx.options, "backend-legal-ops")

@@ -472,11 +472,11 @@ class _Compilation:
         elif s.selection.auto:  # a wrong lowering may be torch-mlir's decomposition (logcumsumexp): keep the op
             present = _aten_ops(module)
             legal = sorted(set(legal) | {w.op[len("torch."):] for w in _wrong.WRONG_LOWERINGS if present[w.op]})
-        options = (["backend-legal-ops=" + ",".join(legal)] if legal else []) + (
-            ["extra-library=" + s.library] if s.library else [])
+        legal_option = ["backend-legal-ops=" + ",".join(legal)] if legal else []
+        options = legal_option + (["extra-library=" + s.library] if s.library else [])
         refused: list[list[str]] = []
         try:
-            self.run(module, [f"{_checks.CHECK_KNOWN_CRASHES}{{stage=contract{' ' + options[0] if legal else ''}}}",
+            self.run(module, [f"{_checks.CHECK_KNOWN_CRASHES}{{{' '.join(['stage=contract', *legal_option])}}}",
                               "func.func(torch-match-quantized-custom-ops)",
                               f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(options)}}}"],
                      "Lowering torch IR to the backend contract",

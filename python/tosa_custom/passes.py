@@ -28,7 +28,7 @@ from .diagnostics import DiagnosticLog
 
 __all__ = [
     "Option", "PassContext", "PassFailure", "PythonPass", "register_pass", "registered_passes", "lookup_pass",
-    "build_pass_manager", "split_pipeline", "parse_flag", "parse_count", "pipeline_text",
+    "build_pass_manager", "split_pipeline", "parse_flag", "parse_names", "parse_count", "pipeline_text",
 ]
 
 
@@ -49,6 +49,11 @@ def _location_of(where, default: ir.Location) -> ir.Location:
     if isinstance(where, ir.Value):
         return where.owner.location if hasattr(where.owner, "location") else default
     return getattr(where, "location", default)
+
+
+def parse_names(text: str) -> tuple[str, ...]:
+    """A comma-separated option value (`a, b,c`): its non-empty names."""
+    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def parse_flag(text: str) -> bool:

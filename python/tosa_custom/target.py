@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from torch_mlir import ir
 
 from .diagnostics import CompileError, Diagnostic, format_location
-from .passes import PassContext, register_pass
+from .passes import PassContext, parse_names, register_pass
 
 __all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "parse_target", "auto_target",
            "not_conformant"]
@@ -136,7 +136,7 @@ def record_target(module: ir.Operation, ctx: PassContext) -> None:
 
 
 def _names(listed: str) -> tuple[str, ...]:
-    return tuple(n.strip() for n in listed.strip("[]").split(",") if n.strip())
+    return parse_names(listed.strip("[]"))
 
 
 def auto_target(module: ir.Module) -> TosaTarget:
