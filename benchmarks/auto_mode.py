@@ -23,8 +23,8 @@ import torch
 from _models import bert
 
 import tosa_custom
-from tosa_custom.compiler import _Compilation
-from tosa_custom.example import TransformerBlock
+from tosa_custom.frontend.compiler import _Compilation
+from tosa_custom.tools.example import TransformerBlock
 
 _STAGES = ("to_contract", "check_kept", "to_tosa", "check_target")
 _spent: list[float] = []

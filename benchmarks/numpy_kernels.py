@@ -36,7 +36,7 @@ import time
 import numpy as np
 import torch
 
-from tosa_custom.contract import DecodedCall, Operand
+from tosa_custom.contract.encoding import DecodedCall, Operand
 from tosa_custom.runtime import numpy_kernels
 from tosa_custom.runtime.kernels import KernelCall
 

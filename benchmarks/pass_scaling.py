@@ -51,10 +51,10 @@ import warnings
 
 from torch_mlir import ir, passmanager
 
-from tosa_custom import _ir
-from tosa_custom import passes
-from tosa_custom.conversion import PASS_ARGUMENT, PassOptions, convert_module
-from tosa_custom.diagnostics import DiagnosticLog
+from tosa_custom.core import ir as _ir
+from tosa_custom.core import passes
+from tosa_custom.tunnel.conversion import PASS_ARGUMENT, PassOptions, convert_module
+from tosa_custom.core.diagnostics import DiagnosticLog
 
 SELECTED = ("aten.gelu", "aten.softmax.int", "aten.layer_norm")
 UNSELECTED = ("aten.add.Tensor", "aten.mul.Tensor", "aten.tanh")

@@ -9,7 +9,7 @@ Everything is measured in this process, side by side, with
       op there is). The custom call's own cost is the program's time minus
       that of a program of the same shape with no custom op (entry overhead:
       input checks, result allocation, the jump into compiled code).
-  (b) a BERT-like encoder block (`tosa_custom.example.TransformerBlock`,
+  (b) a BERT-like encoder block (`tosa_custom.tools.example.TransformerBlock`,
       pre-norm attention + GELU MLP, hidden 256, 4 heads, batch 8 x seq 64)
       against eager PyTorch: with no op kept (everything compiled), with
       layer_norm / softmax / gelu kept as custom ops, and, on a block built on
@@ -55,7 +55,7 @@ import torch
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.example import KEPT_OPS, TransformerBlock
+from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 from tosa_custom.runtime import kernels, native
 
 DIM, HEADS, BATCH, SEQ = 256, 4, 8, 64

@@ -22,7 +22,7 @@ import torch
 from _models import bert
 
 import tosa_custom
-from tosa_custom.example import TransformerBlock
+from tosa_custom.tools.example import TransformerBlock
 
 
 def _time(model, args, target) -> float:
@@ -32,7 +32,7 @@ def _time(model, args, target) -> float:
 
 
 def main() -> None:
-    from tosa_custom.compiler import _Compilation
+    from tosa_custom.frontend.compiler import _Compilation
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)

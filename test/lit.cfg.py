@@ -5,7 +5,7 @@ Run with `lit -v test` (or `python -m pytest test/test_lit.py`). The tools are
 those of the Python running lit, so the suite always tests the tosa_custom that
 Python imports:
 
-  tosa-custom-opt  ->  <python> -m tosa_custom.opt
+  tosa-custom-opt  ->  <python> -m tosa_custom.tools.opt
   FileCheck        ->  the `filecheck` package's script next to <python>
 """
 
@@ -52,7 +52,7 @@ def _filecheck() -> str:
 python = _quote(sys.executable)
 # Whole words only, so paths and pass names that contain them stay intact.
 config.substitutions.append(
-    (r"(?<![\w./-])tosa-custom-opt(?![\w.-])", f"{python} -m tosa_custom.opt")
+    (r"(?<![\w./-])tosa-custom-opt(?![\w.-])", f"{python} -m tosa_custom.tools.opt")
 )
 config.substitutions.append((r"(?<![\w./-])FileCheck(?![\w.-])", _quote(_filecheck())))
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tosa_custom import example
+from tosa_custom.tools import example
 
 
 def test_summary_counts_match_names_and_names_kernels(capsys):

@@ -16,8 +16,8 @@ import torch  # noqa: E402
 from _emit import Literal, Runtime, T  # noqa: E402  (test/contract)
 import test_roundtrip as _rt  # noqa: E402  (test/contract: the argument strategies)
 from tosa_custom import CONTRACT_VERSION  # noqa: E402
-from tosa_custom import schema as _schema  # noqa: E402
-from tosa_custom.contract import Operand, arg_type, canonical_json  # noqa: E402
+from tosa_custom.core import schema as _schema  # noqa: E402
+from tosa_custom.contract.encoding import Operand, arg_type, canonical_json  # noqa: E402
 
 __all__ = ["context", "OPS", "valid_json_call", "encode_call", "rt"]
 
@@ -27,7 +27,7 @@ rt = _rt
 @functools.lru_cache(maxsize=None)
 def context():
     """One MLIR context per worker process: making one loads every dialect."""
-    from tosa_custom import _ir
+    from tosa_custom.core import ir as _ir
 
     return _ir.make_context()
 

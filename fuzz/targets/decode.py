@@ -24,7 +24,7 @@ from ..outcome import CORRECT, Defect, Outcome, clean_or_defect
 from . import _common
 
 from tosa_custom import CONTRACT_VERSION, ContractError, DOMAIN  # noqa: E402
-from tosa_custom.contract import canonical_json, decode_attrs  # noqa: E402
+from tosa_custom.contract.encoding import canonical_json, decode_attrs  # noqa: E402
 
 __all__ = ["strategy", "check", "mutations"]
 

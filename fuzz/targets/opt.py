@@ -116,7 +116,8 @@ _ERROR = re.compile(r"(^|\n)(\S.*:\d+:\d+: error: |tosa-custom-opt: error: |.*: 
 def check(case: dict) -> Outcome:
     from torch_mlir import ir
 
-    from tosa_custom import _ir, opt
+    from tosa_custom.core import ir as _ir
+    from tosa_custom.tools import opt
 
     argv = list(case["argv"])
     stdin = io.StringIO(case["text"])

@@ -106,10 +106,10 @@ def _check_auto(case) -> Outcome:
     it could not tunnel away (a skipped op, said in a warning)."""
     from torch_mlir import ir
 
-    from tosa_custom.conversion import PASS_ARGUMENT
-    from tosa_custom.diagnostics import DiagnosticLog
-    from tosa_custom.passes import build_pass_manager
-    from tosa_custom.pipelines import after_tunnel
+    from tosa_custom.tunnel.conversion import PASS_ARGUMENT
+    from tosa_custom.core.diagnostics import DiagnosticLog
+    from tosa_custom.core.passes import build_pass_manager
+    from tosa_custom.tunnel.pipelines import after_tunnel
 
     text = _mutate(case["text"], case["mutations"])
     ctx = _common.context()
@@ -270,8 +270,8 @@ def _check_inplace(case) -> Outcome:
     from torch_mlir import ir
 
     import tosa_custom
-    from tosa_custom.conversion import ConversionFailed, PassOptions, convert_module
-    from tosa_custom.diagnostics import DiagnosticLog
+    from tosa_custom.tunnel.conversion import ConversionFailed, PassOptions, convert_module
+    from tosa_custom.core.diagnostics import DiagnosticLog
 
     identifier, text = case["identifier"], case["text"]
     ctx = _common.context()
@@ -381,8 +381,8 @@ def check(case: dict) -> Outcome:
     from torch_mlir import ir
 
     import tosa_custom
-    from tosa_custom.conversion import ConversionFailed, PassOptions, convert_module
-    from tosa_custom.diagnostics import DiagnosticLog
+    from tosa_custom.tunnel.conversion import ConversionFailed, PassOptions, convert_module
+    from tosa_custom.core.diagnostics import DiagnosticLog
 
     if case["text"] is None:
         return Outcome(CLEAN, "emitter refused: " + case.get("emit_error", ""))

@@ -396,7 +396,7 @@ def _check_attrs(case) -> Outcome:
     import torch
 
     from tosa_custom import CompileError, ContractError
-    from tosa_custom.contract import decode_attrs
+    from tosa_custom.contract.encoding import decode_attrs
     from tosa_custom.runtime import KernelError
 
     p = PROGRAMS[case["program"]]

@@ -2,20 +2,14 @@
 
 from importlib import metadata as _metadata
 
-from .compiler import CompileReport, OutputType, compile, install_torch_mlir_compile
-from .contract import (
-    CONTRACT_VERSION,
-    DOMAIN,
-    ContractError,
-    DecodedCall,
-    Operand,
-)
-from .conversion import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
-from .decode import custom_ops, decode
-from .diagnostics import CompileError, Diagnostic
-from .mlir_files import save_mlir
-from .schema import OpSelection
-from .target import TosaTarget
+from .frontend.compiler import CompileReport, OutputType, compile, install_torch_mlir_compile
+from .contract.encoding import CONTRACT_VERSION, DOMAIN, ContractError, DecodedCall, Operand
+from .tunnel.conversion import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
+from .contract.decode import custom_ops, decode
+from .core.diagnostics import CompileError, Diagnostic
+from .core.mlir_files import save_mlir
+from .core.schema import OpSelection
+from .tosa.target import TosaTarget
 
 try:
     __version__ = _metadata.version("tosa-custom")

@@ -8,7 +8,7 @@ from . import __version__
 
 __all__ = ["main", "COMMANDS"]
 
-# name -> what it does; each also runs as `python -m tosa_custom.<module>`.
+# name -> what it does; each also runs as `python -m tosa_custom.<its module>`.
 COMMANDS = {
     "tosa-custom-example": "compile a small transformer block with three ops kept, run it, compare with PyTorch",
     "tosa-custom-opt": "mlir-opt with the tunneling pass: tosa-custom-opt model.mlir --convert-...",

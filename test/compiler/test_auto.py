@@ -16,10 +16,10 @@ import torch.nn.functional as F
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.compiler import CompileReport
-from tosa_custom.diagnostics import CompileError
+from tosa_custom.frontend.compiler import CompileReport
+from tosa_custom.core.diagnostics import CompileError
 from tosa_custom.e2e.modules import Fn
-from tosa_custom.example import TransformerBlock
+from tosa_custom.tools.example import TransformerBlock
 
 
 def _randn(*shape):
@@ -218,9 +218,9 @@ def test_a_scalar_argument_read_by_a_tunneled_op_lowers():
     lower; after the tunnel only results are made tensors."""
     from torch_mlir import ir
 
-    from tosa_custom import _ir
-    from tosa_custom.passes import build_pass_manager
-    from tosa_custom.pipelines import after_tunnel
+    from tosa_custom.core import ir as _ir
+    from tosa_custom.core.passes import build_pass_manager
+    from tosa_custom.tunnel.pipelines import after_tunnel
 
     text = """
     func.func @f(%arg0: !torch.vtensor<[4],si64>, %arg1: !torch.int) -> !torch.vtensor<[4],si64> {
@@ -268,9 +268,9 @@ def test_lists_of_runtime_ints_read_by_a_tunneled_op_leave_no_carrier():
     for TorchToTosa, which cannot lower a carrier."""
     from torch_mlir import ir
 
-    from tosa_custom import _ir
-    from tosa_custom.passes import build_pass_manager
-    from tosa_custom.pipelines import after_tunnel
+    from tosa_custom.core import ir as _ir
+    from tosa_custom.core.passes import build_pass_manager
+    from tosa_custom.tunnel.pipelines import after_tunnel
 
     text = """
     func.func @f(%arg0: !torch.vtensor<[],si64>, %arg1: !torch.vtensor<[],si64>) -> !torch.vtensor<[2,3],f32> {

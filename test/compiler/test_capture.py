@@ -24,8 +24,8 @@ from torch.export import exported_program
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.capture import _index_put_on_leading_dims, decomposition_table
-from tosa_custom.schema import OpSelection
+from tosa_custom.frontend.capture import _index_put_on_leading_dims, decomposition_table
+from tosa_custom.core.schema import OpSelection
 
 aten = torch.ops.aten
 

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import tosa_custom
-from tosa_custom.example import KEPT_OPS, TransformerBlock
+from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 
 _HEADER = "==== pipeline"
 
@@ -31,7 +31,7 @@ def _replay(tmp_path, raw, pipeline: str) -> str:
     """`tosa-custom-opt --pass-pipeline=<pipeline>` on the raw import, as a user would run it."""
     source = tmp_path / "raw.mlir"
     source.write_text(raw.operation.get_asm())
-    replay = subprocess.run([sys.executable, "-m", "tosa_custom.opt", str(source), f"--pass-pipeline={pipeline}"],
+    replay = subprocess.run([sys.executable, "-m", "tosa_custom.tools.opt", str(source), f"--pass-pipeline={pipeline}"],
                             capture_output=True, text=True, timeout=600)
     assert replay.returncode == 0, replay.stderr[-3000:]
     return replay.stdout

@@ -12,8 +12,8 @@ import torch
 import torch.utils._pytree as pytree
 
 import tosa_custom
-from tosa_custom import signature
-from tosa_custom._ir import public_functions
+from tosa_custom.contract import signature
+from tosa_custom.core.ir import public_functions
 
 
 class InPlace(torch.nn.Module):

@@ -19,8 +19,8 @@ import torch
 
 import tosa_custom
 from tosa_custom.e2e import Fn
-from tosa_custom.example import KEPT_OPS, TransformerBlock
-from tosa_custom.target import TosaTarget, parse_target
+from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
+from tosa_custom.tosa.target import TosaTarget, parse_target
 from _models import small_bert
 
 PRO_FP = "profiles=pro_fp level=8k specification_version=1.0"

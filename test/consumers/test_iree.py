@@ -25,7 +25,7 @@ import pytest
 import torch
 
 import tosa_custom
-from tosa_custom.example import KEPT_OPS, TransformerBlock
+from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 from _models import small_bert
 
 iree_runtime = pytest.importorskip("iree.runtime")

@@ -25,9 +25,9 @@ from typing import Any, Sequence
 import torch
 from torch_mlir import ir
 
-from tosa_custom import _ir
-from tosa_custom import schema as _schema
-from tosa_custom.contract import ArgType, arg_type
+from tosa_custom.core import ir as _ir
+from tosa_custom.core import schema as _schema
+from tosa_custom.contract.encoding import ArgType, arg_type
 
 __all__ = ["T", "Literal", "Runtime", "FuncArg", "Emitted", "emit", "mlir_string", "mlir_f64",
            "is_registered", "dialect_name", "ENUM_NUMBER"]

@@ -9,9 +9,9 @@ import pytest
 from torch_mlir import ir
 
 import tosa_custom
-from tosa_custom import _ir
-from tosa_custom.conversion import PassOptions, convert_module
-from tosa_custom.decode import custom_op_strings
+from tosa_custom.core import ir as _ir
+from tosa_custom.tunnel.conversion import PassOptions, convert_module
+from tosa_custom.contract.decode import custom_op_strings
 
 CONTRACT = pathlib.Path(__file__).resolve().parents[2] / "CONTRACT.md"
 _EXAMPLE = re.compile(
@@ -77,6 +77,6 @@ def test_example(example):
         assert constants == expected
         # The decoded call is the same, whichever encoding wrote it.
         decoded = tosa_custom.decode(custom)
-        assert decoded.overload is tosa_custom.schema.overload_for(
+        assert decoded.overload is tosa_custom.core.schema.overload_for(
             custom_op_strings(custom)[0]
         )

@@ -18,11 +18,13 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from torch_mlir import ir
 
 import tosa_custom
-from tosa_custom import CONTRACT_VERSION, ContractError, DecodedCall, Operand, _ir, decode
-from tosa_custom import schema as _schema
-from tosa_custom.contract import arg_kinds, arg_type, canonical_json, decode_attrs
-from tosa_custom.diagnostics import DiagnosticLog
-from tosa_custom.conversion import PassOptions, convert_module
+from tosa_custom import CONTRACT_VERSION, ContractError, DecodedCall, Operand
+from tosa_custom.core import ir as _ir
+from tosa_custom.contract import decode
+from tosa_custom.core import schema as _schema
+from tosa_custom.contract.encoding import arg_kinds, arg_type, canonical_json, decode_attrs
+from tosa_custom.core.diagnostics import DiagnosticLog
+from tosa_custom.tunnel.conversion import PassOptions, convert_module
 
 from _emit import ENUM_NUMBER, FuncArg, Literal, Runtime, T, emit, is_registered, mlir_f64, mlir_string
 

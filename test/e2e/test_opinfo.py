@@ -17,7 +17,7 @@ pytest.importorskip("expecttest", reason="the OpInfo database needs expecttest (
 
 from tosa_custom.e2e import opinfo, opinfo_expectations  # noqa: E402
 from tosa_custom.e2e.registry import MODES, NAME_PATTERN  # noqa: E402
-from tosa_custom.wrong_lowerings import WRONG_LOWERINGS, WrongLowering  # noqa: E402
+from tosa_custom.tosa.wrong_lowerings import WRONG_LOWERINGS, WrongLowering  # noqa: E402
 
 # op ids of the slice, each with what it stands for: every kind of outcome
 # once, in stock and dummy mode, in about a minute (the audit loads only
@@ -141,8 +141,8 @@ def test_every_wrong_lowering_names_a_sample_of_the_suite():
 def test_find_matches_name_and_dtype_of_the_first_tensor_operand():
     from torch_mlir import ir
 
-    from tosa_custom import _ir
-    from tosa_custom.wrong_lowerings import find
+    from tosa_custom.core import ir as _ir
+    from tosa_custom.tosa.wrong_lowerings import find
 
     text = """func.func @f(%a: !torch.vtensor<[5],f32>, %b: !torch.vtensor<[5],si64>) -> !torch.vtensor<[5],f32> {
       %int0 = torch.constant.int 0

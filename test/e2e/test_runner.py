@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import tosa_custom
-from tosa_custom.diagnostics import CompileError
+from tosa_custom.core.diagnostics import CompileError
 from tosa_custom.e2e import categories as cat
 from tosa_custom.e2e import runner
 from tosa_custom.e2e.registry import Case

@@ -116,7 +116,9 @@ def test_pass_inplace_case_is_the_non_value_ir_torch_mlir_writes():
 
 def test_pass_inplace_oracle_flags_a_converted_mutating_op(monkeypatch):
     """The check can fail: a pass that took the in-place op's schema as it is."""
-    from tosa_custom import contract, conversion, schema
+    from tosa_custom.contract import encoding as contract
+    from tosa_custom.tunnel import conversion
+    from tosa_custom.core import schema
 
     def unchecked(identifier):
         overload = schema.overload_for(identifier)

@@ -9,8 +9,9 @@ import pytest
 from torch_mlir import ir
 
 import tosa_custom
-from tosa_custom import CONTRACT_VERSION, ContractError, _ir
-from tosa_custom.contract import decode_attrs
+from tosa_custom import CONTRACT_VERSION, ContractError
+from tosa_custom.core import ir as _ir
+from tosa_custom.contract.encoding import decode_attrs
 
 GELU = {"args": {"self": {"operand": 0}, "approximate": "none"}, "version": CONTRACT_VERSION}
 
@@ -39,7 +40,7 @@ def test_named_kind_with_an_unhashable_name_is_a_contract_error(value):
     key = next(iter(value))
     op, arg = {"memory_format": ("torch.aten.clone", "memory_format"), "dtype": ("torch.aten.softmax.int", "dtype"),
 }[key]
-    overload = tosa_custom.schema.overload_for(op)
+    overload = tosa_custom.core.schema.overload_for(op)
     args = {a.name: None for a in overload._schema.arguments}
     n = 0
     for a in overload._schema.arguments:
@@ -73,7 +74,7 @@ def test_opt_input_that_is_not_utf8_is_a_usage_error():
     TypeError from Module.parse (fuzz: opt)."""
     import io
 
-    from tosa_custom import opt
+    from tosa_custom.tools import opt
 
     err = io.StringIO()
     code = opt.run([], stdin=io.StringIO("func.func @f() {\ud800 return }"), stdout=io.StringIO(), stderr=err)
@@ -95,8 +96,8 @@ func.func @f(%arg0: !torch.vtensor<[],f32>) -> !torch.vtensor<[2,3],f32> {
 def test_upsample_of_a_0d_tensor_is_tunneled_by_auto_and_refused_by_the_lowering():
     """TorchToTosa segfaults on it; auto mode's probe ran it (fuzz: pass, auto).
     Auto tunnels it without probing; the lowering refuses it on its location."""
-    from tosa_custom.passes import build_pass_manager
-    from tosa_custom.pipelines import after_tunnel
+    from tosa_custom.core.passes import build_pass_manager
+    from tosa_custom.tunnel.pipelines import after_tunnel
 
     with _ir.make_context(), ir.Location.unknown():
         module = ir.Module.parse(_UPSAMPLE_0D)

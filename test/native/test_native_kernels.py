@@ -52,7 +52,7 @@ def run_native(op: str, arguments: dict, inputs: list[torch.Tensor]) -> torch.Te
 
 
 def O(i):  # an operand placeholder, as decode() gives
-    from tosa_custom.contract import Operand
+    from tosa_custom.contract.encoding import Operand
     return Operand(i)
 
 
@@ -237,7 +237,7 @@ def test_compiled_model_runs_the_native_kernel(name, encoding):
 
 
 def test_bert_block_runs_four_native_kernels():
-    from tosa_custom.example import KEPT_OPS, TransformerBlock
+    from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 
     torch.manual_seed(0)
     block, x = TransformerBlock().eval(), torch.randn(2, 8, 32)

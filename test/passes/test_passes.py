@@ -5,11 +5,19 @@ from __future__ import annotations
 import pytest
 from torch_mlir import ir, passmanager
 
-from tosa_custom import _ir
-from tosa_custom.diagnostics import DiagnosticLog
-from tosa_custom.passes import (
-    Option, PassFailure, PythonPass, build_pass_manager, lookup_pass, parse_count, parse_flag, register_pass,
-    registered_passes, split_pipeline,
+from tosa_custom.core import ir as _ir
+from tosa_custom.core.diagnostics import DiagnosticLog
+from tosa_custom.core.passes import (
+    Option,
+    PassFailure,
+    PythonPass,
+    build_pass_manager,
+    lookup_pass,
+    parse_count,
+    parse_flag,
+    register_pass,
+    registered_passes,
+    split_pipeline,
 )
 
 _MODULE = """

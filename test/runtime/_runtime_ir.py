@@ -6,7 +6,7 @@ import collections
 
 from torch_mlir import ir
 
-from tosa_custom import _ir
+from tosa_custom.core import ir as _ir
 
 
 def _parse(text: str) -> ir.Module:

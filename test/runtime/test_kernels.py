@@ -82,7 +82,7 @@ def test_override_before_any_builtin_is_loaded():
 
 
 def test_only_user_kernels_names_the_ops_without_one(private_registry):
-    from tosa_custom.example import KEPT_OPS, TransformerBlock
+    from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 
     torch.manual_seed(0)
     model, x = TransformerBlock().eval(), torch.randn(2, 8, 32)

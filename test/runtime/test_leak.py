@@ -32,7 +32,7 @@ from _tolerance import reduction_tolerance
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.example import KEPT_OPS, TransformerBlock
+from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 
 CHUNKS, PER_CHUNK, WARMUP = 5, 2_000, 500  # 10,000 measured calls
 BOUNDS = {"rss": 256 * 1024, "malloc": 128 * 1024, "python blocks": 1_000}

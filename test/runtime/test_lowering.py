@@ -10,7 +10,7 @@ import torch
 from _tolerance import assert_reduction_close
 from torch_mlir import ir, passmanager
 
-from tosa_custom import _ir
+from tosa_custom.core import ir as _ir
 from tosa_custom import runtime
 from tosa_custom.runtime import lowering, tiling
 from _runtime_ir import _matmul, _names, _ops, _parse  # noqa: F401  (shared IR helpers)

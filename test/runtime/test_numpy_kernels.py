@@ -30,11 +30,12 @@ import torch
 from torch_mlir import ir
 
 import tosa_custom
-from tosa_custom import _ir, runtime
-from tosa_custom.contract import DOMAIN, DecodedCall, Operand, canonical_json
+from tosa_custom.core import ir as _ir
+from tosa_custom import runtime
+from tosa_custom.contract.encoding import DOMAIN, DecodedCall, Operand, canonical_json
 from tosa_custom.runtime import kernels, numpy_kernels
 from tosa_custom.runtime.kernels import KernelCall
-from tosa_custom.schema import overload_name
+from tosa_custom.core.schema import overload_name
 from tosa_custom.e2e import Fn
 
 F = torch.nn.functional

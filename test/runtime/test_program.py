@@ -9,7 +9,7 @@ from _tolerance import reduction_tolerance
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.example import KEPT_OPS, TransformerBlock
+from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 
 BLOCK_TOL = reduction_tolerance(4 * 32)  # the block's longest reduction: its MLP over 4 x dim
 
@@ -149,7 +149,7 @@ def test_load_of_a_missing_path_says_so(tmp_path, monkeypatch, path):
 @pytest.mark.parametrize("text", ["func.func @", "module", "%0 = tosa.add"])
 def test_load_of_truncated_mlir_text_is_a_parse_error_not_a_path(text):
     """The runtime fuzzer: truncated module text was taken for a missing path."""
-    from tosa_custom.diagnostics import CompileError
+    from tosa_custom.core.diagnostics import CompileError
 
     with pytest.raises(CompileError, match="cannot parse the module"):
         runtime.load(text)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from tosa_custom import OpSelection
-from tosa_custom.schema import overload_for, overload_name
+from tosa_custom.core.schema import overload_for, overload_name
 
 aten = torch.ops.aten
 

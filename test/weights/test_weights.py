@@ -81,12 +81,12 @@ def test_arguments_are_named_in_state_dict_order(gpt2):
 
 def test_weights_reach_custom_ops_as_arguments(gpt2):
     text = gpt2[0]
-    ctx = tosa_custom._ir.make_context()
+    ctx = tosa_custom.core.ir.make_context()
     module = ir.Module.parse(text, ctx)
     func = weights.manifest.entry_function(module)
     names = {w.argument: w.name for w in weights.read_manifest(module).weights}
     fed = set()
-    for op in tosa_custom._ir.collect_ops(module, lambda o: o.name == "tosa.custom"):
+    for op in tosa_custom.core.ir.collect_ops(module, lambda o: o.name == "tosa.custom"):
         for v in op.operands:
             if isinstance(v.owner, ir.Block) and v.owner == func.regions[0].blocks[0]:
                 fed.add((ir.StringAttr(op.attributes["operator_name"]).value, names.get(v.arg_number)))

@@ -458,7 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         re.compile(args.filter or "")
         if ops:
-            from ..schema import OpSelection
+            from ..core.schema import OpSelection
 
             OpSelection(ops)  # an unknown name fails here once, with suggestions, not in every case
     except (re.error, ValueError) as e:

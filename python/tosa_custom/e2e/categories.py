@@ -13,8 +13,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Iterator
 
-from .._registry import Registry
-from ..conversion import SKIP_CATEGORIES
+from ..core.registry import Registry
+from ..tunnel.conversion import SKIP_CATEGORIES
 
 __all__ = ["Category", "CATEGORIES", "STAGES", "category", "categories", "describe"]
 

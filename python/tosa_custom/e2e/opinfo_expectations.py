@@ -23,7 +23,7 @@ Selective mode inherits stock's expectations (registry.Case.inherited_failure).
 
 from __future__ import annotations
 
-from ..wrong_lowerings import WRONG_LOWERINGS, WrongLowering
+from ..tosa.wrong_lowerings import WRONG_LOWERINGS, WrongLowering
 
 __all__ = ["XFAIL", "derived", "wrong_lowering_reason", "expected_failures", "selectors"]
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import torch
 import torch.utils._pytree as pytree
 
-from ..wrong_lowerings import WRONG_LOWERINGS
+from ..tosa.wrong_lowerings import WRONG_LOWERINGS
 from . import opinfo
 
 __all__ = ["max_difference", "reason", "draft", "main"]

@@ -18,7 +18,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 import torch
 
-from .._registry import Registry
+from ..core.registry import Registry
 
 __all__ = ["Case", "MODES", "COMPARISONS", "case", "cases", "get_case", "NAME_PATTERN"]
 

@@ -51,7 +51,7 @@ def _versions() -> dict[str, str]:
 def _selection(legal_ops):
     if not legal_ops:
         return None
-    from ..schema import OpSelection
+    from ..core.schema import OpSelection
 
     try:
         return OpSelection(legal_ops, allow_unknown=True)

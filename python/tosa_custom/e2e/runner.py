@@ -20,8 +20,8 @@ from typing import Any, Sequence
 import torch
 import torch.utils._pytree as pytree
 
-from ..compiler import CompileReport
-from ..diagnostics import CompileError
+from ..frontend.compiler import CompileReport
+from ..core.diagnostics import CompileError
 from .categories import CATEGORIES
 from .registry import MODES, Case
 
@@ -171,7 +171,7 @@ def _first_line(e: BaseException) -> str:
 
 def _classify_compile_error(e: BaseException) -> _Failure:
     """compile() files its errors where it raises them (category, ops)."""
-    from ..diagnostics import CompileError
+    from ..core.diagnostics import CompileError
 
     if not isinstance(e, CompileError):
         return _Failure("compile-failed", _first_line(e))
@@ -182,7 +182,7 @@ def _classify_compile_error(e: BaseException) -> _Failure:
 def _classify_load_error(e: BaseException) -> _Failure:
     """runtime.load files its errors where it raises them (category, ops);
     anything else it raises is a failure of its lowering."""
-    from ..diagnostics import CompileError
+    from ..core.diagnostics import CompileError
 
     if isinstance(e, CompileError) and e.category in CATEGORIES and e.category != "compile-failed":
         return _Failure(e.category, str(e).strip() or type(e).__name__, list(e.ops))

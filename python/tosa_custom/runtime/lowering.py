@@ -35,8 +35,8 @@ from torch_mlir.dialects import memref as memref_d
 from torch_mlir.dialects import math as math_d
 from torch_mlir.dialects import vector as vector_d
 
-from .._ir import collect_ops
-from ..passes import PassContext, build_pass_manager, pipeline_text, register_pass
+from ..core.ir import collect_ops
+from ..core.passes import PassContext, build_pass_manager, pipeline_text, register_pass
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .tosa_fixes import INTEGER_NEGATE_AS_SUB
 from .polymath import EXPAND_MATH, expand_math

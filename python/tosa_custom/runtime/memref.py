@@ -19,7 +19,7 @@ import struct
 
 import torch
 
-from .. import dtypes as _dtypes
+from ..core import dtypes as _dtypes
 
 __all__ = [
     "descriptor_class", "descriptor_for", "tensor_view", "ViewCache", "DescriptorBlock",

@@ -29,8 +29,8 @@ from typing import Any, Sequence
 
 import torch
 
-from .. import dtypes as _dtypes
-from ..contract import Operand
+from ..core import dtypes as _dtypes
+from ..contract.encoding import Operand
 
 __all__ = [
     "ABI_VERSION", "KernelLibrary", "KernelLibraryError", "NativeBinding", "ProgramStatus",

@@ -24,10 +24,10 @@ import dataclasses
 
 from torch_mlir import ir
 
-from ..contract import ContractError
-from ..decode import constant_operand, custom_op_strings, custom_ops
-from ..diagnostics import CompileError
-from ..passes import PassContext, register_pass
+from ..contract.encoding import ContractError
+from ..contract.decode import constant_operand, custom_op_strings, custom_ops
+from ..core.diagnostics import CompileError
+from ..core.passes import PassContext, register_pass
 
 __all__ = ["CustomCallSite", "KERNEL_CONTEXT_ATTR", "FIND_CUSTOM_CALLS", "OUTLINE_CUSTOM_OPS",
            "find_custom_call_sites", "set_kernel_contexts", "outline_custom_ops", "read_constant",

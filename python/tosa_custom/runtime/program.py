@@ -41,11 +41,11 @@ import numpy as np
 import torch
 from torch_mlir import execution_engine, ir
 
-from .. import _ir
-from .. import dtypes as _dtypes
-from ..contract import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
-from ..diagnostics import CompileError, Diagnostic
-from ..passes import pipeline_text, split_pipeline
+from ..core import ir as _ir
+from ..core import dtypes as _dtypes
+from ..contract.encoding import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
+from ..core.diagnostics import CompileError, Diagnostic
+from ..core.passes import pipeline_text, split_pipeline
 from . import native as _native
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import OUTLINE, lower, run_pipeline

@@ -19,8 +19,8 @@ from torch_mlir.dialects import linalg as linalg_d
 from torch_mlir.dialects import tensor as tensor_d
 from torch_mlir.dialects.transform import interpreter
 
-from .._ir import collect_ops
-from ..passes import PassContext, register_pass
+from ..core.ir import collect_ops
+from ..core.passes import PassContext, register_pass
 
 __all__ = ["TilePlan", "VECTOR_LOWERING_SCRIPT", "apply_script", "make_columns_contiguous", "pack_columns",
            "plan_tiling", "producer", "single_use", "tile_and_vectorize", "generalize", "apply_tile_plans",

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from .._ir import collect_ops
-from ..decode import constant_operand
-from ..passes import PassContext, register_pass
+from ..core.ir import collect_ops
+from ..contract.decode import constant_operand
+from ..core.passes import PassContext, register_pass
 
 __all__ = ["INTEGER_NEGATE_AS_SUB"]
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import torch
 from torch_mlir import ir
 
-from .._ir import collect_ops
-from ..passes import PassContext, register_pass
+from ..core.ir import collect_ops
+from ..core.passes import PassContext, register_pass
 from .kernels import KernelCall, _builtin_kernel
 
 __all__ = ["RUNTIME_DOMAIN", "OUTLINE_TOSA_FALLBACKS", "outline_tosa_fallbacks"]

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import torch
 from torch_mlir import ir
 
-from .. import dtypes as _dtypes
+from ..core import dtypes as _dtypes
 from ..weights.manifest import INPUT_ATTR, WEIGHT_ATTR, Manifest, argument_attrs, read_manifest, set_argument_attrs
 
 __all__ = [

@@ -15,9 +15,9 @@ from typing import Any
 
 from torch_mlir import ir
 
-from .. import dtypes as _dtypes
+from ..core import dtypes as _dtypes
 
-from .. import _ir
+from ..core import ir as _ir
 
 __all__ = [
     "INPUT_ATTR",

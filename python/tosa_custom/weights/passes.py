@@ -25,8 +25,8 @@ import numpy as np
 import torch
 from torch_mlir import ir
 
-from .. import dtypes as _dtypes
-from ..passes import Option, PassFailure, register_pass
+from ..core import dtypes as _dtypes
+from ..core.passes import Option, PassFailure, register_pass
 from .manifest import (
     INPUT_ATTR,
     VALUES_ATTR,

@@ -27,15 +27,15 @@ from typing import Any
 from torch_mlir import ir, passmanager
 from torch_mlir.dialects import func as func_d
 
-from . import _ir
-from . import checks as _checks
+from ..core import ir as _ir
+from ..tosa import checks as _checks
 from . import pipelines as _pipelines
-from . import target as _target
-from . import wrong_lowerings as _wrong
+from ..tosa import target as _target
+from ..tosa import wrong_lowerings as _wrong
 from .conversion import MARK, MARK_REASON, PassOptions, USER_LISTED, convert_module
-from .diagnostics import Diagnostic, DiagnosticLog
-from .passes import Option, PassContext, build_pass_manager, parse_names, register_pass
-from .schema import OpSelection, op_identifier
+from ..core.diagnostics import Diagnostic, DiagnosticLog
+from ..core.passes import Option, PassContext, build_pass_manager, parse_names, register_pass
+from ..core.schema import OpSelection, op_identifier
 
 __all__ = ["AT_IMPORT", "CATEGORIES", "Instances", "Selection", "at_import_element", "instances_by_location", "select"]
 

@@ -15,7 +15,6 @@ Options are parsed once, by `parse_options`, for every pass.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import shlex
 import types
 import warnings
@@ -23,7 +22,7 @@ from typing import Any, Callable
 
 from torch_mlir import ir, passmanager
 
-from ._registry import Registry
+from .registry import Registry
 from .diagnostics import DiagnosticLog
 
 __all__ = [
@@ -221,25 +220,14 @@ def register_pass(argument: str, description: str, options: tuple[Option, ...] =
 
 
 def registered_passes() -> dict[str, PythonPass]:
-    _load_builtin_passes()
+    """The passes registered so far: each layer registers its own when it is
+    imported (as each MLIR library does), so a caller sees the passes of the
+    layers it imported; the opt tool imports them all."""
     return _PASSES.as_dict()
 
 
 def lookup_pass(argument: str) -> PythonPass | None:
-    _load_builtin_passes()
     return _PASSES.get(argument)
-
-
-def _load_builtin_passes() -> None:
-    for module in _BUILTIN_PASS_MODULES:
-        importlib.import_module(module, __package__)
-
-
-# Modules whose import registers passes (each declares its entries beside its code).
-_BUILTIN_PASS_MODULES = (
-    ".conversion", ".auto", ".weights.passes", ".checks", ".narrow", ".target",
-    ".runtime.tosa_kernels", ".runtime.tosa_fixes", ".runtime.outline", ".runtime.tiling", ".runtime.polymath", ".runtime.lowering",
-)
 
 
 def split_pipeline(text: str) -> list[str]:

@@ -22,19 +22,26 @@ import torch
 from torch_mlir import ir, passmanager
 from torch_mlir.extras.fx_importer import FxImporter
 
-from . import _ir
-from . import auto as _auto
+from ..core import ir as _ir
+from ..tunnel import auto as _auto
 from . import capture as _capture
-from . import checks as _checks
-from . import pipelines as _pipelines
-from . import signature as _signature
-from . import target as _target
-from . import wrong_lowerings as _wrong
-from .weights import export as _weights
-from .conversion import PASS_ARGUMENT, TENSORIZE_SCALAR_BOUNDARY, USER_LISTED, ConversionResult, Site, Skipped
-from .diagnostics import CompileError, Diagnostic, DiagnosticLog, format_location
-from .passes import build_pass_manager, lookup_pass, name_and_options, pipeline_text, split_pipeline
-from .schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
+from ..tosa import checks as _checks
+from ..tunnel import pipelines as _pipelines
+from ..contract import signature as _signature
+from ..tosa import target as _target
+from ..tosa import wrong_lowerings as _wrong
+from ..weights import export as _weights
+from ..tunnel.conversion import (
+    PASS_ARGUMENT,
+    TENSORIZE_SCALAR_BOUNDARY,
+    USER_LISTED,
+    ConversionResult,
+    Site,
+    Skipped,
+)
+from ..core.diagnostics import CompileError, Diagnostic, DiagnosticLog, format_location
+from ..core.passes import build_pass_manager, lookup_pass, name_and_options, pipeline_text, split_pipeline
+from ..core.schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
 
 __all__ = ["CompileReport", "OutputType", "compile", "install_torch_mlir_compile", "run_pipeline"]
 

@@ -17,9 +17,9 @@ from typing import Any
 import torch
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
-from .diagnostics import CompileError
-from . import wrong_lowerings as _wrong
-from .schema import OpSelection, overload_name
+from ..core.diagnostics import CompileError
+from ..tosa import wrong_lowerings as _wrong
+from ..core.schema import OpSelection, overload_name
 
 __all__ = ["example_args", "all_dims_dynamic", "dynamic_by_parameter", "graph_ops", "decomposition_table",
            "check_survived_pytorch", "decompose", "expose_non_persistent_buffers", "quiet_torch", "export"]

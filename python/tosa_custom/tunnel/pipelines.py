@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from torch_mlir import passmanager
 
-from . import checks as _checks
-from . import narrow as _narrow
+from ..tosa import checks as _checks
+from ..tosa import narrow as _narrow
 from .conversion import TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY
-from .passes import split_pipeline
+from ..core.passes import split_pipeline
 
 __all__ = ["after_tunnel", "tosa_lowering"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from ._ir import collect_ops
-from .contract import ArgKind, ContractError, DecodedCall, Operand, decode_attrs
+from ..core.ir import collect_ops
+from .encoding import ArgKind, ContractError, DecodedCall, Operand, decode_attrs
 
 __all__ = ["decode", "constant_operand", "custom_op_strings", "custom_ops"]
 

@@ -15,8 +15,8 @@ import collections
 import torch
 from torch_mlir import ir
 
-from . import runtime
-from .compiler import compile
+from .. import runtime
+from ..frontend.compiler import compile
 
 __all__ = ["TransformerBlock", "main"]
 
@@ -80,7 +80,7 @@ def _kernel_lines(program) -> list[str]:
 
 
 def main(argv=None) -> int:
-    from . import __version__
+    from .. import __version__
 
     parser = argparse.ArgumentParser(prog="tosa-custom-example", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"%(prog)s (tosa-custom {__version__})")

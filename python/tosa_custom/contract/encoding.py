@@ -16,9 +16,9 @@ from typing import Any, Callable, Iterable, Sequence
 
 import torch
 
-from . import dtypes as _dtypes
-from . import schema as _schema
-from ._registry import Registry
+from ..core import dtypes as _dtypes
+from ..core import schema as _schema
+from ..core.registry import Registry
 
 __all__ = [
     "CONTRACT_VERSION",

@@ -17,12 +17,12 @@ import numpy as np
 import torch
 from torch_mlir import ir
 
-from . import _ir  # (importing it also installs the torch_c stand-in module)
-from . import contract as _c
-from . import dtypes as _dtypes
-from . import schema as _schema
-from .diagnostics import DiagnosticLog
-from .passes import Option, PassContext, lookup_pass, parse_flag, register_pass
+from ..core import ir as _ir  # (importing it also installs the torch_c stand-in module)
+from ..contract import encoding as _c
+from ..core import dtypes as _dtypes
+from ..core import schema as _schema
+from ..core.diagnostics import DiagnosticLog
+from ..core.passes import Option, PassContext, lookup_pass, parse_flag, register_pass
 
 __all__ = [
     "PASS_ARGUMENT",
@@ -860,7 +860,7 @@ class ConversionFailed(Exception):
 
 
 def _parse_target(text: str):
-    from . import target  # (target.py registers passes; keep this module's import light)
+    from ..tosa import target  # (target.py registers passes; keep this module's import light)
     return None if text == "none" else target.parse_target(text)
 
 

@@ -15,8 +15,8 @@ from typing import Any, Mapping
 
 from torch_mlir import ir
 
-from .diagnostics import CompileError, Diagnostic, format_location
-from .passes import PassContext, parse_names, register_pass
+from ..core.diagnostics import CompileError, Diagnostic, format_location
+from ..core.passes import PassContext, parse_names, register_pass
 
 __all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "parse_target", "auto_target",
            "not_conformant"]

@@ -53,7 +53,7 @@ class WrongLowering:
 
 
 def _negative_pad(op) -> bool:
-    from .conversion import constant_list
+    from ..tunnel.conversion import constant_list
 
     pad = constant_list(op.operands[1])
     return pad is None or any(p < 0 for p in pad)

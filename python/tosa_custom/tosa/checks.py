@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from . import _ir
-from .passes import Option, PassContext, parse_names, register_pass
+from ..core import ir as _ir
+from ..core.passes import Option, PassContext, parse_names, register_pass
 
 __all__ = [
     "sign_semantics_problem", "known_crash", "KNOWN_CRASHES", "CHECK_SIGN_SEMANTICS", "CHECK_KNOWN_CRASHES", "MARK_BOUNDARY_DTYPES", "TENSOR_CONSTANTS_AS_TOSA", "VERIFY_TOSA", "TOSA_EXTRAS",

@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from . import _ir
-from .passes import PassContext, register_pass
-from .signature import read_roles
+from ..core import ir as _ir
+from ..core.passes import PassContext, register_pass
+from ..contract.signature import read_roles
 
 __all__ = ["NARROW_F64", "NARROW_I64_GATHER", "NARROW_I64_CASTS", "WIDEN_INT_ARITHMETIC"]
 
@@ -193,7 +193,7 @@ class _Constants:
         attr = owner.operation.attributes["values"]
         if isinstance(attr, ir.DenseIntElementsAttr):
             return np.array(attr)
-        from .weights.passes import _blobs, _resource_key  # their one reader of resource blobs
+        from ..weights.passes import _blobs, _resource_key  # their one reader of resource blobs
 
         key = _resource_key(attr)
         if key is None:

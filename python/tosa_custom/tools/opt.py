@@ -22,12 +22,14 @@ from typing import TextIO
 
 from torch_mlir import ir
 
-from . import _ir
-from .diagnostics import Diagnostic, DiagnosticLog
-from .conversion import PASS_ARGUMENT, PassOptions
-from .mlir_files import BYTECODE_MAGIC, serialize
-from .passes import build_pass_manager, registered_passes, split_pipeline
-from .schema import op_identifier
+from .. import runtime as _runtime, tosa as _tosa, tunnel as _tunnel, weights as _weights  # noqa: F401
+from ..core import ir as _ir
+from ..core.diagnostics import Diagnostic, DiagnosticLog
+from ..tunnel.conversion import PASS_ARGUMENT, PassOptions
+from ..core.mlir_files import BYTECODE_MAGIC, serialize
+# (importing each layer registers its passes: every pass of every layer, as mlir-opt's registerAllPasses)
+from ..core.passes import build_pass_manager, registered_passes, split_pipeline
+from ..core.schema import op_identifier
 
 __all__ = ["main"]
 
@@ -77,7 +79,7 @@ def _parse_args(argv: list[str]) -> _Args | None:
             print(_USAGE, end="")
             return None
         if a == "--version":
-            from . import __version__
+            from .. import __version__
 
             print(f"tosa-custom-opt (tosa-custom {__version__})")
             return None
