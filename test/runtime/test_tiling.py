@@ -10,6 +10,7 @@ from torch_mlir import ir
 
 from tosa_custom.core import ir as _ir
 from tosa_custom import runtime
+from tosa_custom.core.passes import run_pipeline
 from tosa_custom.runtime import lowering, tiling
 from _runtime_ir import _matmul, _names, _ops, _parse  # noqa: F401  (shared IR helpers)
 from _tolerance import assert_reduction_close
@@ -18,7 +19,7 @@ from _tolerance import assert_reduction_close
 def test_matmul_plan_is_a_register_tile_with_the_fill_fused():
     module = _parse(_matmul(1, 64, 32, 96))
     with module.context:
-        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
+        run_pipeline(module, lowering.FRONTEND_PIPELINE, "the runtime front end")
     plans = lowering.plan_tiling(module)
     contractions = [(op.name, plan) for op, plan in plans if plan.kind.startswith("contraction")]
     assert len(contractions) == 1
@@ -33,7 +34,7 @@ def test_matmul_plan_is_a_register_tile_with_the_fill_fused():
 def test_matmul_tiles_and_vectorizes():
     module = _parse(_matmul(2, 64, 32, 96))
     with module.context:
-        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
+        run_pipeline(module, lowering.FRONTEND_PIPELINE, "the runtime front end")
         lowering.tile_and_vectorize(module)
     names = _names(module)
     assert names["linalg.batch_matmul"] == 0 and names["linalg.fill"] == 0  # both vectorized
@@ -50,7 +51,7 @@ func.func @f(%a: tensor<4x64xf32>, %b: tensor<4x64xf32>) -> (tensor<4x64xi1>, te
 }"""
     module = _parse(text)
     with module.context:
-        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
+        run_pipeline(module, lowering.FRONTEND_PIPELINE, "the runtime front end")
     for op, plan in lowering.plan_tiling(module):
         for v in list(op.operands):
             t = v.type
@@ -65,7 +66,7 @@ def test_big_matmul_packs_its_columns():
     """B in column panels (K x 32 contiguous), C written in place, the packing copy vectorized too."""
     module = _parse(_matmul(1, 128, 256, 512))
     with module.context, ir.Location.unknown():
-        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
+        run_pipeline(module, lowering.FRONTEND_PIPELINE, "the runtime front end")
         assert lowering.pack_columns(module) == 1
     names = _names(module)
     assert names["linalg.batch_matmul"] == 0 and names["func.call"] == 1 and names["linalg.transpose"] == 1
@@ -84,7 +85,7 @@ def test_packed_matmul_matches_eager(b, m, k, n):
     a, w = torch.randn(b, m, k, generator=g), torch.randn(b, k, n, generator=g)
     module = _parse(_matmul(b, m, k, n))
     with module.context, ir.Location.unknown():
-        lowering.run_pipeline(module, lowering.FRONTEND_PIPELINE)
+        run_pipeline(module, lowering.FRONTEND_PIPELINE, "the runtime front end")
         assert lowering.pack_columns(module) == 1
     program = runtime.load(_matmul(b, m, k, n))
     assert_reduction_close(program(a, w), torch.bmm(a, w), k)

@@ -15,7 +15,8 @@ import re
 import numpy as np
 import torch
 
-__all__ = ["DType", "DTYPES", "by_name", "by_torch", "by_torch_mlir", "by_element", "parse_vtensor", "VTENSOR"]
+__all__ = ["DType", "DTYPES", "by_name", "by_torch", "by_torch_mlir", "by_element", "parse_vtensor", "VTENSOR",
+           "ScalarKind", "SCALAR_KINDS", "scalar_kind", "scalar_kind_of_builtin"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,3 +96,49 @@ def parse_vtensor(text: str) -> tuple[list[str], str] | None:
     if not m:
         return None
     return [d.strip() for d in m["shape"].split(",") if d.strip()], m["dtype"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalarKind:
+    """A Python number as each layer spells it: the torch-mlir scalar type
+    (`!torch.int`), the 0-d tensor it travels in across a `tosa.custom` or a
+    function boundary (CONTRACT.md 4.5), the torch_c cast to its builtin
+    value, the op that reads it back out of a tensor, and the Python type the
+    program returns it as."""
+
+    name: str  # "int", "float", "bool": the `tosa_custom.scalar` mark and the contract's kind name
+    torch_type: str  # "!torch.int"
+    dtype: DType  # the dtype of its 0-d tensor (int64, float64, bool)
+    to_builtin: str  # the torch_c op that gives its builtin scalar
+    from_tensor: str  # the torch op that reads it from a 0-d tensor
+    python: type
+
+    @property
+    def builtin(self) -> str:
+        """The builtin element type of its 0-d tensor (`i64`)."""
+        return self.dtype.builtin
+
+    @property
+    def tensor_element(self) -> str:
+        """The `!torch.vtensor` element of its 0-d tensor (`si64`)."""
+        return self.dtype.torch_mlir
+
+
+SCALAR_KINDS: tuple[ScalarKind, ...] = (
+    ScalarKind("int", "!torch.int", _BY_NAME["int64"], "torch_c.to_i64", "torch.aten.Int.Tensor", int),
+    ScalarKind("float", "!torch.float", _BY_NAME["float64"], "torch_c.to_f64", "torch.aten.Float.Tensor", float),
+    ScalarKind("bool", "!torch.bool", _BY_NAME["bool"], "torch_c.to_i1", "torch.aten.Bool.Tensor", bool),
+)
+_SCALAR_BY_TYPE = {k.torch_type: k for k in SCALAR_KINDS}
+_SCALAR_BY_NAME = {k.name: k for k in SCALAR_KINDS}
+_SCALAR_BY_BUILTIN = {k.builtin: k for k in SCALAR_KINDS}
+
+
+def scalar_kind(spelling: str) -> ScalarKind | None:
+    """By its torch-mlir type text (`!torch.int`) or its name (`int`)."""
+    return _SCALAR_BY_TYPE.get(spelling) or _SCALAR_BY_NAME.get(spelling)
+
+
+def scalar_kind_of_builtin(element: str) -> ScalarKind | None:
+    """By the builtin element of its 0-d tensor (`i64`, `f64`, `i1`)."""
+    return _SCALAR_BY_BUILTIN.get(element)

@@ -15,6 +15,7 @@ Options are parsed once, by `parse_options`, for every pass.
 from __future__ import annotations
 
 import dataclasses
+import re
 import shlex
 import types
 import warnings
@@ -23,11 +24,11 @@ from typing import Any, Callable
 from torch_mlir import ir, passmanager
 
 from .registry import Registry
-from .diagnostics import DiagnosticLog
+from .diagnostics import CompileError, Diagnostic, DiagnosticLog
 
 __all__ = [
     "Option", "PassContext", "PassFailure", "PythonPass", "register_pass", "registered_passes", "lookup_pass",
-    "build_pass_manager", "split_pipeline", "parse_flag", "parse_names", "parse_count", "pipeline_text",
+    "build_pass_manager", "run_pipeline", "split_pipeline", "parse_flag", "parse_names", "parse_count", "pipeline_text",
 ]
 
 
@@ -296,3 +297,31 @@ def build_pass_manager(elements: list[str] | str, log: DiagnosticLog | None = No
         except ValueError as e:
             raise ValueError(str(e).splitlines()[0].replace("MLIR Textual PassPipeline Parser:1:1: error: ", "")) from None
     return pm
+
+
+def run_pipeline(module, pipeline: "str | list[str]", what: str, *, category: str = "lowering-failed",
+                 log: DiagnosticLog | None = None, on_result: dict[str, Callable[[Any], None]] | None = None) -> None:
+    """Run a pass pipeline (text or elements; ours spliced in) on `module`
+    (an `ir.Module` or a module op) in place. A failure is one `CompileError`
+    of `category`, "WHAT failed:" with every diagnostic, the warnings our
+    passes logged before it included, and the torch ops the conversion driver
+    could not legalize as its `ops`; an unknown pass or bad options are a
+    ValueError."""
+    op = getattr(module, "operation", module)
+    with op.context:
+        pm = build_pass_manager(pipeline, log, on_result)
+        try:
+            pm.run(op)
+        except ir.MLIRError as e:
+            diagnostics = (log.diagnostics if log else []) + [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
+            raise CompileError(f"{what} failed:", diagnostics, category=category,
+                               ops=_illegal_ops(diagnostics)) from None
+
+
+# A torch.operator names nothing useful: its op name is in an attribute.
+_ILLEGAL_OP = re.compile(r"failed to legalize operation '(?P<op>torch\.(?!operator')[\w.]+)'")
+
+
+def _illegal_ops(diagnostics: list[Diagnostic]) -> list[str]:
+    """The torch ops MLIR's conversion driver could not legalize, as it names them."""
+    return sorted({m["op"] for d in diagnostics for m in [_ILLEGAL_OP.search(d.message)] if m})

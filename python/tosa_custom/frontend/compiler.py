@@ -40,10 +40,10 @@ from ..tunnel.conversion import (
     Skipped,
 )
 from ..core.diagnostics import CompileError, Diagnostic, DiagnosticLog, format_location
-from ..core.passes import build_pass_manager, lookup_pass, name_and_options, pipeline_text, split_pipeline
+from ..core.passes import build_pass_manager, lookup_pass, run_pipeline, name_and_options, pipeline_text, split_pipeline
 from ..core.schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
 
-__all__ = ["CompileReport", "OutputType", "compile", "install_torch_mlir_compile", "run_pipeline"]
+__all__ = ["CompileReport", "OutputType", "compile", "install_torch_mlir_compile"]
 
 
 @dataclasses.dataclass
@@ -105,31 +105,6 @@ class OutputType(enum.Enum):
             f"unknown output_type {spec!r}: expected one of "
             + ", ".join(repr(m.value) for m in OutputType)
         )
-
-
-def run_pipeline(module: ir.Module, pipeline: str | Sequence[str], what: str,
-                 log: DiagnosticLog | None = None, on_result: dict[str, Callable] | None = None,
-                 category: str = "lowering-failed") -> None:
-    """Run a pass pipeline (text or elements; ours spliced in); failures become
-    one CompileError with every diagnostic, including the warnings our passes
-    logged before it failed."""
-    with module.context:
-        pm = build_pass_manager(pipeline, log, on_result)
-        try:
-            pm.run(module.operation)
-        except ir.MLIRError as e:
-            diagnostics = (log.diagnostics if log else []) + [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
-            raise CompileError(f"{what} failed:", diagnostics, category=category,
-                               ops=_illegal_ops(diagnostics)) from None
-
-
-# A torch.operator names nothing useful: its op name is in an attribute.
-_ILLEGAL_OP = re.compile(r"failed to legalize operation '(?P<op>torch\.(?!operator')[\w.]+)'")
-
-
-def _illegal_ops(diagnostics: list[Diagnostic]) -> list[str]:
-    """The torch ops MLIR's conversion driver could not legalize, as it names them."""
-    return sorted({m["op"] for d in diagnostics for m in [_ILLEGAL_OP.search(d.message)] if m})
 
 
 def _select_mode(model, train: bool):

@@ -36,7 +36,8 @@ from torch_mlir.dialects import math as math_d
 from torch_mlir.dialects import vector as vector_d
 
 from ..core.ir import collect_ops
-from ..core.passes import PassContext, build_pass_manager, pipeline_text, register_pass
+from ..core.diagnostics import CompileError
+from ..core.passes import PassContext, pipeline_text, register_pass, run_pipeline
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .tosa_fixes import INTEGER_NEGATE_AS_SUB
 from .polymath import EXPAND_MATH, expand_math
@@ -60,7 +61,7 @@ from .tosa_kernels import OUTLINE_TOSA_FALLBACKS
 __all__ = [
     "CustomCallSite", "outline_custom_ops", "lower", "lower_to_vectors", "plan_tiling", "tile_and_vectorize",
     "expand_math", "fuse_multiply_add", "make_columns_contiguous", "pack_columns", "write_results_in_place",
-    "distinct_results", "pipeline", "run_pipeline", "OUTLINE", "DISTINCT_RESULTS", "WRITE_RESULTS_IN_PLACE",
+    "distinct_results", "pipeline", "OUTLINE", "DISTINCT_RESULTS", "WRITE_RESULTS_IN_PLACE",
     "FUSE_MULTIPLY_ADD", "TilePlan", "DEALLOCATION_PIPELINE", "LOWERING_PIPELINE", "NAIVE_PIPELINE",
     "FRONTEND_PIPELINE", "BUFFERIZE_PIPELINE", "BACKEND_PIPELINE", "VECTOR_LOWERING_SCRIPT",
 ]
@@ -163,11 +164,8 @@ def pipeline(vectorize: bool = True, *, outline: bool = True) -> str:
     return pipeline_text((OUTLINE if outline else []) + _FRONTEND + body)
 
 
-def run_pipeline(module, elements: list[str] | str, on_result=None) -> None:
-    """Run a pipeline (ours spliced in) on `module` in place; MLIRError if a pass fails."""
-    op = getattr(module, "operation", module)
-    with op.context:
-        build_pass_manager(elements, on_result=on_result).run(op)
+def _run(module, elements, on_result=None) -> None:
+    run_pipeline(module, elements, "lowering to LLVM", category="runtime-lowering-failed", on_result=on_result)
 
 
 @register_pass(DISTINCT_RESULTS,
@@ -333,7 +331,7 @@ def lower_to_vectors(module: ir.Module) -> dict[TilePlan, int]:
     tests and for looking at the code `lower` makes.
     """
     plans: dict[TilePlan, int] = {}
-    run_pipeline(module, _FRONTEND + _VECTORIZE, on_result={TILE_AND_VECTORIZE: plans.update})
+    _run(module, _FRONTEND + _VECTORIZE, on_result={TILE_AND_VECTORIZE: plans.update})
     return plans
 
 
@@ -347,27 +345,27 @@ def lower(module: ir.Module, vectorize: bool = True) -> str:
     vectorized with the transform dialect; other linalg ops become loops. If
     that fails, the module is lowered naively instead, with a RuntimeWarning
     (slow, still right). Without, every linalg op becomes scalar loops
-    (NAIVE_PIPELINE). Raises `ir.MLIRError` if a pass fails.
+    (NAIVE_PIPELINE). Raises `CompileError` (runtime-lowering-failed) if a pass fails.
     """
     if not vectorize:
-        run_pipeline(module, _FRONTEND + _NAIVE)
+        _run(module, _FRONTEND + _NAIVE)
         return pipeline(False, outline=False)
-    run_pipeline(module, _FRONTEND)
+    _run(module, _FRONTEND)
     with module.context:
         saved = module.operation.clone(ip=False)
     try:
-        run_pipeline(module, _VECTORIZE)
+        _run(module, _VECTORIZE)
         ran = _FRONTEND + _VECTORIZE
-    except (ValueError, ir.MLIRError) as e:
+    except (ValueError, CompileError) as e:
         warnings.warn(f"tosa_custom.runtime: tiling/vectorization failed, lowering with naive loops: {e}",
                       RuntimeWarning, stacklevel=2)
         for op in list(module.body.operations):
             op.erase()
         for op in list(saved.regions[0].blocks[0].operations):
             module.body.append(op)
-        run_pipeline(module, _NAIVE_BUFFERIZE)
+        _run(module, _NAIVE_BUFFERIZE)
         ran = _FRONTEND + _NAIVE_BUFFERIZE
     finally:
         saved.erase()
-    run_pipeline(module, _BACKEND)
+    _run(module, _BACKEND)
     return pipeline_text(ran + _BACKEND)

@@ -45,10 +45,10 @@ from ..core import ir as _ir
 from ..core import dtypes as _dtypes
 from ..contract.encoding import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
 from ..core.diagnostics import CompileError, Diagnostic
-from ..core.passes import pipeline_text, split_pipeline
+from ..core.passes import pipeline_text, run_pipeline, split_pipeline
 from . import native as _native
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
-from .lowering import OUTLINE, lower, run_pipeline
+from .lowering import OUTLINE, lower
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 from .boundary import Boundary
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, find_custom_call_sites, set_kernel_contexts
@@ -59,6 +59,9 @@ __all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "load"]
 
 # Which kernels may run a model's ops: every one, or only those the user registered or loaded.
 KERNEL_SELECTIONS = ("all", "user")
+
+
+_LOWERING = "lowering to LLVM"
 
 
 class KernelError(RuntimeError):
@@ -270,15 +273,11 @@ class Program:
     def _lower(self, module: ir.Module, vectorize: bool) -> str:
         """Outline, bind kernels, lower; returns the pipeline run (the binding
         sits between its first two passes and only writes attributes)."""
-        try:
-            run_pipeline(module, [OUTLINE_TOSA_FALLBACKS])
-            self._bind_sites(find_custom_call_sites(module))
-            set_kernel_contexts(module, {s.site.index: s.native.address for s in self._sites if s.native})
-            run_pipeline(module, [OUTLINE_CUSTOM_OPS])
-            lowered = lower(module, vectorize=vectorize)
-        except ir.MLIRError as e:
-            raise CompileError("lowering to LLVM failed:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics],
-                               category="runtime-lowering-failed") from None
+        run_pipeline(module, [OUTLINE_TOSA_FALLBACKS], _LOWERING, category="runtime-lowering-failed")
+        self._bind_sites(find_custom_call_sites(module))
+        set_kernel_contexts(module, {s.site.index: s.native.address for s in self._sites if s.native})
+        run_pipeline(module, [OUTLINE_CUSTOM_OPS], _LOWERING, category="runtime-lowering-failed")
+        lowered = lower(module, vectorize=vectorize)
         return pipeline_text(OUTLINE + split_pipeline(lowered))
 
     def _make_engine(self, module: ir.Module) -> execution_engine.ExecutionEngine:

@@ -1,0 +1,22 @@
+"""The discardable attributes our passes leave on ops and function signatures,
+by name: one home, so that the pass that writes a mark and every pass that
+reads it cannot disagree on its spelling."""
+
+from __future__ import annotations
+
+__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNELED", "SCALAR", "DTYPE"]
+
+# On a torch op that carries a value TOSA cannot type into one it can, and
+# back (CONTRACT.md 3.5): "argument" or "result". Never tunneled itself.
+CARRIER = "tosa_custom.carrier"
+# On a torch op auto mode chose to tunnel: its category (CONTRACT.md 7.1), and why.
+TUNNEL = "tosa_custom.tunnel"
+TUNNEL_REASON = "tosa_custom.tunnel_reason"
+# On a tosa.custom: the category it was tunneled for.
+TUNNELED = "tosa_custom.tunneled"
+# On a function argument or result that travels as a 0-d tensor: the Python
+# number kind it stands for (dtypes.SCALAR_KINDS), CONTRACT.md 4.5.
+SCALAR = "tosa_custom.scalar"
+# On a function argument or result whose torch dtype TOSA cannot type (uint8,
+# complex): the dtype's name (dtypes.DTYPES), CONTRACT.md 3.5.
+DTYPE = "tosa_custom.dtype"

@@ -1,0 +1,54 @@
+"""IR builders every layer shares: one place that knows how a `tosa.const`,
+a `tosa.cast` or a torch constant is spelt, so that a change of the op's form
+(TOSA renamed `value` to `values` once) is made here and nowhere else.
+
+Each builds at the current insertion point and location, as the bindings'
+op builders do, and returns the single result."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from torch_mlir import ir
+
+__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant"]
+
+
+def create(name: str, result: ir.Type, operands: Sequence[ir.Value] = (), attributes: dict | None = None,
+           loc: ir.Location | None = None) -> ir.Value:
+    """The result of a new single-result op `name` (any dialect, generic form)."""
+    return ir.Operation.create(name, results=[result], operands=list(operands), attributes=attributes or {},
+                               loc=loc).result
+
+
+def retyped(value: "ir.Value | ir.Type", element: ir.Type) -> ir.RankedTensorType:
+    """A ranked tensor type of `value`'s (or a type's) shape with another element type."""
+    ty = value.type if isinstance(value, ir.Value) else value
+    return ir.RankedTensorType.get(ir.RankedTensorType(ty).shape, element)
+
+
+def tosa_const(values: ir.Attribute, result: ir.Type | None = None, loc: ir.Location | None = None) -> ir.Value:
+    """`tosa.const` of an elements attribute; its type unless `result` is given
+    (a `dense_resource` attribute, whose type may be spelt otherwise)."""
+    return create("tosa.const", result if result is not None else values.type, attributes={"values": values},
+                  loc=loc)
+
+
+def tosa_cast(value: ir.Value, result: ir.Type, loc: ir.Location | None = None) -> ir.Value:
+    """`tosa.cast` of `value` to `result` (a type, or an element type for a tensor of `value`'s shape)."""
+    if not isinstance(result, (ir.RankedTensorType, ir.UnrankedTensorType)):
+        result = retyped(value, result)
+    return create("tosa.cast", result, [value], loc=loc)
+
+
+def torch_constant(value: "int | float | bool | None") -> ir.Value:
+    """`torch.constant.int/float/bool/none` for a Python value."""
+    if value is None:
+        return create("torch.constant.none", ir.Type.parse("!torch.none"))
+    if isinstance(value, bool):
+        return create("torch.constant.bool", ir.Type.parse("!torch.bool"), attributes={"value": ir.BoolAttr.get(value)})
+    if isinstance(value, int):
+        return create("torch.constant.int", ir.Type.parse("!torch.int"),
+                      attributes={"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)})
+    return create("torch.constant.float", ir.Type.parse("!torch.float"),
+                  attributes={"value": ir.FloatAttr.get(ir.F64Type.get(), value)})
