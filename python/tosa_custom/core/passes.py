@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import shlex
-import types
 import warnings
 from typing import Any, Callable
 
@@ -28,7 +27,8 @@ from .diagnostics import CompileError, Diagnostic, DiagnosticLog
 
 __all__ = [
     "Option", "PassContext", "PassFailure", "PythonPass", "register_pass", "registered_passes", "lookup_pass",
-    "build_pass_manager", "run_pipeline", "split_pipeline", "parse_flag", "parse_names", "parse_count", "pipeline_text",
+    "build_pass_manager", "run_pipeline", "split_pipeline", "option_field", "parse_option_text", "parse_flag",
+    "parse_names", "parse_count", "pipeline_text",
 ]
 
 
@@ -49,6 +49,30 @@ def _location_of(where, default: ir.Location) -> ir.Location:
     if isinstance(where, ir.Value):
         return where.owner.location if hasattr(where.owner, "location") else default
     return getattr(where, "location", default)
+
+
+def option_field(name: str) -> str:
+    """The options object's field for the option `name` (`tosa-target` -> `tosa_target`)."""
+    return name.replace("-", "_")
+
+
+def parse_option_text(text: str, what: str = "the options") -> list[tuple[str, str | None]]:
+    """Option text as MLIR writes it, `a=1 b=x,y c` (braces optional, values
+    may be quoted or braced), as (name, value) pairs in order; a bare name's
+    value is None. The one reader of option text: pass options, the TOSA
+    target's and the opt tool's."""
+    text = text.strip()
+    if text.startswith("{") and text.endswith("}"):
+        text = text[1:-1]
+    try:
+        items = shlex.split(text)
+    except ValueError as e:
+        raise ValueError(f"cannot read {what} ({e})") from None
+    pairs = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        pairs.append((key, (value.strip("{}") if value.startswith("{") else value) if sep else None))
+    return pairs
 
 
 def parse_names(text: str) -> tuple[str, ...]:
@@ -93,7 +117,7 @@ class PassContext:
     offending op; the wrapper fails the pass afterwards."""
 
     argument: str
-    options: types.SimpleNamespace
+    options: Any  # the pass's options object (PythonPass.options_type)
     log: DiagnosticLog | None = None
     on_result: Callable[[Any], None] | None = None
     failed: bool = False
@@ -117,6 +141,14 @@ class PythonPass:
     # (module op, context) -> a result for `on_result`, or None.
     body: Callable[[ir.Operation, PassContext], Any]
     options: tuple[Option, ...] = ()
+    # A frozen dataclass with a field per option (`tosa-target` is `tosa_target`), made at registration.
+    options_type: type = dataclasses.field(default=None, compare=False, repr=False)
+
+    def __post_init__(self):
+        if self.options_type is None:
+            fields = [(option_field(o.name), Any, dataclasses.field(default=o.default)) for o in self.options]
+            object.__setattr__(self, "options_type", dataclasses.make_dataclass(
+                f"{self.name}Options", fields, frozen=True))
 
     @property
     def name(self) -> str:
@@ -129,9 +161,10 @@ class PythonPass:
         return f"{self.description} (options: " + " ".join(
             f"{o.name}={o.metavar or _show(o.default)}" for o in self.options) + ")"
 
-    def parse_options(self, text: str | dict = "") -> types.SimpleNamespace:
+    def parse_options(self, text: str | dict = "") -> Any:
         """MLIR pass-option syntax, `a=1 b=x,y c` (braces optional), or a dict
-        of already-typed values; unknown names and bad values are ValueErrors."""
+        of already-typed values, as this pass's options object; unknown names
+        and bad values are ValueErrors."""
         by_name = {o.name: o for o in self.options}
         given: dict[str, Any] = {}
         if isinstance(text, dict):
@@ -139,28 +172,19 @@ class PythonPass:
                 self._known(key, by_name)
             given = dict(text)
         else:
-            text = text.strip()
-            if text.startswith("{") and text.endswith("}"):
-                text = text[1:-1]
-            try:
-                items = shlex.split(text)
-            except ValueError as e:
-                raise ValueError(f"cannot read the options of {self.argument} ({e})") from None
-            for item in items:
-                key, sep, value = item.partition("=")
+            for key, value in parse_option_text(text, f"the options of {self.argument}"):
                 option = self._known(key, by_name)
-                if not sep:
+                if value is None:
                     if option.implicit is None:
                         raise ValueError(f"option '{key}' of {self.argument} needs a value ({key}=...)")
                     value = option.implicit
-                value = value.strip("{}") if value.startswith("{") else value
                 if not value and option.implicit is None:
                     raise ValueError(f"option '{key}' of {self.argument} needs a value ({key}=...)")
                 try:
                     given[key] = option.parse(value)
                 except ValueError as e:  # "takes ..." reads after the option's name
                     raise ValueError(str(e) if key in str(e) else f"{key}= {e}") from None
-        return types.SimpleNamespace(**{o.name: given.get(o.name, o.default) for o in self.options})
+        return self.options_type(**{option_field(o.name): given.get(o.name, o.default) for o in self.options})
 
     def _known(self, key: str, by_name: dict[str, Option]) -> Option:
         if key not in by_name:

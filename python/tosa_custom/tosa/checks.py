@@ -168,7 +168,7 @@ def _stage(text: str) -> str:
                                parse_names, metavar="aten.a,aten.b")))
 def check_known_crashes(module: ir.Operation, ctx: PassContext) -> list[str]:
     """Returns the refused ops' names, for the error's `ops`."""
-    stage, kept = ctx.options.stage, getattr(ctx.options, "backend-legal-ops")
+    stage, kept = ctx.options.stage, ctx.options.backend_legal_ops
     refused = []
     for op in _ir.collect_ops(module, lambda op: op.name in KNOWN_CRASHES[stage]):
         problem = None if op.name[len("torch."):] in kept else known_crash(op, stage)

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from torch_mlir import ir
 
 from ..core.diagnostics import CompileError, Diagnostic, format_location
-from ..core.passes import PassContext, parse_names, register_pass
+from ..core.passes import PassContext, parse_names, parse_option_text, register_pass
 
 __all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "parse_target", "auto_target",
            "not_conformant"]
@@ -48,7 +48,7 @@ class TosaTarget:
         for field, allowed in (("profiles", PROFILES), ("extensions", EXTENSIONS)):
             value = getattr(self, field)
             if isinstance(value, str):
-                value = tuple(v for v in value.split(",") if v)
+                value = parse_names(value)
             object.__setattr__(self, field, tuple(value))
             unknown = [v for v in value if v not in allowed]
             if unknown:
@@ -98,13 +98,11 @@ def parse_target(spec: Any) -> "TosaTarget | str | None":
         return "auto"
     if text.startswith(ATTACH):
         text = text[len(ATTACH):].strip()
-    if text.startswith("{") and text.endswith("}"):
-        text = text[1:-1]
     fields = {}
-    for item in text.split():
-        key, sep, value = item.partition("=")
+    for key, value in parse_option_text(text, "tosa_target"):
         key = key.replace("-", "_")
-        if not sep or key not in _DICT_KEYS:
+        if value is None or key not in _DICT_KEYS:
+            item = key if value is None else f"{key}={value}"
             raise ValueError(f"tosa_target: cannot read {item!r}; expected NAME=VALUE with NAME one of "
                              f"{', '.join(sorted(_DICT_KEYS))}, or 'auto'")
         fields[key] = value

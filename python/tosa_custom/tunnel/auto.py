@@ -34,7 +34,7 @@ from ..tosa import target as _target
 from ..tosa import wrong_lowerings as _wrong
 from .conversion import MARK, MARK_REASON, PassOptions, USER_LISTED, convert_module
 from ..core.diagnostics import Diagnostic, DiagnosticLog
-from ..core.passes import Option, PassContext, build_pass_manager, parse_names, register_pass
+from ..core.passes import Option, PassContext, build_pass_manager, option_field, parse_names, register_pass
 from ..core.schema import OpSelection, op_identifier
 
 __all__ = ["AT_IMPORT", "CATEGORIES", "Instances", "Selection", "at_import_element", "instances_by_location", "select"]
@@ -342,7 +342,7 @@ def mark_at_import(module: ir.Operation, ctx: PassContext) -> None:
                                           "so none of its passes can lower it")
             continue
         for category, reason in _AT_IMPORT_REASONS.items():
-            if getattr(ctx.options, category).matches(identifier, index):
+            if getattr(ctx.options, option_field(category)).matches(identifier, index):
                 _mark(op, category, reason)
                 break
 

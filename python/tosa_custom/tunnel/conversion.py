@@ -888,7 +888,7 @@ def convert_torch_backend_legal_to_tosa_custom(module: ir.Operation, ctx: PassCo
     selection = None
     if options.ops.auto:
         from . import auto  # it lowers trial copies through passes that import this module
-        selection = auto.select(module, options.ops, options.encoding, getattr(ctx.options, "tosa-target"))
+        selection = auto.select(module, options.ops, options.encoding, ctx.options.tosa_target)
     try:
         result = convert_module(module, options, ctx.log)
     except ConversionFailed:  # the errors are on the ops already
