@@ -827,3 +827,15 @@ def test_importer_failure_is_a_compile_error_with_the_fix():
     model = Fn(lambda s, x: torch.full((2,), x.shape[0] * 1.5))
     with pytest.raises(CompileError, match=r"FX importer could not import.*sym_float.*give static shapes"):
         tosa_custom.compile(model, torch.randn(3, 4), use_tracing=True, ignore_traced_shapes=True)
+
+
+def test_bad_encoding_is_refused_before_export():
+    """compile() checks `encoding` with the pass's own parser before it
+    exports anything (it once parsed nothing and failed only after export)."""
+
+    class ExportWouldFail(torch.nn.Module):
+        def forward(self, x):
+            raise AssertionError("compile() exported the model before checking its arguments")
+
+    with pytest.raises(ValueError, match=r"unknown encoding 'bogus': expected one of json, const"):
+        tosa_custom.compile(ExportWouldFail(), (torch.ones(2),), backend_legal_ops=["aten.gelu"], encoding="bogus")

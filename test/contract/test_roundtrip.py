@@ -18,9 +18,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from torch_mlir import ir
 
 import tosa_custom
-from tosa_custom import CONTRACT_VERSION, ContractError, DecodedCall, Operand
+from tosa_custom import CONTRACT_VERSION, ContractError, DecodedCall, Operand, decode
 from tosa_custom.core import ir as _ir
-from tosa_custom.contract import decode
 from tosa_custom.core import schema as _schema
 from tosa_custom.contract.encoding import arg_kinds, arg_type, canonical_json, decode_attrs
 from tosa_custom.core.diagnostics import DiagnosticLog

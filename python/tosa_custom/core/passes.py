@@ -167,10 +167,10 @@ class PythonPass:
         and bad values are ValueErrors."""
         by_name = {o.name: o for o in self.options}
         given: dict[str, Any] = {}
-        if isinstance(text, dict):
-            for key in text:
-                self._known(key, by_name)
-            given = dict(text)
+        if isinstance(text, dict):  # typed values as they are; text is parsed as on the command line
+            for key, value in text.items():
+                option = self._known(key, by_name)
+                given[key] = self._parse_value(option, value) if isinstance(value, str) else value
         else:
             for key, value in parse_option_text(text, f"the options of {self.argument}"):
                 option = self._known(key, by_name)
@@ -180,11 +180,15 @@ class PythonPass:
                     value = option.implicit
                 if not value and option.implicit is None:
                     raise ValueError(f"option '{key}' of {self.argument} needs a value ({key}=...)")
-                try:
-                    given[key] = option.parse(value)
-                except ValueError as e:  # "takes ..." reads after the option's name
-                    raise ValueError(str(e) if key in str(e) else f"{key}= {e}") from None
+                given[key] = self._parse_value(option, value)
         return self.options_type(**{option_field(o.name): given.get(o.name, o.default) for o in self.options})
+
+    @staticmethod
+    def _parse_value(option: Option, value: str) -> Any:
+        try:
+            return option.parse(value)
+        except ValueError as e:  # "takes ..." reads after the option's name
+            raise ValueError(str(e) if option.name in str(e) else f"{option.name}= {e}") from None
 
     def _known(self, key: str, by_name: dict[str, Option]) -> Option:
         if key not in by_name:

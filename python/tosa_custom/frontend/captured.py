@@ -1,0 +1,93 @@
+"""The capture compile() makes once and every attempt imports afresh: the
+exported, decomposed program, the listed ops that survived PyTorch's
+decompositions, and the weights and state that become arguments."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from torch_mlir import ir
+from torch_mlir.extras.fx_importer import FxImporter
+
+from ..contract import signature as _signature
+from ..core import ir as _ir
+from ..core.diagnostics import CompileError
+from ..weights import export as _weights
+from . import capture as _capture
+from .report import CompileReport
+from .settings import Settings
+
+__all__ = ["Capture"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Capture:
+    """torch.export's program after PyTorch's decompositions; fixed once made."""
+
+    model: Any
+    settings: Settings
+    program: Any  # the decomposed torch.export.ExportedProgram
+    kept: frozenset  # the listed OpOverloads that survived PyTorch's decompositions
+    weight_names: Any = None  # placeholders that become named arguments (CONTRACT.md §10); None: all inline
+    state_values: dict = dataclasses.field(default_factory=dict)  # initial values of the module's state (§12)
+
+    @staticmethod
+    def make(model, example_args, ignore_traced_shapes: bool, settings: Settings, report: CompileReport) -> "Capture":
+        """torch.export, then PyTorch's decompositions minus the listed ops."""
+        s = settings
+        args, dynamic = _capture.example_args(example_args)
+        if ignore_traced_shapes:
+            dynamic = _capture.all_dims_dynamic(args)
+        dynamic = _capture.dynamic_by_parameter(model, args, dynamic)
+        exported = _capture.export(model, args, dynamic, s.export_strict, report)
+        before = _capture.graph_ops(exported.graph_module)
+        program = _capture.decompose(exported, s.selection, s.selection.auto, report)
+        _capture.expose_non_persistent_buffers(program)
+        weight_names, state_values = None, {}
+        everything = s.weights == "arguments"
+        if everything or _weights.state_buffers(program):  # state is an argument with inline weights too
+            weight_names = _weights.weight_placeholders(program, model, everything)
+            state_values = _weights.state_values(program, weight_names, model, everything)
+        kept = _capture.check_survived_pytorch(s.selection, before, _capture.graph_ops(program.graph_module), exported)
+        if s.verbose:
+            print("==== FX graph after decompositions\n", program.graph_module.code)
+        return Capture(model, settings, program, frozenset(kept), weight_names, state_values)
+
+    def import_module(self) -> ir.Module:
+        """A fresh torch-mlir import of the decomposed program, each result of
+        the entry function marked with what it is (a user output, the new
+        value of an input or of a buffer) and the output structure, from the
+        graph signature: at import, so the raw module, every later stage and
+        the runtime see them."""
+        importer = FxImporter(context=_ir.make_context())
+        name = self.settings.func_name
+        try:
+            if self.weight_names is None:
+                importer.import_frozen_program(self.program, func_name=name)
+            else:
+                _weights.import_with_weight_arguments(importer, self.program, self.weight_names, name,
+                                                      _weights.tied_weights(self.model, self.weight_names),
+                                                      self.state_values)
+        except (NotImplementedError, NameError, TypeError, ValueError, KeyError) as e:
+            raise _import_error(e) from e
+        module = importer.module
+        with module.context:
+            _signature.mark_results(_ir.public_functions(module, name)[0], self.program)
+        return module
+
+
+def _import_error(e: Exception) -> CompileError:
+    """torch-mlir's FX importer raises bare Python errors for graph nodes it
+    has no import for; name the node and what to do."""
+    first = str(e).splitlines()[0] if str(e) else ""
+    m = re.search(r"target=<function (\w+)", first)
+    target = m[1] if m else None
+    hint = ""
+    if target and target.startswith("sym_"):
+        hint = (f" The model computes with a dynamic size as a number ({target}), which the importer cannot "
+                "import: give static shapes (no ignore_traced_shapes / -1 placeholders) or keep that arithmetic "
+                "out of the model.")
+    detail = f"a node calling {target}" if target else f"{type(e).__name__}: {first[:300]}"
+    return CompileError(f"torch-mlir's FX importer could not import the exported program ({detail}).{hint}")
