@@ -2,7 +2,7 @@
 
 Compiles the example block and a small BERT (stock mode) with the default
 `tosa_target="auto"` and times, inside each compile, the stage that fits the
-target, attaches it and runs `tosa-validate` (`_Compilation.check_target`),
+target, attaches it and runs `tosa-validate` (`Attempt.check_target`),
 against the whole compile(): on a shared machine two separate compiles differ
 by more than the check costs, so the share is measured within one run. Also
 prints the best whole-compile time with `tosa_target=None`, for reference.
@@ -32,21 +32,21 @@ def _time(model, args, target) -> float:
 
 
 def main() -> None:
-    from tosa_custom.frontend.compiler import _Compilation
+    from tosa_custom.frontend.attempt import Attempt
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     repeat = parser.parse_args().repeat
     warnings.simplefilter("ignore")
     checks: list[float] = []
-    check_target = _Compilation.check_target
+    check_target = Attempt.check_target
 
     def timed(self, module):
         start = time.perf_counter()
         check_target(self, module)
         checks.append(time.perf_counter() - start)
 
-    _Compilation.check_target = timed
+    Attempt.check_target = timed
     torch.manual_seed(0)
     cases = {"example block": (TransformerBlock().eval(), (torch.randn(2, 8, 32),)), "BERT 2 layers": bert()}
     print(f"{'model':<16}{'compile (s)':>12}{'check (s)':>10}{'share':>8}{'without check (s)':>19}")
