@@ -25,9 +25,9 @@ config.test_exec_root = os.path.join(config.test_source_root, "Output")
 config.excludes = [
     "Output",
     "__pycache__",
-    "compiler",
+    "frontend",
     "contract",
-    "schema",
+    "package",
     "lit.cfg.py",
     "test_lit.py",
     "conftest.py",

@@ -54,7 +54,7 @@ def test_statistics_compare_distributions_not_draws():
 
 def test_compile_and_load_errors_are_classified_with_the_op():
     """compile() files its errors where it raises them; the runner reads the
-    category and ops, not the message (test/compiler checks compile() sets them)."""
+    category and ops, not the message (test/frontend checks compile() sets them)."""
     f = runner._classify_compile_error(CompileError(
         "backend_legal_ops lists aten.native_dropout.default, but PyTorch decomposed it during export",
         category="decomposed-before-import", ops=["torch.aten.native_dropout.default"]))

@@ -1,5 +1,5 @@
 """Defects the fuzzers found, one test each (the IR ones for the opt tool are
-lit tests in test/opt/: unwritable-output.mlir, bad-pipeline-flag.mlir)."""
+lit tests in test/tools/opt/: unwritable-output.mlir, bad-pipeline-flag.mlir)."""
 
 from __future__ import annotations
 

@@ -24,7 +24,7 @@ from tosa_custom.e2e import Fn
 def _compile(model, args, **kw):
     """These tests are about the program boundary, and their models count in
     int64 and take Python floats (f64), which no TOSA 1.0 profile allows: the
-    target check (test/compiler/test_target.py) is not their subject."""
+    target check (test/tosa/test_target.py) is not their subject."""
     kw.setdefault("tosa_target", None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

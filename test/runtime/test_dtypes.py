@@ -11,7 +11,7 @@ engine, kernel) and why.
 
 Most of these dtypes are outside TOSA 1.0's profiles (f64 anywhere, i8/i16
 arithmetic, bool comparison): the runtime runs them all, so the modules are
-compiled with `tosa_target=None`; test/compiler/test_target.py covers the check.
+compiled with `tosa_target=None`; test/tosa/test_target.py covers the check.
 """
 
 from __future__ import annotations
