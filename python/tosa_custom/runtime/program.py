@@ -53,7 +53,8 @@ from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 from .boundary import Boundary
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, find_custom_call_sites, set_kernel_contexts
 from .tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
-from .weights import MODULE_FILE, WeightSlots, is_saved_program, read_saved
+from ..weights.checkpoint import MODULE_FILE, is_saved_program, read_saved
+from .weights import WeightSlots
 
 __all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "load"]
 
