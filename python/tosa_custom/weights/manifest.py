@@ -10,9 +10,9 @@ backend that never parses MLIR can check a checkpoint against a module.
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
+import torch
 from torch_mlir import ir
 
 from ..core import dtypes as _dtypes
@@ -80,7 +80,7 @@ class ArgumentSpec:
     tied_to: str | None = None         # weights: the earlier weight this one is the same tensor as
 
     @property
-    def torch_dtype(self) -> "torch.dtype | None":
+    def torch_dtype(self) -> torch.dtype | None:
         """The torch dtype `dtype` names; None for a type outside the dtype table."""
         found = _dtypes.by_name(self.dtype)
         return found.torch if found is not None else None
