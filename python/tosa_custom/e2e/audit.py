@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
+import faulthandler
 import importlib.util
 import multiprocessing
 import multiprocessing.connection
@@ -26,9 +27,16 @@ import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from . import opinfo
+import torch
+from tqdm import tqdm
+
+import tosa_custom
+
+from ..core.schema import OpSelection
+from . import opinfo, report
 from .registry import MODES, Case, cases as registered_cases, get_case
-from .runner import CaseResult, expected_reason, final_status
+from .report import failure_line, status_counts
+from .runner import CaseResult, expected_reason, final_status, run_case
 
 __all__ = ["AuditError", "AuditRun", "default_suite", "load_case_files", "main", "run_audit", "suite_files"]
 
@@ -49,8 +57,6 @@ class AuditError(Exception):
 
 def default_suite() -> Path:
     """The repository's e2e/ folder, next to python/ in a source checkout."""
-    import tosa_custom
-
     return Path(tosa_custom.__file__).resolve().parents[2] / "e2e"
 
 
@@ -126,14 +132,8 @@ def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch
     os.dup2(fd, 2)
     sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
-    import faulthandler
-
     faulthandler.enable()  # a segfault prints the Python stack to the log
-    import torch
-
     torch.set_num_threads(threads)
-    from .runner import run_case
-
     load_case_files(Path(f) for f in files)
     conn.send(("ready", None))
     while True:
@@ -362,9 +362,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Run the e2e suite (or your own case files) in one mode, compare every case with eager "
                     "PyTorch, and report which ATen ops were converted to tosa.custom and why not.",
     )
-    from .. import __version__
-
-    p.add_argument("--version", action="version", version=f"%(prog)s (tosa-custom {__version__})")
+    p.add_argument("--version", action="version", version=f"%(prog)s (tosa-custom {tosa_custom.__version__})")
     p.add_argument("--mode", required=True, choices=MODES,
                    help="stock: torch-mlir's own lowering; selective: keep --ops (or each case's "
                         "selective_ops); dummy: keep every op; auto: keep what torch-mlir cannot lower to TOSA, "
@@ -417,15 +415,11 @@ class _Progress:
 
     def start(self, cases: Sequence[Case]) -> None:
         if self.enabled:
-            from tqdm import tqdm
-
             tty = sys.stderr.isatty()  # in a CI log, a line every 30 s instead of a redraw per case
             self.bar = tqdm(total=len(cases), unit="case", file=sys.stderr, dynamic_ncols=True,
                             mininterval=0.1 if tty else 30.0, maxinterval=30.0 if tty else 60.0)
 
     def __call__(self, r: CaseResult) -> None:
-        from .report import failure_line, status_counts
-
         self.counts[r.status] += 1
         line = failure_line(r.to_json())
         if self.bar is not None:
@@ -458,8 +452,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         re.compile(args.filter or "")
         if ops:
-            from ..core.schema import OpSelection
-
             OpSelection(ops)  # an unknown name fails here once, with suggestions, not in every case
     except (re.error, ValueError) as e:
         print(f"tosa-custom-audit: error: {'--filter' if isinstance(e, re.error) else '--ops'}: {e}", file=sys.stderr)
@@ -487,8 +479,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tosa-custom-audit: interrupted", file=sys.stderr)
         return 130
     progress.close()
-    from . import report
-
     summary = report.build(run)
     print(report.text_summary(summary))
     if args.report:

@@ -24,11 +24,12 @@ import dataclasses
 import itertools
 import re
 import warnings
-from typing import Callable, Iterator
+from typing import Callable
 
 import torch
 import torch.utils._pytree as pytree
 
+from .opinfo_expectations import expected_failures
 from .registry import Case, case, get_case
 
 __all__ = ["SPEC_PREFIX", "DEFAULT_DTYPES", "OpInfoSample", "Skipped", "SampleModule", "spec", "parse_spec",
@@ -116,6 +117,7 @@ def case_name(op: str, dtype: str, index: int) -> str:
 
 def _op_db():
     """op_db by op_id (needs `expecttest`, which the test extras install)."""
+    # Lazily: OpInfo's database takes seconds to import, and needs a test extra.
     from torch.testing._internal.common_methods_invocations import op_db
 
     return {op_id(op): op for op in op_db}
@@ -190,6 +192,7 @@ def declared_tolerance(op, dtype: torch.dtype) -> tuple[float, float] | None:
     OpInfo declares for this dtype on CPU (or on any device), in any test:
     OpInfo's own statement of how far two correct implementations may differ.
     """
+    # Lazily, as _op_db: only the OpInfo suite needs them.
     from torch.testing._internal.common_device_type import toleranceOverride
     from torch.testing._internal.opinfo.core import DecorateInfo
 
@@ -241,8 +244,6 @@ def _selective_ops(op) -> tuple[str, ...]:
 
 def _register_sample(op, oid: str, dtype: torch.dtype, index: int, sample) -> str:
     """Register one sample as a case; return its name."""
-    from .opinfo_expectations import expected_failures
-
     dname = str(dtype).replace("torch.", "")
     name = case_name(oid, dname, index)
     rtol, atol = tolerance(op, dtype, SampleModule(op.op, sample), sample)

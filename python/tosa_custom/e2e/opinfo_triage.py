@@ -1,7 +1,8 @@
 """Draft entries for the OpInfo expectations table from an audit report.
 
 `python -m tosa_custom.e2e.opinfo_triage audit.json` reads an OpInfo run's
-report and prints, for review and pasting into `opinfo_expectations.py`:
+report and prints, for review and pasting into `opinfo_expectations.py`
+(stock mode's entries: `opinfo_xfail_stock.py`):
 - `XFAIL` entries: each failing op (or op/dtype, or sample, whichever is
   the widest selector every failing sample of it shares) with its cause
   (`reason`: the category, the stage and the op or rule the error names);
@@ -26,6 +27,7 @@ from pathlib import Path
 import torch
 import torch.utils._pytree as pytree
 
+from ..frontend.compiler import compile as tc_compile
 from ..tosa.wrong_lowerings import WRONG_LOWERINGS
 from . import opinfo
 
@@ -36,8 +38,7 @@ def max_difference(case) -> float | None:
     """Largest |stock - eager| over the case's results (inf where one side is
     NaN or inf and the other is not); None when the results match within the
     case's tolerance, or stock mode does not get as far as a result."""
-    from .. import compile as tc_compile
-    from .. import runtime
+    from .. import runtime  # lazily: the runtime (execution engine, kernels) only for a re-run
 
     torch.manual_seed(0)
     model, inputs = case.factory().eval(), tuple(case.inputs())

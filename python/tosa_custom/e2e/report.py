@@ -13,9 +13,12 @@ import datetime
 import html
 import json
 import re
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from ..core.schema import OpSelection
+from . import opinfo
 from .categories import categories, describe
 from .runner import CONFORMANCE, STATUSES, UNEXPECTED_CONFORMANCE, CaseResult, conformance_message
 
@@ -37,8 +40,6 @@ _COLORS = {
 
 
 def _versions() -> dict[str, str]:
-    from importlib import metadata
-
     found = {}
     for dist in ("torch", "torch-mlir", "tosa-custom"):
         try:
@@ -51,8 +52,6 @@ def _versions() -> dict[str, str]:
 def _selection(legal_ops):
     if not legal_ops:
         return None
-    from ..core.schema import OpSelection
-
     try:
         return OpSelection(legal_ops, allow_unknown=True)
     except ValueError:
@@ -138,8 +137,6 @@ def _skipped_samples(run) -> list[dict]:
     with why: a run's coverage is what ran plus what it left out, so a
     reader sees what "all pass" does not cover. With --filter, those whose
     case would have matched it (a whole-op skip as its sample 0)."""
-    from . import opinfo
-
     pattern = re.compile(run.filter) if run.filter else None
     found = []
     for spec in run.files:
@@ -466,14 +463,19 @@ def _badge(status: str) -> str:
     return f'<span class="s" style="background:{_COLORS.get(status, "#777")}">{_e(status)}</span>'
 
 
+def _svg_start(title: str, width: int, height: int) -> list[str]:
+    """The opening of a chart: the svg element and its bold title."""
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+            f'aria-label="{_e(title)}">',
+            f'<text x="0" y="16" font-weight="bold">{_e(title)}</text>']
+
+
 def _stacked_bars(title: str, rows: dict[str, dict[str, int]], keys: tuple[str, ...]) -> str:
     """A horizontal stacked bar per row, one colour per key, with a legend."""
     label_w, bar_w, h, gap = 130, 420, 18, 6
     total_max = max([sum(r.values()) for r in rows.values()] + [1])
     height = 40 + len(rows) * (h + gap) + 24
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60}" height="{height}" '
-             f'role="img" aria-label="{_e(title)}">',
-             f'<text x="0" y="16" font-weight="bold">{_e(title)}</text>']
+    parts = _svg_start(title, label_w + bar_w + 60, height)
     y = 32
     for name, counts in rows.items():
         parts.append(f'<text x="{label_w - 6}" y="{y + h - 5}" text-anchor="end" font-size="12">{_e(name)}</text>')
@@ -501,9 +503,7 @@ def _simple_bars(title: str, rows: dict[str, int], color: str) -> str:
     label_w, bar_w, h, gap = 230, 360, 16, 5
     top = max(list(rows.values()) + [1])
     height = 32 + len(rows) * (h + gap) + 8
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 50}" height="{height}" '
-             f'role="img" aria-label="{_e(title)}">',
-             f'<text x="0" y="16" font-weight="bold">{_e(title)}</text>']
+    parts = _svg_start(title, label_w + bar_w + 50, height)
     y = 28
     for name, n in rows.items():
         w = bar_w * n / top
@@ -539,26 +539,10 @@ def _conformance_html(conformance: dict) -> list[str]:
     return body
 
 
-def to_html(summary: dict) -> str:
-    meta = summary["meta"]
-    title = f"tosa-custom audit: {meta['mode']} mode"
-    body = [f"<h1>{_e(title)}</h1>", f"<p>{_e(text_summary(summary)).replace(chr(10), '<br>')}</p>"]
-    if meta["ops"]:
-        body.append(f"<p>ops kept: <code>{_e(', '.join(meta['ops']))}</code></p>")
-    body.append(f"<p><small>{_e(', '.join(f'{k} {v}' for k, v in meta['versions'].items()))}; "
-                f"{_e(meta['created'])}</small></p>")
-    body.append("<h2>Coverage</h2>")
-    body.append(_stacked_bars("Cases by family", summary["by_family"], STATUSES))
-    body.append(_stacked_bars("Ops by family (of the first case that has them)", summary["ops_by_family"],
-                              OP_STATUSES))
-    cases_by_reason = {k: v["cases"] for k, v in summary["by_category"].items() if v["cases"]}
-    ops_by_reason = {k: v["ops"] for k, v in summary["by_category"].items() if v["ops"]}
-    if cases_by_reason:
-        body.append(_simple_bars("Failing cases by reason", cases_by_reason, _COLORS["fail"]))
-    if ops_by_reason:
-        body.append(_simple_bars("Unconverted or failing ops by reason", ops_by_reason, _COLORS["timeout"]))
-    body.append("<h2>Ops</h2><table><tr><th>op</th><th>status</th><th>cases</th><th>converted in</th>"
-                "<th>reason</th><th>first failing case</th><th>message</th></tr>")
+def _html_tables(summary: dict) -> list[str]:
+    """The ops, the cases and the kernels a backend needs, as tables."""
+    body = ["<h2>Ops</h2><table><tr><th>op</th><th>status</th><th>cases</th><th>converted in</th>"
+            "<th>reason</th><th>first failing case</th><th>message</th></tr>"]
     for o in summary["ops"]:
         body.append(f"<tr><td><code>{_e(o['identifier'])}</code></td><td>{_badge(o['status'])}</td>"
                     f"<td>{o['cases']}</td><td>{o['converted_in']}</td>"
@@ -579,7 +563,12 @@ def to_html(summary: dict) -> str:
                  f"<td>{_e(', '.join(f'{c} {n}' for c, n in e['categories'].items()))}</td>"
                  f"<td>{_e(e['example'])}</td></tr>" for i, e in enumerate(needed["ranked"], 1)]
     body.append("</table>")
-    body += _conformance_html(summary.get("conformance", {}))
+    return body
+
+
+def _html_appendix(summary: dict) -> list[str]:
+    """Cases exported non-strict, samples not run, and the categories."""
+    body = []
     fallbacks = summary.get("export", {}).get("fallbacks", [])
     if fallbacks:
         body.append("<h2>Exported non-strict</h2><p>Strict <code>torch.export</code> failed on these "
@@ -599,6 +588,30 @@ def to_html(summary: dict) -> str:
     for name, c in summary["categories"].items():
         body.append(f"<tr><td>{_e(name)}</td><td>{_e(c['stage'])}</td><td>{_e(c['description'])}</td></tr>")
     body.append("</table>")
+    return body
+
+
+def to_html(summary: dict) -> str:
+    meta = summary["meta"]
+    title = f"tosa-custom audit: {meta['mode']} mode"
+    body = [f"<h1>{_e(title)}</h1>", f"<p>{_e(text_summary(summary)).replace(chr(10), '<br>')}</p>"]
+    if meta["ops"]:
+        body.append(f"<p>ops kept: <code>{_e(', '.join(meta['ops']))}</code></p>")
+    body.append(f"<p><small>{_e(', '.join(f'{k} {v}' for k, v in meta['versions'].items()))}; "
+                f"{_e(meta['created'])}</small></p>")
+    body.append("<h2>Coverage</h2>")
+    body.append(_stacked_bars("Cases by family", summary["by_family"], STATUSES))
+    body.append(_stacked_bars("Ops by family (of the first case that has them)", summary["ops_by_family"],
+                              OP_STATUSES))
+    cases_by_reason = {k: v["cases"] for k, v in summary["by_category"].items() if v["cases"]}
+    ops_by_reason = {k: v["ops"] for k, v in summary["by_category"].items() if v["ops"]}
+    if cases_by_reason:
+        body.append(_simple_bars("Failing cases by reason", cases_by_reason, _COLORS["fail"]))
+    if ops_by_reason:
+        body.append(_simple_bars("Unconverted or failing ops by reason", ops_by_reason, _COLORS["timeout"]))
+    body += _html_tables(summary)
+    body += _conformance_html(summary.get("conformance", {}))
+    body += _html_appendix(summary)
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
             f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 

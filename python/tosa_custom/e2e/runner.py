@@ -20,7 +20,7 @@ from typing import Any, Sequence
 import torch
 import torch.utils._pytree as pytree
 
-from ..frontend.compiler import CompileReport
+from ..frontend.compiler import CompileReport, compile as tc_compile
 from ..core.diagnostics import CompileError
 from .categories import CATEGORIES
 from .registry import MODES, Case
@@ -171,8 +171,6 @@ def _first_line(e: BaseException) -> str:
 
 def _classify_compile_error(e: BaseException) -> _Failure:
     """compile() files its errors where it raises them (category, ops)."""
-    from ..core.diagnostics import CompileError
-
     if not isinstance(e, CompileError):
         return _Failure("compile-failed", _first_line(e))
     category = e.category if e.category in CATEGORIES else "compile-failed"
@@ -182,8 +180,6 @@ def _classify_compile_error(e: BaseException) -> _Failure:
 def _classify_load_error(e: BaseException) -> _Failure:
     """runtime.load files its errors where it raises them (category, ops);
     anything else it raises is a failure of its lowering."""
-    from ..core.diagnostics import CompileError
-
     if isinstance(e, CompileError) and e.category in CATEGORIES and e.category != "compile-failed":
         return _Failure(e.category, str(e).strip() or type(e).__name__, list(e.ops))
     return _Failure("runtime-lowering-failed", _first_line(e))
@@ -353,7 +349,7 @@ def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compi
 
 def _run_calls(case: Case, program, inputs) -> list[tuple]:
     """The program's (result, inputs after the call) for each call."""
-    from .. import runtime
+    from .. import runtime  # lazily: the runtime (execution engine, kernels) only where a case runs
 
     calls = []
     torch.manual_seed(0)
@@ -411,10 +407,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
     """Run `case` in `mode` (`ops`: selective mode's list, else the case's own);
     without `torch_fallback`, custom ops run only by registered kernels; with
     `kernels="user"`, only by the user's (runtime.load's `kernels=`)."""
-    import warnings
-
-    from .. import compile as tc_compile
-    from .. import runtime
+    from .. import runtime  # lazily: the runtime (execution engine, kernels) only where a case runs
 
     result = CaseResult(case.name, mode, case.family, case.source, xfail_reason=expected_reason(case, mode),
                         nonconformant_reason=case.expected_nonconformance(mode))

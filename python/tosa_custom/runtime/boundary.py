@@ -26,11 +26,16 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..core.dtypes import scalar_kind
 from ..contract.signature import MUTATES_BUFFER_ATTR, MUTATES_INPUT_ATTR, OUTPUT_ATTR, read_roles, rebuild
 
 __all__ = ["Boundary"]
 
-_PYTHON_TYPES = {"int": int, "float": float, "bool": bool}
+
+def _python_type(scalar: str | None) -> type | None:
+    """The Python type of a result marked `tosa_custom.scalar = <kind>` (CONTRACT.md 4.5)."""
+    kind = scalar_kind(scalar) if scalar is not None else None
+    return kind.python if kind is not None else None
 
 
 class Boundary:
@@ -46,7 +51,7 @@ class Boundary:
         for i, (role, scalar) in enumerate(zip(roles, scalars)):
             if role is None or role.kind == OUTPUT_ATTR:
                 order[i] = role.index if role is not None else i
-                self.outputs.append((i, _PYTHON_TYPES.get(scalar) if self.tree is not None else None))
+                self.outputs.append((i, _python_type(scalar) if self.tree is not None else None))
             elif role.kind == MUTATES_INPUT_ATTR:
                 self.inputs.append((i, role.index))
             elif role.kind == MUTATES_BUFFER_ATTR:

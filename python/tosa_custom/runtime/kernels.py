@@ -11,8 +11,13 @@ Lookup order: a kernel registered for the exact (domain, operator), then the
 generic torch kernel for any op PyTorch has (`torch.ops.<ns>.<name>`). The
 program prefers a native kernel (native.py) to a built-in one of these
 (`is_builtin`); a kernel a user registered still wins over native ones. The
-package's own kernels register with `_builtin_kernel`, a user's with
+package's own kernels register with `builtin_kernel`, a user's with
 `register_kernel`, which refuses to replace any kernel without `override=True`.
+
+The built-in kernels register themselves when their modules are imported
+(numpy_kernels.py, tosa_kernels.py); the package's `__init__` imports them,
+so they are registered before anything can look a kernel up or register one
+of the user's (which must not collide with a built-in loaded later).
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ import torch
 from ..core.registry import Registry
 from ..contract.encoding import DOMAIN, DecodedCall
 
-__all__ = ["KernelCall", "Kernel", "register_kernel", "registered_kernels", "find_kernel", "torch_kernel",
-           "is_builtin"]
+__all__ = ["KernelCall", "Kernel", "register_kernel", "builtin_kernel", "registered_kernels", "find_kernel",
+           "torch_kernel", "is_builtin"]
 
 
 @dataclasses.dataclass
@@ -76,14 +81,13 @@ def register_kernel(operator_name: str, domain_name: str = DOMAIN, *,
     """
 
     def decorate(fn: Kernel) -> Kernel:
-        _load_builtin_kernels()  # first: a built-in loaded later must not collide with the user's
         _register(_key(operator_name, domain_name), fn, override=override)
         return fn
 
     return decorate
 
 
-def _builtin_kernel(operator_name: str, domain_name: str = DOMAIN) -> Callable[[Kernel], Kernel]:
+def builtin_kernel(operator_name: str, domain_name: str = DOMAIN) -> Callable[[Kernel], Kernel]:
     """Decorator for this package's own kernels: marked built-in, so a native
     kernel replaces them and `kernels="user"` leaves them out."""
 
@@ -111,7 +115,6 @@ def _register(key: str, fn: Kernel, *, override: bool) -> None:
 
 def registered_kernels(builtin: bool = True) -> list[str]:
     """`domain::operator` of every Python kernel; `builtin=False`: the user's only."""
-    _load_builtin_kernels()
     return sorted(k for k, v in _KERNELS.as_dict().items() if builtin or not is_builtin(v))
 
 
@@ -126,7 +129,6 @@ def find_kernel(operator_name: str, domain_name: str, decoded: DecodedCall | Non
     """A registered kernel, else (with `torch_fallback`) the generic torch one
     for any op of our domain that decoded, else None. `builtin=False` leaves
     out this package's kernels (and the generic one): only the user's count."""
-    _load_builtin_kernels()
     kernel = _KERNELS.get(_key(operator_name, domain_name))
     if kernel is not None and (builtin or not is_builtin(kernel)):
         return kernel
@@ -138,7 +140,6 @@ def find_kernel(operator_name: str, domain_name: str, decoded: DecodedCall | Non
 
 
 _BUILTIN: dict[int, Kernel] = {}  # by id: kernels need not be hashable
-_LOADED = []  # non-empty once the built-in kernels are registered
 
 
 def is_builtin(kernel: Kernel | None) -> bool:
@@ -146,9 +147,5 @@ def is_builtin(kernel: Kernel | None) -> bool:
     return kernel is None or kernel is torch_kernel or _BUILTIN.get(id(kernel)) is kernel
 
 
-def _load_builtin_kernels() -> None:
-    if not _LOADED:
-        _LOADED.append(True)  # before the imports: they register through _builtin_kernel
-        # tosa_kernels registers at its import, which the package's __init__
-        # (program.py) does before a user can reach register_kernel.
-        from . import numpy_kernels  # noqa: F401  (registers itself)
+# tosa_kernels.py (not yet moved to the public name) still imports this one.
+_builtin_kernel = builtin_kernel

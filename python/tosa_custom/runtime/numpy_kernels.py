@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from .kernels import KernelCall, _builtin_kernel, torch_kernel
+from .kernels import KernelCall, builtin_kernel, torch_kernel
 
 __all__: list[str] = []
 
@@ -98,7 +98,7 @@ def _layer_norm(x, shape, weight, bias, eps):
     return y, mean, rstd
 
 
-@_builtin_kernel("torch.aten.layer_norm")
+@builtin_kernel("torch.aten.layer_norm")
 @_numpy_or_torch
 def layer_norm(call: KernelCall):
     a = call.arguments
@@ -106,7 +106,7 @@ def layer_norm(call: KernelCall):
     _out(call, y)
 
 
-@_builtin_kernel("torch.aten.native_layer_norm")
+@builtin_kernel("torch.aten.native_layer_norm")
 @_numpy_or_torch
 def native_layer_norm(call: KernelCall):
     a = call.arguments
@@ -123,7 +123,7 @@ _RMS_NORM_DEFAULT_EPS = {
 }
 
 
-@_builtin_kernel("torch.aten.rms_norm")
+@builtin_kernel("torch.aten.rms_norm")
 @_numpy_or_torch
 def rms_norm(call: KernelCall):
     """x / sqrt(mean(x^2 over normalized_shape) + eps) * weight."""
@@ -155,7 +155,7 @@ def _group_norm(x: np.ndarray, n: int, c: int, groups: int, weight, bias, eps: f
     return y.reshape(x.shape), mean.reshape(n, groups), rstd.reshape(n, groups)
 
 
-@_builtin_kernel("torch.aten.group_norm")
+@builtin_kernel("torch.aten.group_norm")
 @_numpy_or_torch
 def group_norm(call: KernelCall):
     a = call.arguments
@@ -164,7 +164,7 @@ def group_norm(call: KernelCall):
     _out(call, y)
 
 
-@_builtin_kernel("torch.aten.native_group_norm")
+@builtin_kernel("torch.aten.native_group_norm")
 @_numpy_or_torch
 def native_group_norm(call: KernelCall):
     a = call.arguments
@@ -187,7 +187,7 @@ def _batch_norm(x: np.ndarray, weight, bias, mean: np.ndarray, var: np.ndarray, 
     return y
 
 
-@_builtin_kernel("torch.aten._native_batch_norm_legit_no_training")
+@builtin_kernel("torch.aten._native_batch_norm_legit_no_training")
 @_numpy_or_torch
 def native_batch_norm_no_training(call: KernelCall):
     """Batch norm in inference: results (out, save_mean, save_invstd), the last
@@ -198,7 +198,7 @@ def native_batch_norm_no_training(call: KernelCall):
     _results(call, (y, empty, empty))
 
 
-@_builtin_kernel("torch.aten.batch_norm")
+@builtin_kernel("torch.aten.batch_norm")
 @_numpy_or_torch
 def batch_norm(call: KernelCall):
     """With training=False, normalizes with the running statistics. With
@@ -232,16 +232,16 @@ def _softmax(x: np.ndarray, dim: int, log: bool) -> np.ndarray:
         return shifted - np.log(s) if log else e / s
 
 
-@_builtin_kernel("torch.aten.softmax.int")
-@_builtin_kernel("torch.aten._softmax")
+@builtin_kernel("torch.aten.softmax.int")
+@builtin_kernel("torch.aten._softmax")
 @_numpy_or_torch
 def softmax(call: KernelCall):
     a = call.arguments
     _out(call, _softmax(_np(a["self"]), a["dim"], log=False))
 
 
-@_builtin_kernel("torch.aten.log_softmax.int")
-@_builtin_kernel("torch.aten._log_softmax")
+@builtin_kernel("torch.aten.log_softmax.int")
+@builtin_kernel("torch.aten._log_softmax")
 @_numpy_or_torch
 def log_softmax(call: KernelCall):
     a = call.arguments
@@ -257,7 +257,7 @@ def _safe_softmax(scores: np.ndarray) -> np.ndarray:
     return np.where(s > 0, e / np.where(s > 0, s, 1.0), 0.0)
 
 
-@_builtin_kernel("torch.aten.scaled_dot_product_attention")
+@builtin_kernel("torch.aten.scaled_dot_product_attention")
 @_numpy_or_torch
 def scaled_dot_product_attention(call: KernelCall):
     """softmax(q @ k^T * scale + mask) @ v, over (..., L, E) x (..., S, E) x (..., S, Ev)."""
@@ -374,7 +374,7 @@ def _one_plus_erf(x: np.ndarray) -> np.ndarray:
     return np.where(small, 1.0 + e, np.where(x > 0, 2.0 - c, c))
 
 
-@_builtin_kernel("torch.aten.gelu")
+@builtin_kernel("torch.aten.gelu")
 @_numpy_or_torch
 def gelu(call: KernelCall):
     a = call.arguments
@@ -388,7 +388,7 @@ def gelu(call: KernelCall):
     _out(call, y)
 
 
-@_builtin_kernel("torch.aten.silu")
+@builtin_kernel("torch.aten.silu")
 @_numpy_or_torch
 def silu(call: KernelCall):
     x = _np(call.arguments["self"]).astype(np.float64)
@@ -401,7 +401,7 @@ def silu(call: KernelCall):
 # --------------------------------------------------------------------------
 
 
-@_builtin_kernel("torch.aten.embedding")
+@builtin_kernel("torch.aten.embedding")
 @_numpy_or_torch
 def embedding(call: KernelCall):
     """weight[indices]: a gather of rows. padding_idx, scale_grad_by_freq and

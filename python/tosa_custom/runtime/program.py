@@ -43,6 +43,7 @@ from torch_mlir import execution_engine, ir
 
 from ..core import ir as _ir
 from ..core import dtypes as _dtypes
+from ..core.attrs import DTYPE
 from ..contract.encoding import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
 from ..core.diagnostics import CompileError, Diagnostic
 from ..core.passes import pipeline_text, run_pipeline, split_pipeline
@@ -53,7 +54,8 @@ from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 from .boundary import Boundary
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, find_custom_call_sites, set_kernel_contexts
 from .tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
-from .weights import MODULE_FILE, WeightSlots, is_saved_program, read_saved
+from ..weights.checkpoint import MODULE_FILE, is_saved_program, read_saved
+from .weights import WeightSlots
 
 __all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "load"]
 
@@ -103,6 +105,8 @@ def _spec(t: ir.Type, what: str) -> _TensorSpec:
 # `tosa_custom.dtype` on an argument or result: the torch dtype, and the
 # stored dtype it must sit on (CONTRACT.md 3.5, 4.7).
 _BOUNDARY_DTYPES = {d.name: (d.torch, _dtypes.by_element(d.carrier).torch) for d in _dtypes.DTYPES if d.carrier}
+# The Python number a 0-d tensor of each scalar kind's dtype stands for (CONTRACT.md 4.6).
+_SCALAR_TYPES = {k.dtype.torch: k.python for k in _dtypes.SCALAR_KINDS}
 
 
 def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
@@ -115,13 +119,13 @@ def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
             continue
         for i, attrs in enumerate(ir.ArrayAttr(func.attributes[key])):
             attrs = ir.DictAttr(attrs)
-            if i < len(specs) and "tosa_custom.dtype" in attrs:
-                name = ir.StringAttr(attrs["tosa_custom.dtype"]).value
+            if i < len(specs) and DTYPE in attrs:
+                name = ir.StringAttr(attrs[DTYPE]).value
                 dtype, stored = _BOUNDARY_DTYPES.get(name, (None, None))
                 shape = specs[i].shape
                 pairs = dtype is not None and dtype.is_complex
                 if dtype is None or specs[i].dtype != stored or (pairs and shape[-1:] != (2,)):
-                    raise ValueError(f"{key[:3]} #{i}: tosa_custom.dtype = {name!r} does not fit {specs[i].describe()}"
+                    raise ValueError(f"{key[:3]} #{i}: {DTYPE} = {name!r} does not fit {specs[i].describe()}"
                                      f" (known: {', '.join(f'{k} on {str(v[1])[6:]}' for k, v in _BOUNDARY_DTYPES.items())}"
                                      f"{'; complex needs a trailing dim of 2' if pairs else ''})")
                 specs[i] = _TensorSpec(shape[:-1] if pairs else shape, dtype)
@@ -206,7 +210,7 @@ class _Site:
             if isinstance(r, np.ndarray):
                 r = torch.from_numpy(r)
             if isinstance(r, (bool, int, float)) and out.dim() == 0:  # a scalar result (aten.item)
-                expected = {torch.bool: bool, torch.int64: int, torch.float64: float}.get(out.dtype)
+                expected = _SCALAR_TYPES.get(out.dtype)
                 if type(r) is not expected:
                     raise KernelError(f"result #{i} is a {type(r).__name__}, expected a "
                                       f"{expected.__name__ if expected else out.dtype}")
@@ -406,7 +410,7 @@ class Program:
             if isinstance(x, np.ndarray):
                 x = torch.from_numpy(x)
             elif isinstance(x, (bool, int, float)) and spec.shape == () and \
-                    type(x) is {torch.bool: bool, torch.int64: int, torch.float64: float}.get(spec.dtype):
+                    type(x) is _SCALAR_TYPES.get(spec.dtype):
                 x = torch.tensor(x, dtype=spec.dtype)  # a Python scalar argument (CONTRACT.md 4.6)
             if not isinstance(x, torch.Tensor):
                 raise TypeError(f"input #{i} is a {type(x).__name__}; expected a tensor {spec.describe()}")

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..core.ir import collect_ops
 from ..contract.decode import constant_operand
+from ..core.builders import create, tosa_const
+from ..core.ir import collect_ops
 from ..core.passes import PassContext, register_pass
 
 __all__ = ["INTEGER_NEGATE_AS_SUB"]
@@ -37,8 +38,7 @@ def integer_negate_as_sub(module: ir.Operation, ctx: PassContext) -> None:
         result_type = ir.RankedTensorType(op.results[0].type)
         with ir.InsertionPoint(op), op.location:
             zero_type = ir.RankedTensorType.get([1] * result_type.rank, result_type.element_type)
-            zero = ir.Operation.create("tosa.const", results=[zero_type], attributes={
-                "values": ir.DenseElementsAttr.get_splat(zero_type, ir.IntegerAttr.get(zero_type.element_type, 0))})
-            sub = ir.Operation.create("tosa.sub", results=[result_type], operands=[zero.result, op.operands[0]])
-        op.results[0].replace_all_uses_with(sub.result)
+            zero = tosa_const(ir.DenseElementsAttr.get_splat(zero_type, ir.IntegerAttr.get(zero_type.element_type, 0)))
+            sub = create("tosa.sub", result_type, [zero, op.operands[0]])
+        op.results[0].replace_all_uses_with(sub)
         op.erase()

@@ -20,76 +20,40 @@ from __future__ import annotations
 import io
 import json
 import os
-from typing import Any, Mapping
+from typing import Any
 
 import torch
+from safetensors.torch import save_file
 from torch_mlir import ir
 
-from ..core import dtypes as _dtypes
+from ..weights.blobs import ResourceBlobs, module_values, tensor_value
+from ..weights.checkpoint import (
+    MANIFEST_FILE,
+    MODULE_FILE,
+    WEIGHTS_FILE,
+    WeightError,
+    is_saved_program,
+    read_checkpoint,
+    read_saved,
+)
 from ..weights.manifest import INPUT_ATTR, WEIGHT_ATTR, Manifest, argument_attrs, read_manifest, set_argument_attrs
 
+# The checkpoint reader and the saved program's layout live in the weights
+# layer (the bind pass reads checkpoints too); they stay importable from here.
 __all__ = [
     "WeightError",
     "WeightSlots",
     "read_checkpoint",
+    "read_saved",
     "MODULE_FILE",
     "WEIGHTS_FILE",
     "MANIFEST_FILE",
     "is_saved_program",
 ]
 
-MODULE_FILE = "module.mlirbc"
-WEIGHTS_FILE = "weights.safetensors"
-MANIFEST_FILE = "manifest.json"
-
-
-
-class WeightError(ValueError):
-    """Weights that do not fit the program: every problem is listed in the message."""
-
 
 def _dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
-
-
-def is_saved_program(path) -> bool:
-    return isinstance(path, (str, os.PathLike)) and os.path.isfile(os.path.join(path, MODULE_FILE))
-
-
-def read_checkpoint(source: Any) -> dict[str, torch.Tensor]:
-    """Name -> tensor from a state_dict, an nn.Module, a `.safetensors` file,
-    a `torch.save` file (read with weights_only=True) or a saved program's directory."""
-    if isinstance(source, torch.nn.Module):
-        return dict(source.state_dict())
-    if isinstance(source, Mapping):
-        return dict(source)
-    if not isinstance(source, (str, os.PathLike)):
-        raise TypeError(
-            f"weights must be a state_dict, an nn.Module or a path, not {type(source).__name__}"
-        )
-    path = os.fspath(source)
-    if os.path.isdir(path):
-        path = os.path.join(path, WEIGHTS_FILE)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"no weights file '{path}': pass a .safetensors or torch.save file, a directory "
-                                "written by Program.save, a state_dict or an nn.Module")
-    if path.endswith(".safetensors"):
-        from safetensors.torch import load_file
-
-        try:
-            return load_file(path)
-        except Exception as e:  # safetensors raises its own error types for a damaged file
-            raise WeightError(f"cannot read '{path}' as a safetensors file ({type(e).__name__}: {e}); "
-                              "write it with safetensors.torch.save_file") from None
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
-        raise WeightError(
-            f"cannot read '{path}' as a safetensors or torch.save checkpoint ({type(e).__name__}: {e})"
-        ) from None
-    if not isinstance(data, Mapping):
-        raise WeightError(f"'{path}' holds a {type(data).__name__}, not a state_dict")
-    return dict(data)
 
 
 class WeightSlots:
@@ -105,7 +69,7 @@ class WeightSlots:
         self.first = manifest.weights[0].argument if manifest.weights else None
         self.module_bytes = module_bytes
         self.tensors: list[torch.Tensor] | None = None if self.count else []
-        self._specs = [(tuple(w.shape), _torch_dtype(w.dtype)) for w in manifest.weights]
+        self._specs = [(tuple(w.shape), w.torch_dtype) for w in manifest.weights]
         self._block = None
         self._offset = 0
 
@@ -233,8 +197,6 @@ class WeightSlots:
 
     def save(self, directory) -> None:
         """Write module.mlirbc, weights.safetensors and manifest.json into `directory`."""
-        from safetensors.torch import save_file
-
         if self.module_bytes is None:
             raise ValueError(
                 "only a program whose weights are arguments can be saved: compile with "
@@ -259,32 +221,6 @@ class WeightSlots:
 
 def _module_values(module: ir.Module, manifest: Manifest) -> dict[str, torch.Tensor]:
     """The weights' values kept in the module attribute `tosa_custom.weight_values`."""
-    from ..weights.passes import _blobs, _module_values as values_attr, _tensor
-
-    kept = values_attr(module.operation)
-    blobs: dict = {}
-
-    def read_blobs():
-        if not blobs:
-            blobs.update(_blobs(module.operation))
-        return blobs
-
-    return {w.name: _tensor(kept[w.name], tuple(w.shape or ()), w.dtype, read_blobs)
+    kept, blobs = module_values(module.operation), ResourceBlobs(module.operation)
+    return {w.name: tensor_value(kept[w.name], tuple(w.shape or ()), w.dtype, blobs)
             for w in manifest.weights if w.name in kept}
-
-
-def read_saved(directory) -> tuple[bytes, Manifest]:
-    """The module bytecode and the manifest of a saved program."""
-    with open(os.path.join(directory, MODULE_FILE), "rb") as f:
-        data = f.read()
-    try:
-        with open(os.path.join(directory, MANIFEST_FILE), encoding="utf-8") as f:
-            manifest = Manifest.from_json(json.load(f))
-    except FileNotFoundError:
-        raise FileNotFoundError(f"'{directory}' has {MODULE_FILE} but no {MANIFEST_FILE}") from None
-    return data, manifest
-
-
-def _torch_dtype(name: str) -> torch.dtype | None:
-    found = _dtypes.by_name(name)
-    return found.torch if found is not None else None

@@ -17,6 +17,7 @@ from torch_mlir import ir
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
 from ..contract.signature import read_roles
+from ..weights.blobs import resource_blobs, resource_key
 
 __all__ = ["NARROW_F64", "NARROW_I64_GATHER", "NARROW_I64_CASTS", "WIDEN_INT_ARITHMETIC"]
 
@@ -193,13 +194,11 @@ class _Constants:
         attr = owner.operation.attributes["values"]
         if isinstance(attr, ir.DenseIntElementsAttr):
             return np.array(attr)
-        from ..weights.passes import _blobs, _resource_key  # their one reader of resource blobs
-
-        key = _resource_key(attr)
+        key = resource_key(attr)
         if key is None:
             return None
         if self._blobs is None:
-            self._blobs = _blobs(self._module)
+            self._blobs = resource_blobs(self._module)
         data = self._blobs.get(key)
         return None if data is None else np.frombuffer(data, dtype=np.int64)
 

@@ -5,10 +5,13 @@
 - `export`: `compile(..., weights="arguments")`, from torch.export's graph
   signature;
 - `passes`: `tosa-custom-lift-weights` / `tosa-custom-bind-weights` for IR
-  from anywhere else.
+  from anywhere else;
+- `blobs`: the values a module holds (resource blobs, the kept
+  `tosa_custom.weight_values`) and their conversion to and from tensors;
+- `checkpoint`: weights on disk (`read_checkpoint`) and the saved program's layout.
 
-The runtime side (loading, checking and saving weights) is
-`tosa_custom.runtime.weights`.
+The runtime side (binding, checking and saving the weights of a program) is
+`tosa_custom.runtime.weights`; it reads through `blobs` and `checkpoint`.
 """
 
 from .export import WEIGHT_MODES

@@ -10,13 +10,12 @@ backend that never parses MLIR can check a checkpoint against a module.
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
+import torch
 from torch_mlir import ir
 
 from ..core import dtypes as _dtypes
-
 from ..core import ir as _ir
 
 __all__ = [
@@ -33,6 +32,7 @@ __all__ = [
     "read_manifest",
     "set_argument_attrs",
     "argument_attrs",
+    "shape_and_dtype",
 ]
 
 INPUT_ATTR = "tosa_custom.input"
@@ -50,7 +50,7 @@ class ManifestError(ValueError):
     """The entry function's weight markers are inconsistent (or a JSON manifest is)."""
 
 
-def _shape_and_dtype(t: ir.Type) -> tuple[tuple[int | None, ...] | None, str]:
+def shape_and_dtype(t: ir.Type) -> tuple[tuple[int | None, ...] | None, str]:
     """(shape with None for dynamic dimensions, torch dtype name) of a tensor
     type, builtin or `!torch.vtensor`; (None, type text) for anything else."""
     if isinstance(t, ir.RankedTensorType):
@@ -78,6 +78,12 @@ class ArgumentSpec:
     name: str | None = None            # weights: the fully qualified PyTorch name
     position: int | None = None        # inputs: the position in the model's call
     tied_to: str | None = None         # weights: the earlier weight this one is the same tensor as
+
+    @property
+    def torch_dtype(self) -> torch.dtype | None:
+        """The torch dtype `dtype` names; None for a type outside the dtype table."""
+        found = _dtypes.by_name(self.dtype)
+        return found.torch if found is not None else None
 
     def describe(self) -> str:
         shape = "?" if self.shape is None else "[" + ", ".join("?" if d is None else str(d) for d in self.shape) + "]"
@@ -197,7 +203,7 @@ def read_manifest(module, entry: str | None = None) -> Manifest:
     types = ir.TypeAttr(func.attributes["function_type"]).value.inputs
     inputs, weights, seen = [], [], set()
     for i, (t, attrs) in enumerate(zip(types, argument_attrs(func))):
-        shape, dtype = _shape_and_dtype(t)
+        shape, dtype = shape_and_dtype(t)
         if WEIGHT_ATTR in attrs:
             if INPUT_ATTR in attrs:
                 raise ManifestError(f"argument #{i} of @{name} is marked both {INPUT_ATTR} and {WEIGHT_ATTR}")
