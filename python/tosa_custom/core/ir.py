@@ -60,6 +60,16 @@ def collect_ops(root, predicate, *, enter_matches: bool = True) -> list[ir.Opera
     return found
 
 
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The op that defines `value`, or None for a block argument."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def has_uses(value: ir.Value) -> bool:
+    return any(True for _ in value.uses)
+
+
 def make_context() -> ir.Context:
     ctx = ir.Context()
     torch_d.register_dialect(ctx)

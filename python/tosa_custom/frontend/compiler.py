@@ -31,14 +31,8 @@ from ..contract import signature as _signature
 from ..tosa import target as _target
 from ..tosa import wrong_lowerings as _wrong
 from ..weights import export as _weights
-from ..tunnel.conversion import (
-    PASS_ARGUMENT,
-    TENSORIZE_SCALAR_BOUNDARY,
-    USER_LISTED,
-    ConversionResult,
-    Site,
-    Skipped,
-)
+from ..tunnel.options import PASS_ARGUMENT, USER_LISTED, ConversionResult, Site, Skipped
+from ..tunnel.tensorize import TENSORIZE_SCALAR_BOUNDARY
 from ..core.diagnostics import CompileError, Diagnostic, DiagnosticLog, format_location
 from ..core.passes import build_pass_manager, lookup_pass, run_pipeline, name_and_options, pipeline_text, split_pipeline
 from ..core.schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier, overload_name
