@@ -29,6 +29,17 @@ def public_functions(module, entry: str | None = None) -> list[ir.Operation]:
     return funcs
 
 
+def function_type(func) -> ir.FunctionType:
+    """The type of a `func.func`."""
+    return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+
+
+def set_function_type(func, inputs, results) -> None:
+    """Give a `func.func` these argument and result types (its block's and
+    return's types are the caller's to match)."""
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(list(inputs), list(results)))
+
+
 def add_signature_attrs(func, key: str, count: int, marks: dict[int, dict[str, str]]) -> None:
     """Add string attributes to some arguments' (`key="arg_attrs"`) or
     results' (`"res_attrs"`) dictionaries of `func`, keeping the others."""

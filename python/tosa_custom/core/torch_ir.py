@@ -1,4 +1,4 @@
-"""Reading torch-dialect IR: the Python value of a `torch.constant.*` (or a
+"""Reading and spelling torch-dialect IR: the Python value of a `torch.constant.*` (or a
 list of them) behind an operand, seen through `torch.derefine`. The tunnel
 encodes constant arguments with it, and rules about an op instance's
 arguments (tosa/wrong_lowerings.py) read them the same way."""
@@ -11,7 +11,7 @@ from torch_mlir import ir
 
 from .ir import defining_op
 
-__all__ = ["NOT_CONSTANT", "look_through", "constant", "constant_list"]
+__all__ = ["NOT_CONSTANT", "look_through", "constant", "constant_list", "vtensor_type"]
 
 # What `constant` returns for a value computed at run time (None is a constant: torch.constant.none).
 NOT_CONSTANT = object()
@@ -57,3 +57,8 @@ def constant_list(value: ir.Value) -> list | None:
         return None
     items = [constant(v) for v in op.operands]
     return None if any(item is NOT_CONSTANT for item in items) else items
+
+
+def vtensor_type(dims, element: str) -> ir.Type:
+    """`!torch.vtensor<[dims],element>` (dims as written: `-1` is dynamic; () is 0-d)."""
+    return ir.Type.parse(f"!torch.vtensor<[{','.join(str(d) for d in dims)}],{element}>")

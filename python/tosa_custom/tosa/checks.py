@@ -186,7 +186,7 @@ def check_known_crashes(module: ir.Operation, ctx: PassContext) -> list[str]:
 def mark_boundary_dtypes(module: ir.Operation, ctx: PassContext) -> None:
     uint8 = {_attrs.DTYPE: "uint8"}
     for func in _ir.public_functions(module):
-        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        ftype = _ir.function_type(func)
         for key, types in (("arg_attrs", ftype.inputs), ("res_attrs", ftype.results)):
             marks = {i: uint8 for i, t in enumerate(types) if str(t).endswith(",ui8>")}
             _ir.add_signature_attrs(func, key, len(types), marks)

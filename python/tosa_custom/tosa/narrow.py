@@ -109,9 +109,7 @@ def _float_results_only(ret: ir.Operation) -> bool:
 def _retype_results(ret: ir.Operation) -> None:
     """The function's result types, after its returned values were narrowed."""
     func = ret.parent
-    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-    results = [v.type for v in ret.operands]
-    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(function_type.inputs, results))
+    _ir.set_function_type(func, _ir.function_type(func).inputs, [v.type for v in ret.operands])
 
 
 def _to_f32(t: ir.Type) -> ir.Type:

@@ -34,6 +34,7 @@ from ..core import ir as _ir
 from ..core.diagnostics import Diagnostic, DiagnosticLog
 from ..core.passes import Option, PassContext, build_pass_manager, option_field, parse_names, register_pass
 from ..core.schema import OpSelection, op_identifier
+from ..core.torch_ir import vtensor_type
 from ..tosa import checks as _checks
 from ..tosa import target as _target
 from ..tosa import wrong_lowerings as _wrong
@@ -128,18 +129,23 @@ def _instance_key(op) -> tuple:
 # argument, as in a real module. TorchToTosa dereferences the defining op of
 # some scalar operands (aten.slice.Tensor's `end`), so a scalar that is a block
 # argument crashes the process.
+def _probe_clone(op, block: ir.Block):
+    """A copy of `op` at the insertion point, reading the probe's operands."""
+    operands = [_probe_operand(v, block) for v in op.operands]
+    copy = op.clone()
+    for i, v in enumerate(operands):
+        copy.operands[i] = v
+    return copy
+
+
 def _probe_operand(value: ir.Value, block: ir.Block) -> ir.Value:
     if not _copied(value):
         kind = _dtypes.scalar_kind(str(value.type))
         if kind is None:
             return block.add_argument(value.type, ir.Location.unknown())
-        tensor = block.add_argument(ir.Type.parse(f"!torch.vtensor<[],{kind.tensor_element}>"), ir.Location.unknown())
+        tensor = block.add_argument(vtensor_type((), kind.tensor_element), ir.Location.unknown())
         return _b.create(kind.from_tensor, value.type, [tensor])
-    operands = [_probe_operand(v, block) for v in value.owner.operation.operands]
-    copy = value.owner.operation.clone()
-    for i, v in enumerate(operands):
-        copy.operands[i] = v
-    return copy.results[0]
+    return _probe_clone(value.owner.operation, block).results[0]
 
 
 def _probe_function(op, scratch: ir.Module) -> ir.Operation:
@@ -149,13 +155,8 @@ def _probe_function(op, scratch: ir.Module) -> ir.Operation:
         func = func_d.FuncOp("probe", ([], results))
     block = func.add_entry_block()
     with ir.InsertionPoint(block):
-        operands = [_probe_operand(v, block) for v in op.operands]
-        copy = op.clone()
-        for i, v in enumerate(operands):
-            copy.operands[i] = v
-        func_d.ReturnOp(list(copy.results))
-    func.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get([a.type for a in block.arguments], results))
+        func_d.ReturnOp(list(_probe_clone(op, block).results))
+    _ir.set_function_type(func, [a.type for a in block.arguments], results)
     return func.operation
 
 

@@ -23,7 +23,7 @@ from ..core import dtypes as _dtypes
 from ..core import ir as _ir  # (importing it also installs the torch_c stand-in module)
 from ..core import schema as _schema
 from ..core.diagnostics import DiagnosticLog
-from ..core.torch_ir import NOT_CONSTANT, constant, look_through
+from ..core.torch_ir import NOT_CONSTANT, constant, look_through, vtensor_type
 from ..contract import encoding as _c
 from .options import PASS_ARGUMENT, SKIP_CATEGORIES, USER_LISTED, ConversionResult, PassOptions, Site, Skipped
 
@@ -403,8 +403,7 @@ def to_dtype(value: ir.Value, dtype: int, result: str, direction: str, made=lamb
 def real_pairs_type(complex_type: str, carried: str) -> ir.Type:
     """The torch type of `view_as_real` of a complex vtensor type."""
     dims, _ = _dtypes.parse_vtensor(complex_type)
-    shape = ",".join(dims + ["2"])
-    return ir.Type.parse(f"!torch.vtensor<[{shape}],{_dtypes.by_name(carried).carrier}>")
+    return vtensor_type(dims + ["2"], _dtypes.by_name(carried).carrier)
 
 
 def carrier_source(value: ir.Value) -> ir.Value | None:
@@ -420,7 +419,7 @@ def _carry_out(custom_result: ir.Value, original: ir.Type, t) -> ir.Value:
     """The torch value of type `original` for one custom op result."""
     mark = {_attrs.CARRIER: ir.StringAttr.get("result")}
     if isinstance(t, _dtypes.ScalarKind):  # a scalar result travels as a 0-d tensor
-        tensor = _b.create("torch_c.from_builtin_tensor", ir.Type.parse(f"!torch.vtensor<[],{t.tensor_element}>"),
+        tensor = _b.create("torch_c.from_builtin_tensor", vtensor_type((), t.tensor_element),
                            [custom_result])
         return _b.create(t.from_tensor, original, [tensor], mark)
     text = str(original)

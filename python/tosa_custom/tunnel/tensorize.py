@@ -15,7 +15,7 @@ from ..core import builders as _b
 from ..core import dtypes as _dtypes
 from ..core import ir as _ir
 from ..core.passes import Option, PassContext, parse_flag, register_pass
-from ..core.torch_ir import NOT_CONSTANT, constant
+from ..core.torch_ir import NOT_CONSTANT, constant, vtensor_type
 from .conversion import carrier_source, erase_dead_carriers, real_pairs_type
 
 __all__ = ["TENSORIZE_SCALAR_BOUNDARY", "TENSORIZE_BUILTIN_SCALAR_BOUNDARY", "tensorize_scalar_boundary",
@@ -27,15 +27,20 @@ TENSORIZE_BUILTIN_SCALAR_BOUNDARY = "tosa-custom-tensorize-builtin-scalar-bounda
 _Marks = dict[int, dict[str, str]]
 
 
-def _function_type(func) -> ir.FunctionType:
-    return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+def _entry(func) -> ir.Block:
+    return func.regions[0].blocks[0]
+
+
+def _return_op(func) -> ir.Operation:
+    block = _entry(func)
+    return block.operations[len(block.operations) - 1]
 
 
 def _retype(func, inputs: list[ir.Type], results: list[ir.Type], arg_marks: _Marks, res_marks: _Marks) -> None:
     """Give `func` these argument and result types, and add the marks (an
     argument with no mark changed type too)."""
     if arg_marks or res_marks:
-        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
+        _ir.set_function_type(func, inputs, results)
         _ir.add_signature_attrs(func, "arg_attrs", len(inputs), {k: v for k, v in arg_marks.items() if v})
         _ir.add_signature_attrs(func, "res_attrs", len(results), res_marks)
 
@@ -58,20 +63,20 @@ def _scalar_literal(value: ir.Value, kind: _dtypes.ScalarKind) -> ir.Value | Non
     attr = ir.DenseElementsAttr.get(array, type=ir.Type.parse(kind.tensor_element) if signed else None)
     op = _ir.defining_op(value)
     with ir.InsertionPoint(op), op.location:
-        return _b.create("torch.vtensor.literal", ir.Type.parse(f"!torch.vtensor<[],{kind.tensor_element}>"), (),
+        return _b.create("torch.vtensor.literal", vtensor_type((), kind.tensor_element), (),
                          {"value": attr})
 
 
 def _tensorize_arguments(func, inputs: list[ir.Type]) -> _Marks:
     """Number and complex arguments become tensors, read by a carrier."""
-    block = func.regions[0].blocks[0]
+    block = _entry(func)
     first = block.operations[0] if len(block.operations) else None
     marks: _Marks = {}
     for i, arg in enumerate(block.arguments):
         text = str(arg.type)
         kind, cplx = _dtypes.scalar_kind(text), _complex_of(text)
         if kind is not None:
-            new_type, unpack = ir.Type.parse(f"!torch.vtensor<[],{kind.tensor_element}>"), kind.from_tensor
+            new_type, unpack = vtensor_type((), kind.tensor_element), kind.from_tensor
         elif cplx is not None:
             new_type, unpack = real_pairs_type(text, cplx), "torch.aten.view_as_complex"
             marks[i] = {_attrs.DTYPE: cplx}
@@ -92,8 +97,7 @@ def _tensorize_arguments(func, inputs: list[ir.Type]) -> _Marks:
 def _tensorize_results(func, results: list[ir.Type]) -> _Marks:
     """Number and complex results a carrier made (or a constant number) are
     returned as the carrier's tensor operand (or a literal)."""
-    block = func.regions[0].blocks[0]
-    ret = block.operations[len(block.operations) - 1]
+    ret = _return_op(func)
     marks: _Marks = {}
     for i, value in enumerate(ret.operands):
         text = str(value.type)
@@ -124,7 +128,7 @@ def tensorize_scalar_boundary(module: ir.Operation, ctx: PassContext | None = No
     so the runtime (and a backend) can give the caller what the model did."""
     arguments = ctx.options.arguments if ctx is not None else True
     for func in _ir.public_functions(module):
-        ftype = _function_type(func)
+        ftype = _ir.function_type(func)
         inputs, results = list(ftype.inputs), list(ftype.results)
         arg_marks = _tensorize_arguments(func, inputs) if arguments else {}
         res_marks = _tensorize_results(func, results)
@@ -134,7 +138,7 @@ def tensorize_scalar_boundary(module: ir.Operation, ctx: PassContext | None = No
 
 def _tensorize_builtin_arguments(func, inputs: list[ir.Type]) -> _Marks:
     """Builtin scalar arguments become 0-d tensors, read with `tensor.extract`."""
-    block = func.regions[0].blocks[0]
+    block = _entry(func)
     marks: _Marks = {}
     for i, arg in enumerate(block.arguments):
         kind = _dtypes.scalar_kind_of_builtin(str(arg.type))
@@ -154,8 +158,7 @@ def _tensorize_builtin_arguments(func, inputs: list[ir.Type]) -> _Marks:
 
 def _tensorize_builtin_results(func, results: list[ir.Type]) -> _Marks:
     """Builtin scalar results become 0-d tensors: a `tosa.const` of a constant, else `tensor.from_elements`."""
-    block = func.regions[0].blocks[0]
-    ret = block.operations[len(block.operations) - 1]
+    ret = _return_op(func)
     marks: _Marks = {}
     for i, value in enumerate(ret.operands):
         kind = _dtypes.scalar_kind_of_builtin(str(value.type))
@@ -191,7 +194,7 @@ def tensorize_builtin_scalar_boundary(module: ir.Operation, ctx: PassContext | N
     same on torch IR, for the numbers converted ops read or compute.)"""
     with module.context, ir.Location.unknown():
         for func in _ir.public_functions(module):
-            ftype = _function_type(func)
+            ftype = _ir.function_type(func)
             inputs, results = list(ftype.inputs), list(ftype.results)
             arg_marks = _tensorize_builtin_arguments(func, inputs)
             res_marks = _tensorize_builtin_results(func, results)
