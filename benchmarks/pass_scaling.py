@@ -53,7 +53,8 @@ from torch_mlir import ir, passmanager
 
 from tosa_custom.core import ir as _ir
 from tosa_custom.core import passes
-from tosa_custom.tunnel.conversion import PASS_ARGUMENT, PassOptions, convert_module
+from tosa_custom.tunnel.conversion import convert_module
+from tosa_custom.tunnel.options import PASS_ARGUMENT, PassOptions
 from tosa_custom.core.diagnostics import DiagnosticLog
 
 SELECTED = ("aten.gelu", "aten.softmax.int", "aten.layer_norm")

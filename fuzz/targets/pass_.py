@@ -106,7 +106,7 @@ def _check_auto(case) -> Outcome:
     it could not tunnel away (a skipped op, said in a warning)."""
     from torch_mlir import ir
 
-    from tosa_custom.tunnel.conversion import PASS_ARGUMENT
+    from tosa_custom.tunnel.options import PASS_ARGUMENT
     from tosa_custom.core.diagnostics import DiagnosticLog
     from tosa_custom.core.passes import build_pass_manager
     from tosa_custom.tunnel.pipelines import after_tunnel
@@ -270,7 +270,8 @@ def _check_inplace(case) -> Outcome:
     from torch_mlir import ir
 
     import tosa_custom
-    from tosa_custom.tunnel.conversion import ConversionFailed, PassOptions, convert_module
+    from tosa_custom.tunnel.conversion import ConversionFailed, convert_module
+    from tosa_custom.tunnel.options import PassOptions
     from tosa_custom.core.diagnostics import DiagnosticLog
 
     identifier, text = case["identifier"], case["text"]
@@ -381,7 +382,8 @@ def check(case: dict) -> Outcome:
     from torch_mlir import ir
 
     import tosa_custom
-    from tosa_custom.tunnel.conversion import ConversionFailed, PassOptions, convert_module
+    from tosa_custom.tunnel.conversion import ConversionFailed, convert_module
+    from tosa_custom.tunnel.options import PassOptions
     from tosa_custom.core.diagnostics import DiagnosticLog
 
     if case["text"] is None:

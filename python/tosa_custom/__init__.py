@@ -4,7 +4,7 @@ from importlib import metadata as _metadata
 
 from .frontend.compiler import CompileReport, OutputType, compile, install_torch_mlir_compile
 from .contract.encoding import CONTRACT_VERSION, DOMAIN, ContractError, DecodedCall, Operand
-from .tunnel.conversion import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
+from .tunnel.options import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
 from .contract.decode import custom_ops, decode
 from .core.diagnostics import CompileError, Diagnostic
 from .core.mlir_files import save_mlir

@@ -10,7 +10,8 @@ from torch_mlir import ir
 
 import tosa_custom
 from tosa_custom.core import ir as _ir
-from tosa_custom.tunnel.conversion import PassOptions, convert_module
+from tosa_custom.tunnel.conversion import convert_module
+from tosa_custom.tunnel.options import PassOptions
 from tosa_custom.contract.decode import custom_op_strings
 
 CONTRACT = pathlib.Path(__file__).resolve().parents[2] / "CONTRACT.md"

@@ -23,7 +23,8 @@ from tosa_custom.core import ir as _ir
 from tosa_custom.core import schema as _schema
 from tosa_custom.contract.encoding import arg_kinds, arg_type, canonical_json, decode_attrs
 from tosa_custom.core.diagnostics import DiagnosticLog
-from tosa_custom.tunnel.conversion import PassOptions, convert_module
+from tosa_custom.tunnel.conversion import convert_module
+from tosa_custom.tunnel.options import PassOptions
 
 from _emit import ENUM_NUMBER, FuncArg, Literal, Runtime, T, emit, is_registered, mlir_f64, mlir_string
 

@@ -29,6 +29,8 @@ from typing import Any
 import torch.utils._pytree as pytree
 from torch_mlir import ir
 
+from ..core.attrs import SCALAR
+
 __all__ = ["LEAF", "OUTPUT_ATTR", "MUTATES_INPUT_ATTR", "MUTATES_BUFFER_ATTR", "OUTPUT_TREE_ATTR", "RESULT_ATTRS",
            "ResultRole", "result_roles", "mark_results", "read_roles", "tree_to_json", "rebuild"]
 
@@ -111,7 +113,7 @@ def read_roles(func) -> tuple[list[ResultRole | None], list[str | None], Any]:
                 role = ResultRole(kind, name=ir.StringAttr(attrs[kind]).value) if kind == MUTATES_BUFFER_ATTR \
                     else ResultRole(kind, index=ir.IntegerAttr(attrs[kind]).value)
         roles.append(role)
-        scalars.append(ir.StringAttr(attrs["tosa_custom.scalar"]).value if "tosa_custom.scalar" in attrs else None)
+        scalars.append(ir.StringAttr(attrs[SCALAR]).value if SCALAR in attrs else None)
     tree = json.loads(ir.StringAttr(func.attributes[OUTPUT_TREE_ATTR]).value) \
         if OUTPUT_TREE_ATTR in func.attributes else None
     return roles, scalars, tree

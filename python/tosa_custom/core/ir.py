@@ -29,6 +29,17 @@ def public_functions(module, entry: str | None = None) -> list[ir.Operation]:
     return funcs
 
 
+def function_type(func) -> ir.FunctionType:
+    """The type of a `func.func`."""
+    return ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+
+
+def set_function_type(func, inputs, results) -> None:
+    """Give a `func.func` these argument and result types (its block's and
+    return's types are the caller's to match)."""
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(list(inputs), list(results)))
+
+
 def add_signature_attrs(func, key: str, count: int, marks: dict[int, dict[str, str]]) -> None:
     """Add string attributes to some arguments' (`key="arg_attrs"`) or
     results' (`"res_attrs"`) dictionaries of `func`, keeping the others."""
@@ -58,6 +69,16 @@ def collect_ops(root, predicate, *, enter_matches: bool = True) -> list[ir.Opera
 
     getattr(root, "operation", root).walk(visit)
     return found
+
+
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The op that defines `value`, or None for a block argument."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation
+
+
+def has_uses(value: ir.Value) -> bool:
+    return any(True for _ in value.uses)
 
 
 def make_context() -> ir.Context:

@@ -14,7 +14,7 @@ import dataclasses
 from typing import Iterator
 
 from ..core.registry import Registry
-from ..tunnel.conversion import SKIP_CATEGORIES
+from ..tunnel.options import SKIP_CATEGORIES
 
 __all__ = ["Category", "CATEGORIES", "STAGES", "category", "categories", "describe"]
 

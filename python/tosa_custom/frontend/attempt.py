@@ -22,7 +22,8 @@ from ..tosa import target as _target
 from ..tosa import wrong_lowerings as _wrong
 from ..tunnel import auto as _auto
 from ..tunnel import pipelines as _pipelines
-from ..tunnel.conversion import PASS_ARGUMENT, TENSORIZE_SCALAR_BOUNDARY, USER_LISTED, ConversionResult
+from ..tunnel.options import PASS_ARGUMENT, USER_LISTED, ConversionResult
+from ..tunnel.tensorize import TENSORIZE_SCALAR_BOUNDARY
 from .captured import Capture
 from .queries import (adopt, aten_ops, culprit_pass, custom_ops_by_location, module_ops, report_rewritten,
                       torch_ops_by_location)

@@ -12,7 +12,7 @@ from torch_mlir import ir, passmanager
 from ..core import ir as _ir
 from ..core.passes import build_pass_manager, lookup_pass, name_and_options, split_pipeline
 from ..core.schema import EVERYTHING_NAMESPACES, OpSelection, op_identifier
-from ..tunnel.conversion import Skipped
+from ..tunnel.options import Skipped
 from .report import Findings
 
 __all__ = ["adopt", "aten_ops", "culprit_pass", "custom_ops_by_location", "module_ops", "report_rewritten",

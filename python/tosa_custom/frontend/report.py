@@ -9,7 +9,7 @@ import dataclasses
 import enum
 from typing import Any
 
-from ..tunnel.conversion import ConversionResult, Site, Skipped
+from ..tunnel.options import ConversionResult, Site, Skipped
 
 __all__ = ["CompileReport", "Findings", "OutputType"]
 

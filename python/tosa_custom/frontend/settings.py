@@ -8,7 +8,7 @@ import dataclasses
 from ..core.passes import lookup_pass
 from ..core.schema import OpSelection
 from ..tosa import target as _target
-from ..tunnel.conversion import PASS_ARGUMENT
+from ..tunnel.options import PASS_ARGUMENT
 from ..weights import export as _weights
 from .report import OutputType
 

@@ -25,7 +25,7 @@ from torch_mlir import ir
 from .. import runtime as _runtime, tosa as _tosa, tunnel as _tunnel, weights as _weights  # noqa: F401
 from ..core import ir as _ir
 from ..core.diagnostics import Diagnostic, DiagnosticLog
-from ..tunnel.conversion import PASS_ARGUMENT, PassOptions
+from ..tunnel.options import PASS_ARGUMENT, PassOptions
 from ..core.mlir_files import BYTECODE_MAGIC, serialize
 # (importing each layer registers its passes: every pass of every layer, as mlir-opt's registerAllPasses)
 from ..core.passes import build_pass_manager, registered_passes, split_pipeline

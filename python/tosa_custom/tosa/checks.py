@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
+from ..core import attrs as _attrs
+from ..core import builders as _b
 from ..core import ir as _ir
 from ..core.passes import Option, PassContext, parse_names, register_pass
 
@@ -105,7 +107,7 @@ def sign_semantics_problem(op) -> str | None:
     arithmetic on i1), or None: the refusal below and auto mode, which tunnels
     such an op instead (CONTRACT.md 7.1 `wrong-lowering`), ask the same question."""
     name = op.name
-    if not name.startswith("torch.") or "tosa_custom.carrier" in op.attributes:
+    if not name.startswith("torch.") or _attrs.CARRIER in op.attributes:
         return None
     short = name[len("torch.aten."):] if name.startswith("torch.aten.") else None
     if _bool_arithmetic(op, short):
@@ -182,9 +184,9 @@ def check_known_crashes(module: ir.Operation, ctx: PassContext) -> list[str]:
                "Mark uint8 arguments and results of public functions tosa_custom.dtype = \"uint8\" (TOSA types "
                "them as i8)")
 def mark_boundary_dtypes(module: ir.Operation, ctx: PassContext) -> None:
-    uint8 = {"tosa_custom.dtype": "uint8"}
+    uint8 = {_attrs.DTYPE: "uint8"}
     for func in _ir.public_functions(module):
-        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        ftype = _ir.function_type(func)
         for key, types in (("arg_attrs", ftype.inputs), ("res_attrs", ftype.results)):
             marks = {i: uint8 for i, t in enumerate(types) if str(t).endswith(",ui8>")}
             _ir.add_signature_attrs(func, key, len(types), marks)
@@ -196,9 +198,8 @@ def tensor_constants_as_tosa(module: ir.Operation, ctx: PassContext) -> None:
     for op in _ir.collect_ops(module, lambda op: op.name == "arith.constant"
                               and isinstance(op.results[0].type, ir.RankedTensorType)):
         with ir.InsertionPoint(op), op.location:
-            const = ir.Operation.create("tosa.const", results=[op.results[0].type],
-                                        attributes={"values": op.attributes["value"]})
-        op.results[0].replace_all_uses_with(const.result)
+            const = _b.tosa_const(op.attributes["value"], op.results[0].type)
+        op.results[0].replace_all_uses_with(const)
         op.erase()
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
+from ..core import builders as _b
+from ..core import dtypes as _dtypes
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
 from ..contract.signature import read_roles
@@ -108,9 +110,7 @@ def _float_results_only(ret: ir.Operation) -> bool:
 def _retype_results(ret: ir.Operation) -> None:
     """The function's result types, after its returned values were narrowed."""
     func = ret.parent
-    function_type = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-    results = [v.type for v in ret.operands]
-    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(function_type.inputs, results))
+    _ir.set_function_type(func, _ir.function_type(func).inputs, [v.type for v in ret.operands])
 
 
 def _to_f32(t: ir.Type) -> ir.Type:
@@ -176,10 +176,6 @@ def _i64(value: ir.Value) -> bool:
     return isinstance(element, ir.IntegerType) and element.width == 64
 
 
-def _retyped(value: ir.Value, element: ir.Type) -> ir.Type:
-    return ir.RankedTensorType.get(ir.RankedTensorType(value.type).shape, element)
-
-
 class _Constants:
     """The values of integer `tosa.const` ops; a `dense_resource` blob is read
     from the module's printed resource section, once, only when one is asked for."""
@@ -219,11 +215,10 @@ def narrow_i64_gather(module: ir.Operation, ctx: PassContext) -> None:
         if not _fits_i32(constants.values(table)):
             continue
         with ir.InsertionPoint(gather), gather.location:
-            narrow = ir.Operation.create("tosa.cast", results=[_retyped(table, i32)], operands=[table])
-            result = ir.Operation.create("tosa.gather", results=[_retyped(gather.results[0], i32)],
-                                         operands=[narrow.result, indices])
-            wide = ir.Operation.create("tosa.cast", results=[gather.results[0].type], operands=[result.result])
-        gather.results[0].replace_all_uses_with(wide.result)
+            narrow = _b.tosa_cast(table, i32)
+            result = _b.create("tosa.gather", _b.retyped(gather.results[0], i32), [narrow, indices])
+            wide = _b.tosa_cast(result, gather.results[0].type)
+        gather.results[0].replace_all_uses_with(wide)
         gather.erase()
 
 
@@ -261,12 +256,11 @@ def _as_i32(source: ir.Value, constants: "_Constants") -> ir.Value | None:
             narrow = op.operands[0]
             if _integer_width(narrow) == 32:
                 return narrow
-            return ir.Operation.create("tosa.cast", results=[_retyped(source, i32)], operands=[narrow]).result
+            return _b.tosa_cast(narrow, _b.retyped(source, i32))
         values = constants.values(source)
         if op.name == "tosa.const" and _fits_i32(values):
             array = values.astype(np.int32).reshape(ir.RankedTensorType(source.type).shape)
-            attr = ir.DenseElementsAttr.get(array, type=_retyped(source, i32))
-            return ir.Operation.create("tosa.const", results=[attr.type], attributes={"values": attr}).result
+            return _b.tosa_const(ir.DenseElementsAttr.get(array, type=_b.retyped(source, i32)))
     return None
 
 
@@ -276,8 +270,8 @@ def _replay_moves(value: ir.Value, moves: list[ir.Operation], before: ir.Operati
         with ir.InsertionPoint(before), move.location:
             element = ir.RankedTensorType(value.type).element_type
             attributes = {a.name: a.attr for a in move.attributes}
-            value = ir.Operation.create(move.name, results=[_retyped(move.results[0], element)],
-                                        operands=[value, *list(move.operands)[1:]], attributes=attributes).result
+            value = _b.create(move.name, _b.retyped(move.results[0], element), [value, *list(move.operands)[1:]],
+                              attributes)
     return value
 
 
@@ -298,11 +292,11 @@ def _fold_constant_cast(cast: ir.Operation, constants: "_Constants") -> bool:
     values = constants.values(cast.operands[0])
     if values is None:
         return False
-    dtype = {ir.F32Type: np.float32, ir.F64Type: np.float64, ir.F16Type: np.float16}[type(result_type.element_type)]
+    dtype = _dtypes.by_element(str(result_type.element_type)).numpy
     with ir.InsertionPoint(cast), cast.location:
         attr = ir.DenseElementsAttr.get(values.astype(dtype).reshape(result_type.shape), type=result_type)
-        const = ir.Operation.create("tosa.const", results=[result_type], attributes={"values": attr})
-    cast.results[0].replace_all_uses_with(const.result)
+        const = _b.tosa_const(attr, result_type)
+    cast.results[0].replace_all_uses_with(const)
     return True
 
 
@@ -328,7 +322,7 @@ def narrow_i64_casts(module: ir.Operation, ctx: PassContext) -> None:
             if narrow.type == cast.results[0].type:
                 result = narrow
             else:
-                result = ir.Operation.create("tosa.cast", results=[cast.results[0].type], operands=[narrow]).result
+                result = _b.tosa_cast(narrow, cast.results[0].type)
         cast.results[0].replace_all_uses_with(result)
         cast.erase()
         _erase_dead(dead)
@@ -339,10 +333,6 @@ def narrow_i64_casts(module: ir.Operation, ctx: PassContext) -> None:
 _I32_ONLY = {"tosa.add", "tosa.sub"}
 
 
-def _cast(value: ir.Value, element: ir.Type) -> ir.Value:
-    return ir.Operation.create("tosa.cast", results=[_retyped(value, element)], operands=[value]).result
-
-
 def _widen(op: ir.Operation) -> ir.Value | None:
     """The i8/i16 add, sub or mul `op` computed in i32 and truncated back (the
     same wraparound, as TOSA's integer cast truncates), or a bool mul/equal as
@@ -350,18 +340,16 @@ def _widen(op: ir.Operation) -> ir.Value | None:
     width = _integer_width(op.results[0])
     i32 = ir.IntegerType.get_signless(32)
     if op.name in _I32_ONLY and width in (8, 16):
-        wide = ir.Operation.create(op.name, results=[_retyped(op.results[0], i32)],
-                                   operands=[_cast(v, i32) for v in op.operands]).result
-        return _cast(wide, op.results[0].type.element_type)
+        wide = _b.create(op.name, _b.retyped(op.results[0], i32), [_b.tosa_cast(v, i32) for v in op.operands])
+        return _b.tosa_cast(wide, op.results[0].type.element_type)
     if op.name == "tosa.mul" and width in (8, 16):
-        wide = ir.Operation.create(op.name, results=[_retyped(op.results[0], i32)], operands=list(op.operands)).result
-        return _cast(wide, op.results[0].type.element_type)
+        wide = _b.create(op.name, _b.retyped(op.results[0], i32), list(op.operands))
+        return _b.tosa_cast(wide, op.results[0].type.element_type)
     if op.name == "tosa.mul" and width == 1:
-        return ir.Operation.create("tosa.logical_and", results=[op.results[0].type],
-                                   operands=list(op.operands)[:2]).result
+        return _b.create("tosa.logical_and", op.results[0].type, list(op.operands)[:2])
     if op.name == "tosa.equal" and _integer_width(op.operands[0]) == 1:
-        differ = ir.Operation.create("tosa.logical_xor", results=[op.results[0].type], operands=list(op.operands))
-        return ir.Operation.create("tosa.logical_not", results=[op.results[0].type], operands=[differ.result]).result
+        differ = _b.create("tosa.logical_xor", op.results[0].type, list(op.operands))
+        return _b.create("tosa.logical_not", op.results[0].type, [differ])
     return None
 
 

@@ -31,6 +31,8 @@ import math
 import re
 from typing import Callable
 
+from ..core.torch_ir import constant_list
+
 __all__ = ["WrongLowering", "WRONG_LOWERINGS", "find", "operand_dtype"]
 
 
@@ -53,8 +55,6 @@ class WrongLowering:
 
 
 def _negative_pad(op) -> bool:
-    from ..tunnel.conversion import constant_list
-
     pad = constant_list(op.operands[1])
     return pad is None or any(p < 0 for p in pad)
 

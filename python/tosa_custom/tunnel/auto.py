@@ -27,15 +27,20 @@ from typing import Any
 from torch_mlir import ir, passmanager
 from torch_mlir.dialects import func as func_d
 
+from ..core import attrs as _attrs
+from ..core import builders as _b
+from ..core import dtypes as _dtypes
 from ..core import ir as _ir
-from ..tosa import checks as _checks
-from . import pipelines as _pipelines
-from ..tosa import target as _target
-from ..tosa import wrong_lowerings as _wrong
-from .conversion import MARK, MARK_REASON, PassOptions, USER_LISTED, convert_module
 from ..core.diagnostics import Diagnostic, DiagnosticLog
 from ..core.passes import Option, PassContext, build_pass_manager, option_field, parse_names, register_pass
 from ..core.schema import OpSelection, op_identifier
+from ..core.torch_ir import vtensor_type
+from ..tosa import checks as _checks
+from ..tosa import target as _target
+from ..tosa import wrong_lowerings as _wrong
+from . import pipelines as _pipelines
+from .conversion import convert_module
+from .options import USER_LISTED, PassOptions
 
 __all__ = ["AT_IMPORT", "CATEGORIES", "Instances", "Selection", "at_import_element", "instances_by_location", "select"]
 
@@ -76,12 +81,12 @@ def _candidates(module_op) -> list[ir.Operation]:
     """Every op auto mode may tunnel, in a fixed order (a trial copy lists the
     same ops at the same indices)."""
     return _ir.collect_ops(module_op, lambda op: _EVERY_OP.matches(op_identifier(op), user_op=op.name == "torch.operator")
-                           and "tosa_custom.carrier" not in op.attributes)
+                           and _attrs.CARRIER not in op.attributes)
 
 
 def _mark(op, category: str, reason: str) -> None:
-    op.attributes[MARK] = ir.StringAttr.get(category)
-    op.attributes[MARK_REASON] = ir.StringAttr.get(reason[:500])
+    op.attributes[_attrs.TUNNEL] = ir.StringAttr.get(category)
+    op.attributes[_attrs.TUNNEL_REASON] = ir.StringAttr.get(reason[:500])
 
 
 def _static_reason(op) -> str | None:
@@ -116,7 +121,7 @@ def _value_key(value: ir.Value) -> Any:
 def _instance_key(op) -> tuple:
     """What TorchToTosa's patterns can see of an instance: its name, attributes,
     types and constant operands (not where its tensors come from)."""
-    return (op.name, tuple((k, str(v)) for k, v in op.attributes.items() if k not in (MARK, MARK_REASON)),
+    return (op.name, tuple((k, str(v)) for k, v in op.attributes.items() if k not in (_attrs.TUNNEL, _attrs.TUNNEL_REASON)),
             tuple(_value_key(v) for v in op.operands), tuple(str(r.type) for r in op.results))
 
 
@@ -124,24 +129,23 @@ def _instance_key(op) -> tuple:
 # argument, as in a real module. TorchToTosa dereferences the defining op of
 # some scalar operands (aten.slice.Tensor's `end`), so a scalar that is a block
 # argument crashes the process.
-_SCALAR_FROM_TENSOR = {"!torch.int": ("torch.aten.Int.Tensor", "si64"),
-                       "!torch.float": ("torch.aten.Float.Tensor", "f64"),
-                       "!torch.bool": ("torch.aten.Bool.Tensor", "i1")}
+def _probe_clone(op, block: ir.Block):
+    """A copy of `op` at the insertion point, reading the probe's operands."""
+    operands = [_probe_operand(v, block) for v in op.operands]
+    copy = op.clone()
+    for i, v in enumerate(operands):
+        copy.operands[i] = v
+    return copy
 
 
 def _probe_operand(value: ir.Value, block: ir.Block) -> ir.Value:
     if not _copied(value):
-        read = _SCALAR_FROM_TENSOR.get(str(value.type))
-        if read is None:
+        kind = _dtypes.scalar_kind(str(value.type))
+        if kind is None:
             return block.add_argument(value.type, ir.Location.unknown())
-        name, element = read
-        tensor = block.add_argument(ir.Type.parse(f"!torch.vtensor<[],{element}>"), ir.Location.unknown())
-        return ir.Operation.create(name, results=[value.type], operands=[tensor]).results[0]
-    operands = [_probe_operand(v, block) for v in value.owner.operation.operands]
-    copy = value.owner.operation.clone()
-    for i, v in enumerate(operands):
-        copy.operands[i] = v
-    return copy.results[0]
+        tensor = block.add_argument(vtensor_type((), kind.tensor_element), ir.Location.unknown())
+        return _b.create(kind.from_tensor, value.type, [tensor])
+    return _probe_clone(value.owner.operation, block).results[0]
 
 
 def _probe_function(op, scratch: ir.Module) -> ir.Operation:
@@ -151,13 +155,8 @@ def _probe_function(op, scratch: ir.Module) -> ir.Operation:
         func = func_d.FuncOp("probe", ([], results))
     block = func.add_entry_block()
     with ir.InsertionPoint(block):
-        operands = [_probe_operand(v, block) for v in op.operands]
-        copy = op.clone()
-        for i, v in enumerate(operands):
-            copy.operands[i] = v
-        func_d.ReturnOp(list(copy.results))
-    func.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get([a.type for a in block.arguments], results))
+        func_d.ReturnOp(list(_probe_clone(op, block).results))
+    _ir.set_function_type(func, [a.type for a in block.arguments], results)
     return func.operation
 
 
@@ -238,7 +237,7 @@ def _mark_from(errors: list[Diagnostic], ops: list[ir.Operation], free: set[int]
     for d in errors:
         for index in {int(m) for m in _SITE_RE.findall(d.location)}:
             op = ops[index]
-            if index in free and MARK not in op.attributes:
+            if index in free and _attrs.TUNNEL not in op.attributes:
                 _mark(op, category, d.message)
                 new += 1
     return new
@@ -271,7 +270,7 @@ def select(module_op, listed: OpSelection, encoding: str, target) -> Selection:
             return selection
         if not probed:
             probed = True
-            unmarked = [i for i in free if MARK not in ops[i].attributes]
+            unmarked = [i for i in free if _attrs.TUNNEL not in ops[i].attributes]
             refused = _probe_isolated([ops[i] for i in unmarked])
             for j, message in refused.items():
                 _mark(ops[unmarked[j]], "no-tosa-lowering", message)

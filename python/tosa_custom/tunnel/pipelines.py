@@ -9,8 +9,8 @@ from torch_mlir import passmanager
 
 from ..tosa import checks as _checks
 from ..tosa import narrow as _narrow
-from .conversion import TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY
 from ..core.passes import split_pipeline
+from .tensorize import TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY
 
 __all__ = ["after_tunnel", "tosa_lowering"]
 
