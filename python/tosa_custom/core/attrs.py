@@ -4,7 +4,7 @@ reads it cannot disagree on its spelling."""
 
 from __future__ import annotations
 
-__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNELED", "SCALAR", "DTYPE"]
+__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET"]
 
 # On a torch op that carries a value TOSA cannot type into one it can, and
 # back (CONTRACT.md 3.5): "argument" or "result". Never tunneled itself.
@@ -20,3 +20,6 @@ SCALAR = "tosa_custom.scalar"
 # On a function argument or result whose torch dtype TOSA cannot type (uint8,
 # complex): the dtype's name (dtypes.DTYPES), CONTRACT.md 3.5.
 DTYPE = "tosa_custom.dtype"
+# On the module: the TOSA target it was validated for, as tosa-attach-target's
+# option text (MLIR's own attribute does not read back; tosa/target.py).
+TOSA_TARGET = "tosa_custom.tosa_target"

@@ -146,6 +146,3 @@ def is_builtin(kernel: Kernel | None) -> bool:
     """No kernel, or one of this package's (numpy or generic torch): a native kernel replaces it."""
     return kernel is None or kernel is torch_kernel or _BUILTIN.get(id(kernel)) is kernel
 
-
-# tosa_kernels.py (not yet moved to the public name) still imports this one.
-_builtin_kernel = builtin_kernel

@@ -20,7 +20,7 @@ from torch_mlir import ir
 
 from ..core.ir import collect_ops
 from ..core.passes import PassContext, register_pass
-from .kernels import KernelCall, _builtin_kernel
+from .kernels import KernelCall, builtin_kernel
 
 __all__ = ["RUNTIME_DOMAIN", "OUTLINE_TOSA_FALLBACKS", "outline_tosa_fallbacks"]
 
@@ -51,7 +51,7 @@ def outline_tosa_fallbacks(module, ctx: PassContext | None = None) -> int:
     return len(ops)
 
 
-@_builtin_kernel("tosa.scatter", domain_name=RUNTIME_DOMAIN)
+@builtin_kernel("tosa.scatter", domain_name=RUNTIME_DOMAIN)
 def scatter(call: KernelCall) -> None:
     """values_out = values_in; values_out[n, indices[n, w], :] = input[n, w, :]."""
     values, indices, updates = call.inputs

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 from torch_mlir import ir
 
 from ..core.diagnostics import CompileError, Diagnostic, format_location
+from ..core import attrs as _attrs
 from ..core.passes import PassContext, parse_names, parse_option_text, register_pass
 
 __all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "parse_target", "auto_target",
@@ -24,7 +25,7 @@ __all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "parse_t
 ATTACH = "tosa-attach-target"
 VALIDATE = "tosa-validate"
 RECORD = "tosa-custom-record-target"
-TARGET_ATTR = "tosa_custom.tosa_target"
+TARGET_ATTR = _attrs.TOSA_TARGET
 
 PROFILES = ("pro_int", "pro_fp")
 # The names tosa-attach-target knows (MLIR's TOSA extension enum); it does not
