@@ -42,11 +42,11 @@ def test_jit_is_kept_to_a_narrower_isa_only(isa, host, features):
     assert target.jit_features == features
 
 
-def test_peak_assumes_two_fma_pipes_and_zen4_runs_avx512_at_256_bits():
+def test_peak_assumes_two_pipes_and_zen4_runs_avx512_at_256_bits():
     assert cpu.cpu_target("avx2", info=_info(ZEN3)).peak_flops_per_cycle() == 32
     assert cpu.cpu_target("host", info=_info(ZEN4)).peak_flops_per_cycle() == 32  # Zen 4: 2 x 256-bit pipes
     assert cpu.cpu_target("host", info=_info(ZEN4, family="26")).peak_flops_per_cycle() == 64
-    assert cpu.cpu_target("sse", info=_info(CORE2)).peak_flops_per_cycle() == 8  # a mul and an add pipe
+    assert cpu.cpu_target("sse", info=_info(CORE2)).peak_flops_per_cycle() == 16  # 2 mul + 2 add pipes
 
 
 def test_environment_variable_and_unknown_names(monkeypatch):

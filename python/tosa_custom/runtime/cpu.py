@@ -155,16 +155,18 @@ class CpuTarget:
         return self.host_isa is self.isa or bool(self.jit_features)
 
     def peak_flops_per_cycle(self) -> int:
-        """f32 FLOP per cycle at the ISA's width: FMA pipes x lanes x 2.
+        """f32 FLOP per cycle at the ISA's width: pipes x lanes x 2.
 
-        Assumes two FMA pipes (every x86-64 core with FMA since Haswell and
-        Zen 1, Neoverse N1 / Apple cores' NEON: 2 to 4), or one multiply and
-        one add pipe without FMA. AMD Zen 4 runs AVX-512 on its two 256-bit
-        pipes: counted at 256 bits (family 25 = Zen 3 / Zen 4)."""
+        Assumes two pipes: two FMA pipes (x86-64 cores with FMA since Haswell
+        and Zen 1; Neoverse N1), or, without FMA, two multiply and two add
+        pipes (what a modern core running SSE-only code has; Sandy Bridge had
+        one of each, half this). AMD Zen 4 runs AVX-512 on its two 256-bit
+        pipes: counted at 256 bits (family 25 = Zen 3 / Zen 4). A measured
+        peak (benchmarks/runtime.py) is the better number where it can run."""
         bits = self.isa.vector_bits
         if self.isa.name == "avx512" and self.host.vendor == "AuthenticAMD" and self.host.family == 25:
             bits = 256
-        return (2 if self.isa.fma else 1) * (bits // 32) * 2
+        return 2 * (bits // 32) * 2
 
     def describe(self) -> str:
         host = self.host_isa.name if self.host_isa else self.host.arch
