@@ -20,6 +20,17 @@ Everything is measured in this process, side by side, with
       the runtime's own cost from the kernels' speed.
   (c) the same block lowered naively (every linalg op as scalar loops, the
       runtime before tiling and vectorization): the floor.
+  (e) per CPU plan (cpu.py): the example block (hidden 256 and 512) and a
+      small conv net, planned for the host's ISA and for each ISA of
+      `--cpus` (default host,avx2; a narrower ISA than the host's also keeps
+      the JIT to it, so "avx2" on an AVX-512 host runs the code an AVX2 host
+      runs), each with GFLOP/s (FLOPs counted by torch's FlopCounterMode on
+      the eager model) and the fraction of that ISA's FP32 peak. The peak is
+      measured: a JIT'd loop of 12 independent FMA chains on full vectors
+      (mul + add chains without FMA), under the same target features; the
+      header also gives FMA pipes x lanes x 2 x the clock /proc/cpuinfo
+      reports (a VM's is often the nominal one, below the boost clock the
+      measured peak reflects).
   (d) native kernels (C ABI, CONTRACT.md §11): the cost of one native kernel
       call from the compiled code (a chain of 64 no-op kernels from a kernel
       library built from test/native/fixture_kernels.c, against a chain of 1),
@@ -35,13 +46,14 @@ no more than an eager op dispatch; the block within 1.5x of eager PyTorch.
 Native target: a native call under 1 us (eager dispatch cannot get there).
 Exit code 0 unless a result is wrong. Usage:
 
-    python benchmarks/runtime.py [--rounds N] [--quick]
+    python benchmarks/runtime.py [--rounds N] [--quick] [--cpus host,avx2,sse]
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import os
 import platform
 import statistics
@@ -57,6 +69,7 @@ import tosa_custom
 from tosa_custom import runtime
 from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 from tosa_custom.runtime import kernels, native
+from tosa_custom.runtime.cpu import CpuTarget, cpu_target
 
 DIM, HEADS, BATCH, SEQ = 256, 4, 8, 64
 
@@ -310,6 +323,148 @@ def bench_block(rounds: int, budget: float, quick: bool) -> bool:
 
 
 # ---------------------------------------------------------------------------
+# (e) per CPU plan: GFLOP/s and the fraction of the FP32 peak
+# ---------------------------------------------------------------------------
+
+
+def _peak_module(lanes: int, fma: bool, chains: int, iters: int) -> str:
+    vt = f"vector<{lanes}xf32>"
+    step = (lambda i: f"    %n{i} = math.fma %a{i}, %x, %y : {vt}") if fma else (
+        lambda i: f"    %p{i} = arith.mulf %a{i}, %x : {vt}\n    %n{i} = arith.addf %p{i}, %y : {vt}")
+    types = ", ".join([vt] * chains)
+    return "\n".join([
+        f"func.func @peak(%out: memref<{lanes}xf32>) attributes {{llvm.emit_c_interface}} {{",
+        "  %c0 = arith.constant 0 : index", "  %c1 = arith.constant 1 : index",
+        f"  %n = arith.constant {iters} : index", f"  %z = arith.constant dense<0.0> : {vt}",
+        f"  %x = arith.constant dense<0.999999> : {vt}", f"  %y = arith.constant dense<0.000001> : {vt}",
+        f"  %r:{chains} = scf.for %i = %c0 to %n step %c1 iter_args("
+        + ", ".join(f"%a{i} = %z" for i in range(chains)) + f") -> ({types}) {{",
+        *[step(i) for i in range(chains)],
+        "    scf.yield " + ", ".join(f"%n{i}" for i in range(chains)) + f" : {types}", "  }",
+        f"  %s0 = arith.constant dense<0.0> : {vt}",
+        *[f"  %s{i + 1} = arith.addf %s{i}, %r#{i} : {vt}" for i in range(chains)],
+        f"  vector.store %s{chains}, %out[%c0] : memref<{lanes}xf32>, {vt}", "  return", "}"])
+
+
+def measure_peak(cpu: CpuTarget, chains: int = 12, iters: int = 2_000_000) -> float | None:
+    """FP32 FLOP/s of independent FMA (or mul + add) chains on the ISA's full
+    vectors, JIT'd with its target features; None for another arch or an ISA
+    wider than the host's (it cannot run here)."""
+    if cpu.host_isa is None or cpu.isa.arch != cpu.host_isa.arch or not cpu.runs_natively:
+        return None
+    from torch_mlir import execution_engine, ir
+    from tosa_custom.core import ir as _ir
+    from tosa_custom.runtime.lowering import run_pipeline
+    lanes = cpu.lanes
+    module = ir.Module.parse(_peak_module(lanes, cpu.fma, chains, iters), _ir.make_context())
+    features = [f"tosa-custom-jit-features{{features={','.join(cpu.jit_features)}}}"] if cpu.jit_features else []
+    run_pipeline(module, ["convert-scf-to-cf", "convert-vector-to-llvm", "finalize-memref-to-llvm",
+                          "convert-math-to-llvm", "convert-arith-to-llvm", "convert-func-to-llvm",
+                          "convert-cf-to-llvm", "reconcile-unrealized-casts", *features])
+    engine = execution_engine.ExecutionEngine(module, opt_level=3)
+    out = torch.zeros(lanes)
+
+    class Descriptor(ctypes.Structure):
+        _fields_ = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p), ("offset", ctypes.c_int64),
+                    ("sizes", ctypes.c_int64 * 1), ("strides", ctypes.c_int64 * 1)]
+
+    d = Descriptor(out.data_ptr(), out.data_ptr(), 0, (ctypes.c_int64 * 1)(lanes), (ctypes.c_int64 * 1)(1))
+    arg = ctypes.pointer(ctypes.pointer(d))
+    engine.invoke("peak", arg)
+    best = min(_timed(lambda: engine.invoke("peak", arg)) for _ in range(5))
+    flops_per_step = 2 * lanes
+    return chains * iters * flops_per_step / best
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def describe_host(cpus: list[CpuTarget]) -> dict[str, float | None]:
+    """Print the host's CPU and each plan's peak; returns {isa: measured peak FLOP/s}."""
+    host = cpu_target("host")
+    info = host.host
+    print(f"CPU: {info.model_name or info.arch} (vendor {info.vendor or '?'}, family {info.family}), "
+          f"cpuinfo clock {info.mhz or 0:.0f} MHz")
+    interesting = [f for f in ("sse2", "avx", "fma", "avx2", "avx512f", "avx512vl", "asimd", "sve")
+                   if f in info.flags]
+    print(f"  features: {' '.join(interesting)}; host plan: {host.describe()}")
+    peaks = {}
+    for cpu in cpus:
+        measured = measure_peak(cpu)
+        per_cycle = cpu.peak_flops_per_cycle()
+        nominal = per_cycle * info.mhz * 1e6 if info.mhz else None
+        peaks[cpu.name] = measured or nominal
+        clock = f", i.e. {measured / per_cycle / 1e9:.2f} GHz effective" if measured else ""
+        print(f"  plan {cpu.name}: {cpu.vector_bits}-bit vectors, {cpu.registers} registers, "
+              f"{'FMA' if cpu.fma else 'no FMA'}; peak {per_cycle} FLOP/cycle "
+              f"({'2 FMA pipes' if cpu.fma else '2 mul + 2 add pipes'} x {per_cycle // 4}"
+              f" lanes x 2) = {nominal / 1e9 if nominal else float('nan'):.1f} GFLOP/s at the cpuinfo clock; "
+              f"measured {measured / 1e9 if measured else float('nan'):.1f} GFLOP/s{clock}")
+    return peaks
+
+
+class ConvNet(torch.nn.Module):
+    """A small CNN: three 3x3 convolutions (NCHW), ReLU, max pooling, global average pooling, a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2, self.c3 = (torch.nn.Conv2d(3, 32, 3, padding=1), torch.nn.Conv2d(32, 64, 3, padding=1),
+                                     torch.nn.Conv2d(64, 64, 3, padding=1))
+        self.head = torch.nn.Linear(64, 10)
+
+    def forward(self, x):
+        x = torch.nn.functional.max_pool2d(torch.relu(self.c1(x)), 2)
+        x = torch.nn.functional.max_pool2d(torch.relu(self.c2(x)), 2)
+        return self.head(torch.relu(self.c3(x)).mean((2, 3)))
+
+
+def _flops(model, x) -> int:
+    from torch.utils.flop_counter import FlopCounterMode
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(x)
+    return counter.get_total_flops()
+
+
+def bench_cpu_plans(rounds: int, budget: float, cpus: list[CpuTarget]) -> bool:
+    peaks = describe_host(cpus)
+    torch.manual_seed(0)
+    cases = [("block hidden 256 (8, 64, 256)", TransformerBlock(DIM, HEADS).eval(), torch.randn(BATCH, SEQ, DIM)),
+             ("block hidden 512 (4, 128, 512)", TransformerBlock(512, 8).eval(), torch.randn(4, 128, 512)),
+             ("conv net (8, 3, 32, 32)", ConvNet().eval(), torch.randn(8, 3, 32, 32))]
+    ok = True
+    for title, model, x in cases:
+        flops = _flops(model, x)
+        with torch.no_grad():
+            expected = model(x)
+        candidates = {"eager PyTorch (1 thread)": lambda m=model, x=x: m(x)}
+        notes = {}
+        for cpu in cpus:
+            t = time.perf_counter()
+            program = runtime.load(tosa_custom.compile(model, (x,)), cpu=cpu)
+            load_time = time.perf_counter() - t
+            name = f"compiled, planned for {cpu.name} {program.tiling.tile[0]}x{program.tiling.tile[1]}"
+            ok &= check(f"{title}, {name}", program(x), expected, 1e-4, 1e-4)
+            candidates[name] = lambda p=program, x=x: p(x)
+            notes[name] = (cpu.name, load_time)
+        with torch.no_grad():
+            results = interleaved(candidates, rounds, budget / len(cases))
+        print(f"\n(e) {title}: {flops / 1e9:.3f} GFLOP per call")
+        eager = results["eager PyTorch (1 thread)"]
+        for name, (best, median) in results.items():
+            isa, load_time = notes.get(name, (cpu_target("host").name, None))
+            peak = peaks.get(isa)
+            rate = flops / best
+            frac = f"{rate / peak:6.1%} of {isa} peak" if peak else ""
+            load = f"(load {load_time:.1f} s)" if load_time is not None else ""
+            print(f"  {name:40s} {fmt(best)} {fmt(median)}  {best / eager[0]:5.2f}x {median / eager[1]:5.2f}x eager"
+                  f"  {rate / 1e9:6.1f} GFLOP/s {frac}  {load}")
+    return ok
+
+
+# ---------------------------------------------------------------------------
 # (d) native kernel calls
 # ---------------------------------------------------------------------------
 
@@ -375,6 +530,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="shorter runs (a smoke test)")
+    parser.add_argument("--cpus", default="host,avx2",
+                        help="ISAs to plan for in (e), comma-separated (host, sse, avx, avx2, avx512, neon)")
+    parser.add_argument("--only-cpus", action="store_true", help="run (e) only")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     warnings.simplefilter("ignore")
@@ -383,9 +541,13 @@ def main(argv=None) -> int:
     print(f"torch {torch.__version__}, {torch.get_num_threads()} thread, python {platform.python_version()}, "
           f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs")
     print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
-    ok = bench_call_overhead(rounds, budget_a)
-    ok &= bench_native_calls(rounds, budget_a)
-    ok &= bench_block(rounds, budget_b, args.quick)
+    cpus = list({c.name: c for c in (cpu_target(n.strip()) for n in args.cpus.split(",") if n.strip())}.values())
+    ok = True
+    if not args.only_cpus:
+        ok &= bench_call_overhead(rounds, budget_a)
+        ok &= bench_native_calls(rounds, budget_a)
+        ok &= bench_block(rounds, budget_b, args.quick)
+    ok &= bench_cpu_plans(rounds, budget_b, cpus)
     print(f"\nload average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0 if ok else 1
 

@@ -1,4 +1,4 @@
-// RUN: tosa-custom-opt %s -split-input-file --tosa-custom-pack-columns | FileCheck %s
+// RUN: tosa-custom-opt %s -split-input-file --tosa-custom-pack-columns=cpu=avx512 | FileCheck %s
 
 // A big contraction reads B in column panels of 32: a private packing
 // function (inlined after tiling) makes B [N/32, 1, K, 32], and the

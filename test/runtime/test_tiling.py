@@ -10,8 +10,9 @@ from torch_mlir import ir
 
 from tosa_custom.core import ir as _ir
 from tosa_custom import runtime
-from tosa_custom.core.passes import run_pipeline
+from tosa_custom.core.passes import run_pipeline, split_pipeline
 from tosa_custom.runtime import lowering, tiling
+from tosa_custom.runtime.cpu import cpu_target
 from _runtime_ir import _matmul, _names, _ops, _parse  # noqa: F401  (shared IR helpers)
 from _tolerance import assert_reduction_close
 
@@ -20,12 +21,12 @@ def test_matmul_plan_is_a_register_tile_with_the_fill_fused():
     module = _parse(_matmul(1, 64, 32, 96))
     with module.context:
         run_pipeline(module, lowering.FRONTEND_PIPELINE, "the runtime front end")
-    plans = lowering.plan_tiling(module)
+    plans = lowering.plan_tiling(module, "avx512")
     contractions = [(op.name, plan) for op, plan in plans if plan.kind.startswith("contraction")]
     assert len(contractions) == 1
     name, plan = contractions[0]
     assert name == "linalg.batch_matmul"
-    # (batch, m, n, k): 8 rows x 32 columns, the reduction one step at a time, columns outermost
+    # (batch, m, n, k): 8 rows x 32 columns (AVX-512), the reduction one step at a time, columns outermost
     assert plan.kind == "contraction" and plan.tile_sizes == (1, 8, 32, 1)
     assert plan.interchange == (0, 2, 1, 3)
     assert plan.fuse_fill
@@ -117,3 +118,123 @@ def test_convolutions_are_vectorized_and_match_eager(stride, dilation):
     with torch.no_grad():
         expected = model(x)
     assert_reduction_close(program(x), expected, k=8 * 9, depth=2)  # the conv, then the depthwise one
+
+
+# --- The planner per CPU (cpu.py): every ISA planned on any host -------------
+
+ISAS = ["sse", "avx", "avx2", "avx512", "neon"]
+
+
+@pytest.mark.parametrize("isa", ISAS)
+def test_register_tile_fits_the_register_file(isa):
+    config = tiling.tile_config(isa)
+    cpu = cpu_target(isa)
+    assert config.lanes == cpu.vector_bits // 32 and config.registers == cpu.registers
+    assert config.nr % config.lanes == 0  # whole registers of columns
+    # accumulators + the B row + the broadcast A element, in registers
+    assert config.mr * (config.nr // config.lanes) + config.nr // config.lanes + 1 <= cpu.registers
+    assert config.registers_used() <= cpu.registers
+    assert config.mr >= 4  # enough independent FMAs to cover the FMA latency
+    assert config.elementwise % config.lanes == 0 and config.reduction % config.lanes == 0
+
+
+def test_tiles_per_isa():
+    assert {isa: (tiling.tile_config(isa).mr, tiling.tile_config(isa).nr) for isa in ISAS} == {
+        "sse": (6, 8), "avx": (6, 16), "avx2": (6, 16), "avx512": (8, 32), "neon": (8, 8)}
+
+
+@pytest.mark.parametrize("isa", ISAS)
+@pytest.mark.parametrize("m,n", [(7, 33), (96, 64), (64, 100)])
+def test_every_contraction_tile_fits_and_divides(isa, m, n):
+    """Per op: rows up to MR and columns up to NR that divide the sizes (no remainder loop), in registers."""
+    config = tiling.tile_config(isa)
+    module = _parse(_matmul(2, m, 13, n))
+    with module.context:
+        run_pipeline(module, lowering.FRONTEND_PIPELINE, "the runtime front end")
+    (op, plan), = [(op, p) for op, p in lowering.plan_tiling(module, isa) if p.kind.startswith("contraction")]
+    _, rows, columns, depth = plan.tile_sizes
+    assert m % rows == 0 and rows <= config.mr and n % columns == 0 and columns <= config.nr and depth == 1
+    assert config.registers_used(rows, columns) <= config.registers
+
+
+@pytest.mark.parametrize("isa", ISAS)
+def test_odd_sizes_match_eager(isa):
+    """Sizes no tile divides (primes), planned for each ISA, run here: the JIT
+    is kept to the ISA when the host has a wider one (SSE: no FMA, split)."""
+    g = torch.Generator().manual_seed(1)
+    a, w = torch.randn(3, 7, 13, generator=g), torch.randn(3, 13, 37, generator=g)
+    program = runtime.load(_matmul(3, 7, 13, 37), cpu=isa)
+    assert program.tiling.isa == isa
+    assert_reduction_close(program(a, w), torch.bmm(a, w), 13)
+
+
+class _Mixed(torch.nn.Module):
+    """A linear layer, softmax, layer norm and GELU at odd sizes."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(19, 37)
+        self.norm = torch.nn.LayerNorm(37)
+
+    def forward(self, x):
+        return torch.nn.functional.gelu(self.norm(torch.softmax(self.fc(x), -1) * x.sum(-1, keepdim=True)))
+
+
+@pytest.mark.parametrize("isa", ISAS)
+def test_odd_sized_block_matches_eager_on_every_isa(isa):
+    import tosa_custom
+
+    torch.manual_seed(0)
+    model, x = _Mixed().eval(), torch.randn(5, 11, 19)
+    program = runtime.load(tosa_custom.compile(model, (x,)), cpu=isa)
+    with torch.no_grad():
+        assert torch.allclose(program(x), model(x), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("isa", ["sse", "avx2", "avx512"])
+def test_convolutions_match_eager_on_every_isa(isa):
+    import tosa_custom
+
+    torch.manual_seed(0)
+    model, x = _Convs(1, 1).eval(), torch.randn(1, 8, 15, 13)
+    program = runtime.load(tosa_custom.compile(model, (x,)), cpu=isa)
+    with torch.no_grad():
+        expected = model(x)
+    assert_reduction_close(program(x), expected, k=8 * 9, depth=2)
+
+
+def test_without_fma_every_fma_is_split():
+    """On SSE (and AVX) llvm.fma is a libm call per lane: the tail splits it into mul + add."""
+    sse, avx2 = _parse(_matmul(1, 64, 32, 96)), _parse(_matmul(1, 64, 32, 96))
+    lowering.lower_to_vectors(sse, "sse")
+    lowering.lower_to_vectors(avx2, "avx2")
+    assert _names(avx2)["vector.fma"] > 0
+    assert _names(sse)["vector.fma"] == 0 and _names(sse)["math.fma"] == 0 and _names(sse)["arith.mulf"] > 0
+
+
+def test_program_reports_its_tiling_and_replays_it():
+    program = runtime.load(_matmul(1, 8, 8, 16), cpu="avx2")
+    assert (program.tiling.isa, program.tiling.vector_bits, program.tiling.registers) == ("avx2", 256, 16)
+    assert program.tiling.tile == (6, 16)
+    assert "tosa-custom-tile-and-vectorize{cpu=avx2}" in program.pipeline
+    assert "tosa-custom-pack-columns{cpu=avx2}" in program.pipeline
+    if cpu_target("host").name == "avx512":  # the JIT kept to AVX2
+        assert "tosa-custom-jit-features{features=-avx512f}" in program.pipeline
+
+
+def test_environment_variable_chooses_the_cpu(monkeypatch):
+    monkeypatch.setenv("TOSA_CUSTOM_CPU", "sse")
+    program = runtime.load(_matmul(1, 8, 8, 16))
+    assert program.tiling.isa == "sse" and program.tiling.cpu.source == "TOSA_CUSTOM_CPU"
+    assert program.tiling.tile == (6, 8)
+    monkeypatch.setenv("TOSA_CUSTOM_CPU", "avx3")
+    with pytest.raises(ValueError, match="unknown CPU 'avx3'"):
+        runtime.load(_matmul(1, 8, 8, 16))
+
+
+def test_jit_features_are_set_on_every_function():
+    module = _parse(_matmul(1, 8, 8, 16))
+    run_pipeline(module, split_pipeline(lowering.pipeline(True, outline=False, cpu="avx512"))
+                 + ["tosa-custom-jit-features{features=-avx512f,-avx512vl}"], "the runtime lowering")
+    funcs = [op for op in _ops(module) if op.name == "llvm.func" and len(op.regions[0].blocks)]
+    assert funcs and all('"-avx512f", "-avx512vl"' in str(f.attributes["target_features"]) for f in funcs)

@@ -1,14 +1,22 @@
-// RUN: tosa-custom-opt %s --tosa-custom-tile-and-vectorize 2>/dev/null | FileCheck %s
+// RUN: tosa-custom-opt %s --tosa-custom-tile-and-vectorize=cpu=avx512 2>/dev/null | FileCheck %s --check-prefixes=CHECK,AVX512
+// RUN: tosa-custom-opt %s --tosa-custom-tile-and-vectorize=cpu=avx2 2>/dev/null | FileCheck %s --check-prefixes=CHECK,AVX2
+// RUN: tosa-custom-opt %s --tosa-custom-tile-and-vectorize=cpu=sse 2>/dev/null | FileCheck %s --check-prefixes=CHECK,SSE
+// RUN: tosa-custom-opt %s --tosa-custom-tile-and-vectorize=cpu=neon 2>/dev/null | FileCheck %s --check-prefixes=CHECK,NEON
+// Tiles are sized for the CPU named (the host's without cpu=): elementwise
+// vectors and contraction register tiles (rows x columns) fit its registers.
 
 // An elementwise op is tiled one row at a time, with vector lanes along the
-// contiguous dimension (here the whole row of 64).
+// contiguous dimension: 4 zmm (the whole row of 64), 2 ymm, 2 xmm, 4 q registers.
 // CHECK-LABEL: func.func @add(
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK:           scf.for
-// CHECK:             tensor.extract_slice %arg0[%[[I]], %{{.*}}] [1, 64] [1, 1] : tensor<8x64xf32> to tensor<1x64xf32>
-// CHECK:             vector.transfer_read {{.*}} : tensor<1x64xf32>, vector<1x64xf32>
-// CHECK:             arith.addf {{.*}} : vector<1x64xf32>
-// CHECK:             vector.transfer_write {{.*}} : vector<1x64xf32>, tensor<1x64xf32>
+// AVX512:            tensor.extract_slice %arg0[%[[I]], %{{.*}}] [1, 64] [1, 1] : tensor<8x64xf32> to tensor<1x64xf32>
+// AVX512:            vector.transfer_read {{.*}} : tensor<1x64xf32>, vector<1x64xf32>
+// AVX512:            arith.addf {{.*}} : vector<1x64xf32>
+// AVX512:            vector.transfer_write {{.*}} : vector<1x64xf32>, tensor<1x64xf32>
+// AVX2:              arith.addf {{.*}} : vector<1x16xf32>
+// SSE:               arith.addf {{.*}} : vector<1x8xf32>
+// NEON:              arith.addf {{.*}} : vector<1x16xf32>
 // CHECK-NOT:     linalg.generic
 func.func @add(%a: tensor<8x64xf32>, %b: tensor<8x64xf32>) -> tensor<8x64xf32> {
   %0 = tensor.empty() : tensor<8x64xf32>
@@ -18,4 +26,35 @@ func.func @add(%a: tensor<8x64xf32>, %b: tensor<8x64xf32>) -> tensor<8x64xf32> {
     linalg.yield %s : f32
   } -> tensor<8x64xf32>
   return %1 : tensor<8x64xf32>
+}
+
+// A matmul's register tile: MR rows x NR columns of accumulators, the
+// reduction one step at a time: 8 x 32 on AVX-512 (16 zmm + 2 + 1 of 32),
+// 6 x 16 on AVX2 (12 ymm + 2 + 1 of 16), 6 x 8 on SSE, 8 x 8 on NEON. 6 divides 96 rows.
+// CHECK-LABEL: func.func @matmul(
+// AVX512:        vector.contract {{.*}} vector<1x8x1xf32>, vector<1x1x32xf32> into vector<1x8x32xf32>
+// AVX2:          vector.contract {{.*}} vector<1x6x1xf32>, vector<1x1x16xf32> into vector<1x6x16xf32>
+// SSE:           vector.contract {{.*}} vector<1x6x1xf32>, vector<1x1x8xf32> into vector<1x6x8xf32>
+// NEON:          vector.contract {{.*}} vector<1x8x1xf32>, vector<1x1x8xf32> into vector<1x8x8xf32>
+// CHECK-NOT:     linalg.batch_matmul
+func.func @matmul(%a: tensor<1x96x64xf32>, %b: tensor<1x64x64xf32>) -> tensor<1x96x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %0 = tensor.empty() : tensor<1x96x64xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x96x64xf32>) -> tensor<1x96x64xf32>
+  %2 = linalg.batch_matmul ins(%a, %b : tensor<1x96x64xf32>, tensor<1x64x64xf32>) outs(%1 : tensor<1x96x64xf32>) -> tensor<1x96x64xf32>
+  return %2 : tensor<1x96x64xf32>
+}
+
+// Rows that 6 does not divide: the AVX2 tile takes the largest row count up
+// to 6 that divides them (4 of 64), no remainder loop.
+// CHECK-LABEL: func.func @rows_not_a_multiple(
+// AVX512:        vector.contract {{.*}} into vector<1x8x32xf32>
+// AVX2:          vector.contract {{.*}} into vector<1x4x16xf32>
+// SSE:           vector.contract {{.*}} into vector<1x4x8xf32>
+func.func @rows_not_a_multiple(%a: tensor<1x64x64xf32>, %b: tensor<1x64x64xf32>) -> tensor<1x64x64xf32> {
+  %cst = arith.constant 0.0 : f32
+  %0 = tensor.empty() : tensor<1x64x64xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x64x64xf32>) -> tensor<1x64x64xf32>
+  %2 = linalg.batch_matmul ins(%a, %b : tensor<1x64x64xf32>, tensor<1x64x64xf32>) outs(%1 : tensor<1x64x64xf32>) -> tensor<1x64x64xf32>
+  return %2 : tensor<1x64x64xf32>
 }

@@ -10,9 +10,11 @@ never owns memory.
 (outline.py does that.) `lower` then takes the module to the LLVM dialect. Contractions (matmul,
 batch_matmul, and the linalg.generic contractions elementwise fusion makes of
 them), elementwise ops and reductions are tiled and vectorized with the
-transform dialect: `plan_tiling` picks, per op, a register tile (8 x 32 f32
-accumulators for a contraction, one reduction step at a time; 64 lanes along
-the contiguous dimension otherwise), a generated script applies
+transform dialect: `plan_tiling` picks, per op, a register tile (MR x NR f32
+accumulators for a contraction, one reduction step at a time; a vector length
+along the contiguous dimension otherwise), sized for the CPU the program is
+planned for (cpu.py: the host's ISA, or `TOSA_CUSTOM_CPU` / `cpu=`; the JIT is
+kept to that ISA when it is narrower than the host's), a generated script applies
 `tile_using_for` / `structured.fuse` + `structured.vectorize` (tiling.py), and
 the vector ops are lowered to FMAs on 1-D vectors. f32 exp, tanh and erf become
 polynomials (polymath.py; LLVM would call libm per lane). What the planner does not
@@ -31,13 +33,15 @@ from __future__ import annotations
 import warnings
 
 from torch_mlir import ir
+from torch_mlir.dialects import arith as arith_d
 from torch_mlir.dialects import memref as memref_d
 from torch_mlir.dialects import math as math_d
 from torch_mlir.dialects import vector as vector_d
 
 from ..core.ir import collect_ops
 from ..core.diagnostics import CompileError
-from ..core.passes import PassContext, pipeline_text, register_pass, run_pipeline
+from ..core.passes import Option, PassContext, parse_names, pipeline_text, register_pass, run_pipeline
+from .cpu import CpuTarget, cpu_target
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .tosa_fixes import INTEGER_NEGATE_AS_SUB
 from .polymath import EXPAND_MATH, expand_math
@@ -62,7 +66,8 @@ __all__ = [
     "CustomCallSite", "outline_custom_ops", "lower", "lower_to_vectors", "plan_tiling", "tile_and_vectorize",
     "expand_math", "fuse_multiply_add", "make_columns_contiguous", "pack_columns", "write_results_in_place",
     "distinct_results", "pipeline", "OUTLINE", "DISTINCT_RESULTS", "WRITE_RESULTS_IN_PLACE",
-    "FUSE_MULTIPLY_ADD", "TilePlan", "DEALLOCATION_PIPELINE", "LOWERING_PIPELINE", "NAIVE_PIPELINE",
+    "FUSE_MULTIPLY_ADD", "SPLIT_MULTIPLY_ADD", "JIT_FEATURES", "split_multiply_add", "jit_features", "TilePlan",
+    "DEALLOCATION_PIPELINE", "LOWERING_PIPELINE", "NAIVE_PIPELINE",
     "FRONTEND_PIPELINE", "BUFFERIZE_PIPELINE", "BACKEND_PIPELINE", "VECTOR_LOWERING_SCRIPT",
 ]
 
@@ -70,6 +75,8 @@ DISTINCT_RESULTS = "tosa-custom-distinct-results"
 WRITE_RESULTS_IN_PLACE = "tosa-custom-write-results-in-place"
 TO_BUFFER_PER_CALL = "tosa-custom-to-buffer-per-call"
 FUSE_MULTIPLY_ADD = "tosa-custom-fuse-multiply-add"
+SPLIT_MULTIPLY_ADD = "tosa-custom-split-multiply-add"
+JIT_FEATURES = "tosa-custom-jit-features"
 
 
 # --- Pipelines -------------------------------------------------------------
@@ -90,8 +97,13 @@ FUSE_MULTIPLY_ADD = "tosa-custom-fuse-multiply-add"
 #                           a result computed in a reshaped buffer;
 #   _DEALLOCATE             frees, memref.copy as loops;
 #   _VECTOR_TAIL            mul + add of generic contractions as FMAs, vector
-#                           ops to what LLVM lowers well;
-#   _BACKEND                linalg left over as loops, everything to LLVM.
+#                           ops to what LLVM lowers well (on a CPU without
+#                           FMA, every FMA split back into mul + add);
+#   _BACKEND                linalg left over as loops, everything to LLVM;
+#                           the JIT kept to the planned ISA if it is narrower
+#                           than the host's.
+# `_TILE`, `_VECTOR_TAIL` and the JIT features depend on the CPU the program
+# is planned for (`_for_cpu`), which the pipeline text names.
 # The naive pipeline is the old lowering: every linalg op as scalar loops (the
 # floor the benchmark compares against, and the fallback if vectorizing fails).
 
@@ -122,6 +134,21 @@ _BUFFERIZE_TILED = [
     "canonicalize", "cse", "canonicalize", *_OUT_PARAMS, WRITE_RESULTS_IN_PLACE,
 ]
 _VECTOR_TAIL = [FUSE_MULTIPLY_ADD, LOWER_VECTORS]
+
+
+def _tile(cpu: CpuTarget) -> list[str]:
+    on = f"{{cpu={cpu.name}}}"
+    return [GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS + on, GENERALIZE, TILE_AND_VECTORIZE + on, EXPAND_MATH]
+
+
+def _vector_tail(cpu: CpuTarget) -> list[str]:
+    # Without FMA, llvm.fma is a libm call per lane: keep (or split back to) mul + add.
+    return _VECTOR_TAIL if cpu.fma else [LOWER_VECTORS, SPLIT_MULTIPLY_ADD]
+
+
+def _jit(cpu: CpuTarget) -> list[str]:
+    features = cpu.jit_features
+    return [f"{JIT_FEATURES}{{features={','.join(features)}}}"] if features else []
 # LLVM computes bf16 in f32 and rounds back with __truncsfbf2, a compiler-rt
 # builtin the JIT finds only where the host's libgcc has it (GCC 13+) or the
 # CPU has AVX512-BF16. Do the same in MLIR, rounding with integer ops, so
@@ -138,7 +165,11 @@ _TO_LLVM = [
     "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts",
 ]
 _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-scf{full-unroll})", *_TO_LLVM]
-_VECTORIZE = _TILE + _BUFFERIZE_TILED + _DEALLOCATE + _VECTOR_TAIL
+_VECTORIZE = _TILE + _BUFFERIZE_TILED + _DEALLOCATE + _VECTOR_TAIL  # CPU-independent parts: see _vectorize
+
+
+def _vectorize(cpu: CpuTarget) -> list[str]:
+    return _tile(cpu) + _BUFFERIZE_TILED + _DEALLOCATE + _vector_tail(cpu)
 _NAIVE_BUFFERIZE = [TO_BUFFER_PER_CALL, _ONE_SHOT, *_OUT_PARAMS, *_DEALLOCATE]
 _NAIVE = _NAIVE_BUFFERIZE + [
     "func.func(convert-linalg-to-loops)",
@@ -155,13 +186,15 @@ NAIVE_PIPELINE = pipeline_text(_FRONTEND + _NAIVE)
 LOWERING_PIPELINE = NAIVE_PIPELINE  # the historic name: one textual pipeline, naive loops
 
 
-def pipeline(vectorize: bool = True, *, outline: bool = True) -> str:
+def pipeline(vectorize: bool = True, *, outline: bool = True, cpu: "str | CpuTarget | None" = None) -> str:
     """The runtime lowering as one textual pipeline `tosa-custom-opt
     --pass-pipeline=...` replays: outline (unless `outline=False`, for a
-    module already outlined), TOSA to linalg, tile and vectorize (or, without
-    `vectorize`, naive loops), bufferize, lower to the LLVM dialect."""
-    body = _VECTORIZE + _BACKEND if vectorize else _NAIVE
-    return pipeline_text((OUTLINE if outline else []) + _FRONTEND + body)
+    module already outlined), TOSA to linalg, tile and vectorize for `cpu`
+    (cpu.cpu_target: default $TOSA_CUSTOM_CPU, else the host), or, without
+    `vectorize`, naive loops, bufferize, lower to the LLVM dialect."""
+    cpu = cpu_target(cpu)
+    body = _vectorize(cpu) + _BACKEND if vectorize else _NAIVE
+    return pipeline_text((OUTLINE if outline else []) + _FRONTEND + body + _jit(cpu))
 
 
 def _run(module, elements, on_result=None) -> None:
@@ -323,7 +356,46 @@ def fuse_multiply_add(module, ctx: PassContext | None = None) -> int:
     return fused
 
 
-def lower_to_vectors(module: ir.Module) -> dict[TilePlan, int]:
+@register_pass(SPLIT_MULTIPLY_ADD,
+               "Split math.fma and vector.fma into mulf + addf, for a CPU without FMA (LLVM would call libm's "
+               "fmaf per lane)")
+def split_multiply_add(module, ctx: PassContext | None = None) -> int:
+    """Returns how many were split. The polynomials of polymath.py and the
+    outer products of contractions are written with FMAs; on SSE or AVX
+    (no FMA unit) an unfused multiply and add is the fast form (and as
+    accurate as what eager PyTorch computes there)."""
+    found = collect_ops(module, lambda op: op.name in ("math.fma", "vector.fma"))
+    with module.context, ir.Location.unknown():
+        for op in found:
+            a, b, c = op.operands
+            with ir.InsertionPoint(op), op.location:
+                new = arith_d.addf(arith_d.mulf(a, b), c)
+            op.results[0].replace_all_uses_with(new)
+            op.erase()
+    return len(found)
+
+
+@register_pass(JIT_FEATURES,
+               "Give every LLVM function the target features the JIT must leave out (`-avx512f`: the code an AVX2 "
+               "host runs, on an AVX-512 host)",
+               options=(Option("features", "LLVM target features, comma-separated", (), parse_names, metavar="a,b"),))
+def jit_features(module, ctx: PassContext | None = None) -> int:
+    """Returns how many functions got them. The ExecutionEngine targets the
+    host's CPU; a function's `target_features` override its features (the
+    CPU name is not taken from a function), so removing features is how a
+    program is made to run as on a narrower CPU."""
+    features = ctx.options.features if ctx is not None else ()
+    if not features:
+        return 0
+    found = collect_ops(module, lambda op: op.name == "llvm.func" and len(op.regions[0].blocks) > 0)
+    with module.context:
+        attr = ir.Attribute.parse("#llvm.target_features<[" + ", ".join(f'"{f}"' for f in features) + "]>")
+        for fn in found:
+            fn.attributes["target_features"] = attr
+    return len(found)
+
+
+def lower_to_vectors(module: ir.Module, cpu: "str | CpuTarget | None" = None) -> dict[TilePlan, int]:
     """The vectorizing lowering up to, not including, the LLVM dialect, in place.
 
     Leaves 1-D vector ops, scf loops and memrefs (and linalg ops that were not
@@ -331,11 +403,11 @@ def lower_to_vectors(module: ir.Module) -> dict[TilePlan, int]:
     tests and for looking at the code `lower` makes.
     """
     plans: dict[TilePlan, int] = {}
-    _run(module, _FRONTEND + _VECTORIZE, on_result={TILE_AND_VECTORIZE: plans.update})
+    _run(module, _FRONTEND + _vectorize(cpu_target(cpu)), on_result={TILE_AND_VECTORIZE: plans.update})
     return plans
 
 
-def lower(module: ir.Module, vectorize: bool = True) -> str:
+def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | None" = None) -> str:
     """Lower TOSA (custom ops already outlined) to the LLVM dialect, in place;
     returns the pipeline run (`pipeline(vectorize, outline=False)`, or the
     naive one it fell back to).
@@ -345,17 +417,22 @@ def lower(module: ir.Module, vectorize: bool = True) -> str:
     vectorized with the transform dialect; other linalg ops become loops. If
     that fails, the module is lowered naively instead, with a RuntimeWarning
     (slow, still right). Without, every linalg op becomes scalar loops
-    (NAIVE_PIPELINE). Raises `CompileError` (runtime-lowering-failed) if a pass fails.
+    (NAIVE_PIPELINE). Tiles are sized for `cpu` (default $TOSA_CUSTOM_CPU,
+    else the host's ISA); a narrower ISA than the host's also keeps the JIT
+    to it. Raises `CompileError` (runtime-lowering-failed) if a pass fails.
     """
+    cpu = cpu_target(cpu)
+    jit = _jit(cpu)
     if not vectorize:
-        _run(module, _FRONTEND + _NAIVE)
-        return pipeline(False, outline=False)
+        _run(module, _FRONTEND + _NAIVE + jit)
+        return pipeline(False, outline=False, cpu=cpu)
+    vectorizing = _vectorize(cpu)
     _run(module, _FRONTEND)
     with module.context:
         saved = module.operation.clone(ip=False)
     try:
-        _run(module, _VECTORIZE)
-        ran = _FRONTEND + _VECTORIZE
+        _run(module, vectorizing)
+        ran = _FRONTEND + vectorizing
     except (ValueError, CompileError) as e:
         warnings.warn(f"tosa_custom.runtime: tiling/vectorization failed, lowering with naive loops: {e}",
                       RuntimeWarning, stacklevel=2)
@@ -367,5 +444,5 @@ def lower(module: ir.Module, vectorize: bool = True) -> str:
         ran = _FRONTEND + _NAIVE_BUFFERIZE
     finally:
         saved.erase()
-    _run(module, _BACKEND)
-    return pipeline_text(ran + _BACKEND)
+    _run(module, _BACKEND + jit)
+    return pipeline_text(ran + _BACKEND + jit)

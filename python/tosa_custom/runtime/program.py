@@ -48,8 +48,10 @@ from ..contract.encoding import DOMAIN, ContractError, DecodedCall, Operand, car
 from ..core.diagnostics import CompileError, Diagnostic
 from ..core.passes import pipeline_text, run_pipeline, split_pipeline
 from . import native as _native
+from .cpu import CpuTarget, cpu_target
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import OUTLINE, lower
+from .tiling import TileConfig
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
 from .boundary import Boundary
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, find_custom_call_sites, set_kernel_contexts
@@ -57,7 +59,7 @@ from .tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
 from ..weights.checkpoint import MODULE_FILE, is_saved_program, read_saved
 from .weights import WeightSlots
 
-__all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "load"]
+__all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "TilingReport", "load"]
 
 # Which kernels may run a model's ops: every one, or only those the user registered or loaded.
 KERNEL_SELECTIONS = ("all", "user")
@@ -129,6 +131,36 @@ def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
                                      f" (known: {', '.join(f'{k} on {str(v[1])[6:]}' for k, v in _BOUNDARY_DTYPES.items())}"
                                      f"{'; complex needs a trailing dim of 2' if pairs else ''})")
                 specs[i] = _TensorSpec(shape[:-1] if pairs else shape, dtype)
+
+
+@dataclasses.dataclass(frozen=True)
+class TilingReport:
+    """What a program was planned for (`Program.tiling`): the CPU, and the
+    register tile and vector lengths derived from it."""
+
+    cpu: CpuTarget
+    config: TileConfig
+
+    @property
+    def isa(self) -> str:
+        return self.cpu.name
+
+    @property
+    def vector_bits(self) -> int:
+        return self.cpu.vector_bits
+
+    @property
+    def registers(self) -> int:
+        return self.cpu.registers
+
+    @property
+    def tile(self) -> tuple[int, int]:
+        """The contraction register tile, MR x NR (the most rows; an op takes
+        the largest row count up to MR that divides its rows)."""
+        return self.config.mr, self.config.nr
+
+    def __repr__(self) -> str:
+        return f"TilingReport({self.cpu.describe()}; {self.config.describe()})"
 
 
 class _Site:
@@ -238,7 +270,7 @@ class Program:
     """A compiled module: call it with tensors, get tensors back."""
 
     def __init__(self, module: ir.Module, entry: str | None = None, *, vectorize: bool = True, native: bool = True,
-                 torch_fallback: bool = True, kernels: str = "all"):
+                 torch_fallback: bool = True, kernels: str = "all", cpu: "str | CpuTarget | None" = None):
         if kernels not in KERNEL_SELECTIONS:
             raise ValueError(f"kernels={kernels!r}: expected one of {', '.join(map(repr, KERNEL_SELECTIONS))}")
         self._current: dict[int, torch.Tensor] = {}
@@ -252,9 +284,11 @@ class Program:
         self._native_bindings: list[_native.NativeBinding] = []
         weakref.finalize(self, _release_native, self._native_bindings)
         self._sites: list[_Site] = []
+        target = cpu_target(cpu)
+        self.tiling = TilingReport(target, TileConfig.for_cpu(target))
         with module.context:
             self._read_signature(module, entry)
-            self.pipeline = self._lower(module, vectorize)
+            self.pipeline = self._lower(module, vectorize, target)
             self._engine = self._make_engine(module)
         self._fn = self._engine.lookup(self.entry)
         self._failure: tuple[_Site, BaseException] | None = None
@@ -274,14 +308,14 @@ class Program:
         # What each result is to the caller (boundary.py, CONTRACT.md §12).
         self._boundary = Boundary(func, self._weights.manifest.names)
 
-    def _lower(self, module: ir.Module, vectorize: bool) -> str:
+    def _lower(self, module: ir.Module, vectorize: bool, cpu: CpuTarget) -> str:
         """Outline, bind kernels, lower; returns the pipeline run (the binding
         sits between its first two passes and only writes attributes)."""
         run_pipeline(module, [OUTLINE_TOSA_FALLBACKS], _LOWERING, category="runtime-lowering-failed")
         self._bind_sites(find_custom_call_sites(module))
         set_kernel_contexts(module, {s.site.index: s.native.address for s in self._sites if s.native})
         run_pipeline(module, [OUTLINE_CUSTOM_OPS], _LOWERING, category="runtime-lowering-failed")
-        lowered = lower(module, vectorize=vectorize)
+        lowered = lower(module, vectorize=vectorize, cpu=cpu)
         return pipeline_text(OUTLINE + split_pipeline(lowered))
 
     def _make_engine(self, module: ir.Module) -> execution_engine.ExecutionEngine:
@@ -521,7 +555,7 @@ def _module_text(source: "str | os.PathLike") -> str:
 
 
 def load(module, entry: str | None = None, *, vectorize: bool = True, weights=None, native: bool = True,
-         torch_fallback: bool = True, kernels: str = "all") -> Program:
+         torch_fallback: bool = True, kernels: str = "all", cpu: "str | CpuTarget | None" = None) -> Program:
     """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a path).
 
     The module is consumed (lowered in place); pass a copy to keep it.
@@ -536,6 +570,10 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
     (`register_kernel`, `load_kernel_library`) run the model's ops, not the
     package's built-in numpy, native or generic torch ones, so the load error
     names the first op that still lacks a kernel of the user's own.
+    `cpu=` ("sse", "avx", "avx2", "avx512", "neon"; default
+    `$TOSA_CUSTOM_CPU`, else the host's ISA) sizes the register tiles and
+    vector lengths; an ISA narrower than the host's also keeps the JIT to it.
+    `Program.tiling` says what was chosen.
     """
     if is_saved_program(module):
         data, manifest = read_saved(module)
@@ -555,7 +593,7 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
     else:
         raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
     program = Program(module, entry, vectorize=vectorize, native=native, torch_fallback=torch_fallback,
-                      kernels=kernels)
+                      kernels=kernels, cpu=cpu)
     if weights is not None:
         program.load_weights(weights)
     return program

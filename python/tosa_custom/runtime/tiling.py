@@ -1,16 +1,25 @@
 """Tiling and vectorization of linalg ops with the transform dialect.
 
-`plan_tiling` picks, per op, a register tile (8 x 32 f32 accumulators for a
-contraction, one reduction step at a time; 64 lanes along the contiguous
-dimension otherwise); a generated script applies `tile_using_for` /
-`structured.fuse` + `structured.vectorize`. Big contractions get their B
-operand packed in column panels first. What the planner does not take
-(convolutions, gathers, ops on i1 buffers) is left for loops.
+`plan_tiling` picks, per op, a register tile for a contraction (MR rows x NR
+columns of f32 accumulators, one reduction step at a time) and a vector length
+along the contiguous dimension otherwise; a generated script applies
+`tile_using_for` / `structured.fuse` + `structured.vectorize`. Big
+contractions get their B operand packed in column panels first. What the
+planner does not take (gathers, windows it cannot vectorize, ops on i1
+buffers) is left for loops.
+
+The sizes come from the CPU the program is planned for (`TileConfig.for_cpu`,
+cpu.py): NR is two vector registers of columns, MR the most rows whose
+accumulators, the B row and a broadcast of A fit the register file (AVX-512:
+8 x 32 in 19 of 32 zmm; AVX2 / SSE: 6 x 16 / 6 x 8 in 15 of 16; NEON 8 x 8),
+and per op the largest row count up to MR that divides the rows (the tile
+has no remainder loop).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import types
 
 from torch_mlir import ir
 
@@ -20,9 +29,10 @@ from torch_mlir.dialects import tensor as tensor_d
 from torch_mlir.dialects.transform import interpreter
 
 from ..core.ir import collect_ops
-from ..core.passes import PassContext, register_pass
+from ..core.passes import Option, PassContext, register_pass
+from .cpu import CpuTarget, cpu_target
 
-__all__ = ["TilePlan", "VECTOR_LOWERING_SCRIPT", "apply_script", "make_columns_contiguous", "pack_columns",
+__all__ = ["TilePlan", "TileConfig", "tile_config", "VECTOR_LOWERING_SCRIPT", "apply_script", "make_columns_contiguous", "pack_columns",
            "plan_tiling", "producer", "single_use", "tile_and_vectorize", "generalize", "apply_tile_plans",
            "lower_vectors", "GENERALIZE", "MAKE_COLUMNS_CONTIGUOUS", "PACK_COLUMNS", "TILE_AND_VECTORIZE",
            "LOWER_VECTORS"]
@@ -69,13 +79,59 @@ reductions, n-D transfers 1-D loads and stores. No canonicalization after it:
 that would fold the chains of row inserts that build a 2-D accumulator into a
 `vector.from_elements` of every scalar, which LLVM then builds lane by lane."""
 
-# Register tile of a contraction: MR rows x NR columns of the output, the
-# reduction one step at a time with the accumulators in registers (16 zmm
-# for 8 x 32 f32, plus the B row and a broadcast: fits AVX-512's 32).
-_MR, _NR = 8, 32
-# Vector length (elements) for elementwise ops, and for a reduction along the
-# contiguous dimension.
-_VEC_ELEMENTWISE, _VEC_REDUCTION = 64, 512
+@dataclasses.dataclass(frozen=True)
+class TileConfig:
+    """Register tile and vector lengths for one CPU (f32 elements)."""
+
+    cpu: str  # the ISA name (cpu.ISAS)
+    lanes: int  # f32 lanes per vector register
+    registers: int
+    # Contraction tile: MR rows x NR columns of the output, the reduction one
+    # step at a time with the MR x NR accumulators in registers; per step one
+    # B row (NR / lanes registers) and one broadcast A element.
+    mr: int
+    nr: int
+    # Vector length for elementwise ops, and for a reduction along the
+    # contiguous dimension (LLVM splits either into registers).
+    elementwise: int
+    reduction: int
+    # Vector registers of columns in the contraction tile.
+    COLUMN_VECTORS = 2
+    MAX_ROWS = 8
+
+    @classmethod
+    def for_cpu(cls, cpu: CpuTarget) -> "TileConfig":
+        lanes, regs = cpu.lanes, cpu.registers
+        nv = cls.COLUMN_VECTORS
+        mr = min(cls.MAX_ROWS, (regs - nv - 1) // nv)
+        # Elementwise: a few registers per value (polynomials keep ~6 values
+        # live); reductions: as many lanes as the file has, reduced as a tree.
+        return cls(cpu.name, lanes, regs, mr, nv * lanes, lanes * max(1, regs // 8), lanes * regs)
+
+    def registers_used(self, rows: int | None = None, columns: int | None = None) -> int:
+        """Vector registers one reduction step of a rows x columns tile keeps live:
+        accumulators, the B row, the broadcast A element."""
+        rows = self.mr if rows is None else rows
+        vectors = -(-(self.nr if columns is None else columns) // self.lanes)
+        return rows * vectors + vectors + 1
+
+    def describe(self) -> str:
+        return (f"contraction tile {self.mr} x {self.nr} ({self.registers_used()} of {self.registers} registers), "
+                f"elementwise {self.elementwise} lanes, reductions {self.reduction}")
+
+
+def tile_config(cpu: "str | CpuTarget | TileConfig | None" = None) -> TileConfig:
+    """The config for an ISA name, a CpuTarget, or (None) $TOSA_CUSTOM_CPU / the host."""
+    return cpu if isinstance(cpu, TileConfig) else TileConfig.for_cpu(cpu_target(cpu))
+
+
+def _cpu_option() -> Option:
+    return Option("cpu", "the ISA to size tiles for (sse, avx, avx2, avx512, neon); default: "
+                  "$TOSA_CUSTOM_CPU, else the host's", "", metavar="host|sse|avx|avx2|avx512|neon")
+
+
+def _config(ctx: PassContext | None) -> TileConfig:
+    return tile_config(ctx.options.cpu if ctx is not None else None)
 
 # Named ops without indexing maps that become linalg.generic before planning
 # (convolutions and pooling too, by prefix: `_generalize_script`).
@@ -250,7 +306,7 @@ def _analyze(op) -> _LoopInfo | None:
     return _LoopInfo(maps, operands, reduction, ranges, shaped, windows, bool_dims, body_ops)
 
 
-def _plan(op) -> TilePlan | None:
+def _plan(op, config: TileConfig) -> TilePlan | None:
     info = _analyze(op)
     if info is None:
         return None
@@ -260,11 +316,11 @@ def _plan(op) -> TilePlan | None:
     if info.is_contraction():
         n_dim, m_dim = info.columns_and_rows()
         if n_dim not in window_dims and n_dim not in info.bool_dims:
-            tiles[n_dim] = _largest_divisor(ranges[n_dim], _NR)
+            tiles[n_dim] = _largest_divisor(ranges[n_dim], config.nr)
         if m_dim is not None and m_dim not in info.bool_dims and all(
                 # rows may slide (ow + kw) only with unit stride, the rest of the window kept at 1
                 w.get(m_dim, 0) in (0, 1) for w in info.windows):
-            tiles[m_dim] = _largest_divisor(ranges[m_dim], _MR)
+            tiles[m_dim] = _largest_divisor(ranges[m_dim], config.mr)
         # Columns outermost: the B panel (K x NR) is reused across all row tiles.
         first = [d for d in (n_dim, m_dim) if d is not None]
         order = ([d for d in range(n_loops) if not reduction[d] and d not in first]
@@ -299,7 +355,7 @@ def _plan(op) -> TilePlan | None:
     d = best[1]
     if d in info.bool_dims or d in window_dims:
         return None
-    tiles[d] = _largest_divisor(ranges[d], _VEC_REDUCTION if reduction[d] else _VEC_ELEMENTWISE)
+    tiles[d] = _largest_divisor(ranges[d], config.reduction if reduction[d] else config.elementwise)
     return TilePlan("elementwise", tuple(tiles), window=bool(info.windows))
 
 
@@ -347,14 +403,17 @@ def make_columns_contiguous(module, ctx: PassContext | None = None) -> int:
     return count
 
 
-def plan_tiling(module: ir.Module) -> list[tuple[ir.Operation, TilePlan]]:
-    """Every linalg op on tensors that `lower` tiles and vectorizes, with its plan."""
+def plan_tiling(module: ir.Module, cpu: "str | CpuTarget | TileConfig | None" = None
+                ) -> list[tuple[ir.Operation, TilePlan]]:
+    """Every linalg op on tensors that `lower` tiles and vectorizes, with its
+    plan, sized for `cpu` (`tile_config`)."""
+    config = tile_config(cpu)
     found = []
 
     def visit(op):
         name = op.name
         if name.startswith("linalg.") and name not in ("linalg.yield", "linalg.index"):
-            plan = _plan(op)
+            plan = _plan(op, config)
             if plan is not None:
                 found.append((op, plan))
             return ir.WalkResult.SKIP
@@ -445,8 +504,9 @@ def _split_last(v: ir.Value, t: ir.RankedTensorType, inner: int) -> ir.Value:
 
 
 @register_pass(PACK_COLUMNS,
-               "Give big contractions a B operand packed in column panels ([.., N, ..] -> [N/32, .., K, 32]) "
-               "by a private function inlined after tiling")
+               "Give big contractions a B operand packed in column panels ([.., N, ..] -> [N/NR, .., K, NR], NR "
+               "the register tile's columns for the CPU) by a private function inlined after tiling",
+               options=(_cpu_option(),))
 def pack_columns(module, ctx: PassContext | None = None) -> int:
     """Give big contractions a B packed in column panels: [.., N, ..] -> [N/NR, .., K, NR].
 
@@ -464,9 +524,10 @@ def pack_columns(module, ctx: PassContext | None = None) -> int:
         module, lambda op: op.name.startswith("linalg.") and "indexing_maps" in op.attributes, enter_matches=False
     )
     packed = 0
+    nr = _config(ctx).nr
     with module.context, ir.Location.unknown():
         for op in found:
-            plan = _pack_plan(op)
+            plan = _pack_plan(op, nr)
             if plan is None:
                 continue
             name = f"__tosa_custom_pack_{packed}"
@@ -492,6 +553,7 @@ class _PackPlan:
     n_dim: int
     m_dim: int
     n: int
+    nr: int  # columns per panel: the register tile's NR
     dims: list  # per operand, the loop dim of each of its indexing results
     b: int  # B's operand index
     b_type: ir.RankedTensorType
@@ -500,23 +562,23 @@ class _PackPlan:
     packed_type: ir.RankedTensorType
 
 
-def _worth_packing(info: "_LoopInfo", n_dim: int, m_dim: int) -> bool:
+def _worth_packing(info: "_LoopInfo", n_dim: int, m_dim: int, nr: int) -> bool:
     n, rows = info.ranges[n_dim], info.ranges[m_dim]
     depth = 1
     for d, r in enumerate(info.reduction):
         if r:
             depth *= info.ranges[d]
-    return not (n % _NR or n < 2 * _NR or rows < _PACK_MIN_ROWS or (
+    return not (n % nr or n < 2 * nr or rows < _PACK_MIN_ROWS or (
         depth < _PACK_MIN_DEPTH and n * 4 < _PACK_MIN_COLUMNS_STRIDE))
 
 
-def _pack_plan(op) -> _PackPlan | None:
+def _pack_plan(op, nr: int) -> _PackPlan | None:
     """The plan for a big contraction whose B has N as its last dim, else None."""
     info = _analyze(op)
     if info is None or not info.is_contraction() or info.windows or len(op.results) != 1:
         return None
     n_dim, m_dim = info.columns_and_rows()
-    if m_dim is None or not _worth_packing(info, n_dim, m_dim):
+    if m_dim is None or not _worth_packing(info, n_dim, m_dim, nr):
         return None
     dims = [[_dim(e) for e in m.results] for m in info.maps]
     with_n = [i for i, ds in enumerate(dims[:-1]) if n_dim in ds]
@@ -530,9 +592,9 @@ def _pack_plan(op) -> _PackPlan | None:
         return None
     n, rank_b = info.ranges[n_dim], len(dims[b])
     perm = [rank_b - 1] + list(range(rank_b - 1)) + [rank_b]
-    b_split_shape = list(b_type.shape[:-1]) + [n // _NR, _NR]
+    b_split_shape = list(b_type.shape[:-1]) + [n // nr, nr]
     packed_type = ir.RankedTensorType.get([b_split_shape[p] for p in perm], b_type.element_type)
-    return _PackPlan(info, n_dim, m_dim, n, dims, b, b_type, c_type, perm, packed_type)
+    return _PackPlan(info, n_dim, m_dim, n, nr, dims, b, b_type, c_type, perm, packed_type)
 
 
 def _packing_function(op, plan: _PackPlan, name: str) -> None:
@@ -544,7 +606,7 @@ def _packing_function(op, plan: _PackPlan, name: str) -> None:
         fn = func_d.FuncOp(name, ir.FunctionType.get([plan.b_type], [plan.packed_type]), visibility="private")
         entry = fn.add_entry_block()
         with ir.InsertionPoint(entry):
-            split = _split_last(entry.arguments[0], plan.b_type, _NR)
+            split = _split_last(entry.arguments[0], plan.b_type, plan.nr)
             empty = tensor_d.empty(list(plan.packed_type.shape), plan.b_type.element_type)
             t = linalg_d.transpose(split, outs=[empty], permutation=plan.perm)
             func_d.ReturnOp([t.results[0] if hasattr(t, "results") else t])
@@ -552,7 +614,7 @@ def _packing_function(op, plan: _PackPlan, name: str) -> None:
 
 def _split_c_type(plan: _PackPlan) -> ir.RankedTensorType:
     c_type = plan.c_type
-    return ir.RankedTensorType.get(list(c_type.shape[:-1]) + [plan.n // _NR, _NR], c_type.element_type)
+    return ir.RankedTensorType.get(list(c_type.shape[:-1]) + [plan.n // plan.nr, plan.nr], c_type.element_type)
 
 
 def _split_init(plan: _PackPlan, init: ir.Value) -> ir.Value:
@@ -562,7 +624,7 @@ def _split_init(plan: _PackPlan, init: ir.Value) -> ir.Value:
         c_init = linalg_d.fill(owner.operation.operands[0],
                                outs=[tensor_d.empty(_split_c_type(plan).shape, plan.c_type.element_type)])
         return c_init.results[0] if hasattr(c_init, "results") else c_init
-    return _split_last(init, plan.c_type, _NR)
+    return _split_last(init, plan.c_type, plan.nr)
 
 
 def _packed_contraction(op, plan: _PackPlan, b_packed: ir.Value, c_init: ir.Value) -> ir.Value:
@@ -635,14 +697,14 @@ def generalize(module, ctx: PassContext | None = None) -> int:
 @register_pass(TILE_AND_VECTORIZE,
                "Tile and vectorize, on tensors, every linalg op the planner takes (register tiles for "
                "contractions with the fill fused, vector lanes along the contiguous dimension otherwise), with a "
-               "generated transform script")
+               "generated transform script", options=(_cpu_option(),))
 def apply_tile_plans(module, ctx: PassContext | None = None) -> dict[TilePlan, int]:
     """Mark each op `plan_tiling` takes with its plan's number and run the
     script made for those plans. Returns the plans used (and their numbers)."""
     with module.context, ir.Location.unknown():
         plans: dict[TilePlan, int] = {}
         i64 = ir.IntegerType.get_signless(64)
-        for op, plan in plan_tiling(module):
+        for op, plan in plan_tiling(module, _config(ctx)):
             k = plans.setdefault(plan, len(plans))
             op.attributes[_PLAN_ATTR] = ir.IntegerAttr.get(i64, k)
         if plans:
@@ -657,14 +719,16 @@ def lower_vectors(module, ctx: PassContext | None = None) -> None:
     apply_script(module, VECTOR_LOWERING_SCRIPT)
 
 
-def tile_and_vectorize(module) -> dict[TilePlan, int]:
-    """Tile and vectorize, on tensors, every linalg op `plan_tiling` finds:
-    the passes generalize, make-columns-contiguous, pack-columns, generalize
-    (the transposes they add), tile-and-vectorize, in that order."""
+def tile_and_vectorize(module, cpu: "str | CpuTarget | TileConfig | None" = None) -> dict[TilePlan, int]:
+    """Tile and vectorize, on tensors, every linalg op `plan_tiling` finds,
+    sized for `cpu`: the passes generalize, make-columns-contiguous,
+    pack-columns, generalize (the transposes they add), tile-and-vectorize,
+    in that order."""
+    ctx = PassContext(TILE_AND_VECTORIZE, types.SimpleNamespace(cpu=tile_config(cpu)))
     generalize(module)
-    if make_columns_contiguous(module) + pack_columns(module):
+    if make_columns_contiguous(module) + pack_columns(module, ctx):
         generalize(module)
-    return apply_tile_plans(module)
+    return apply_tile_plans(module, ctx)
 
 
 def single_use(v: ir.Value) -> bool:
