@@ -34,12 +34,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 @functools.lru_cache(maxsize=1)
 def _seed_texts() -> tuple[str, ...]:
+    """The lit files of the tunnel pass and of the opt tool, to mutate."""
     texts = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "test", "conversion", "*.mlir"))
-                       + glob.glob(os.path.join(ROOT, "test", "opt", "*.mlir"))):
-        with open(path, encoding="utf-8") as f:
-            texts.append(f.read())
+    for folder in _SEED_FOLDERS:
+        paths = sorted(glob.glob(os.path.join(ROOT, "test", *folder, "*.mlir")))
+        if not paths:
+            raise FileNotFoundError(f"no lit files to seed the opt fuzzer in test/{'/'.join(folder)}")
+        for path in paths:
+            with open(path, encoding="utf-8") as f:
+                texts.append(f.read())
     return tuple(texts)
+
+
+# Where the lit tests of the tunnel pass and of the opt tool live (test/ mirrors the package).
+_SEED_FOLDERS = (("tunnel",), ("tools", "opt"))
 
 
 PASS = "--convert-torch-backend-legal-to-tosa-custom"
