@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..core.passes import lookup_pass
 from ..core.schema import OpSelection
 from ..tosa import target as _target
-from ..tunnel.options import PASS_ARGUMENT
+from ..tunnel.options import PASS_ARGUMENT, parse_encoding
 from ..weights import export as _weights
 from .report import OutputType
 
@@ -59,7 +58,7 @@ def settings(output_type, use_tracing: bool, ignore_traced_shapes: bool, backend
         raise ValueError(f"weights must be one of {', '.join(map(repr, _weights.WEIGHT_MODES))}, not {weights!r}")
     if export_strict not in (True, False, "auto"):
         raise ValueError(f"export_strict must be True, False or 'auto', not {export_strict!r}")
-    lookup_pass(PASS_ARGUMENT).parse_options({"encoding": encoding})  # the pass's own parser checks it
+    parse_encoding(encoding)  # the pass's own parser of its option
     output = OutputType.get(output_type)
     selection = OpSelection(backend_legal_ops or [])
     if selection and output is OutputType.LINALG_ON_TENSORS:
