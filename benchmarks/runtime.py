@@ -354,13 +354,13 @@ def measure_peak(cpu: CpuTarget, chains: int = 12, iters: int = 2_000_000) -> fl
         return None
     from torch_mlir import execution_engine, ir
     from tosa_custom.core import ir as _ir
-    from tosa_custom.runtime.lowering import run_pipeline
+    from tosa_custom.core.passes import run_pipeline
     lanes = cpu.lanes
     module = ir.Module.parse(_peak_module(lanes, cpu.fma, chains, iters), _ir.make_context())
     features = [f"tosa-custom-jit-features{{features={','.join(cpu.jit_features)}}}"] if cpu.jit_features else []
     run_pipeline(module, ["convert-scf-to-cf", "convert-vector-to-llvm", "finalize-memref-to-llvm",
                           "convert-math-to-llvm", "convert-arith-to-llvm", "convert-func-to-llvm",
-                          "convert-cf-to-llvm", "reconcile-unrealized-casts", *features])
+                          "convert-cf-to-llvm", "reconcile-unrealized-casts", *features], "the peak kernel's lowering")
     engine = execution_engine.ExecutionEngine(module, opt_level=3)
     out = torch.zeros(lanes)
 
