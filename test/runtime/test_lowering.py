@@ -87,7 +87,7 @@ def test_generic_contraction_gets_fmas():
 
 
 def test_failed_transform_falls_back_to_loops(monkeypatch):
-    monkeypatch.setattr(tiling, "_tiling_script", lambda plans: "this is not a transform script")
+    monkeypatch.setattr(tiling, "tiling_script", lambda plans: "this is not a transform script")
     with pytest.warns(RuntimeWarning, match="lowering with naive loops"):
         program = runtime.load(_matmul(1, 16, 8, 32))
     a, w = torch.randn(1, 16, 8), torch.randn(1, 8, 32)

@@ -144,17 +144,36 @@ def test_tiles_per_isa():
 
 
 @pytest.mark.parametrize("isa", ISAS)
-@pytest.mark.parametrize("m,n", [(7, 33), (96, 64), (64, 100)])
-def test_every_contraction_tile_fits_and_divides(isa, m, n):
-    """Per op: rows up to MR and columns up to NR that divide the sizes (no remainder loop), in registers."""
+@pytest.mark.parametrize("m,n", [(7, 33), (96, 64), (64, 100), (197, 251)])
+def test_every_contraction_tile_fits_and_handles_its_remainder(isa, m, n):
+    """Per op: rows up to MR and whole vectors of columns up to NR, in
+    registers; a tile that does not divide its loop is the full tile and its
+    remainder is peeled (no tile shrinks to one row on a prime size)."""
     config = tiling.tile_config(isa)
     module = _parse(_matmul(2, m, 13, n))
     with module.context:
         run_pipeline(module, lowering.FRONTEND_PIPELINE, "the runtime front end")
     (op, plan), = [(op, p) for op, p in lowering.plan_tiling(module, isa) if p.kind.startswith("contraction")]
     _, rows, columns, depth = plan.tile_sizes
-    assert m % rows == 0 and rows <= config.mr and n % columns == 0 and columns <= config.nr and depth == 1
+    assert rows <= config.mr and columns <= config.nr and depth == 1
+    assert columns == n or columns % config.lanes == 0
     assert config.registers_used(rows, columns) <= config.registers
+    for dim, size, tile, cap in ((1, m, rows, config.mr), (2, n, columns, config.nr)):
+        assert (size % tile != 0) == (dim in plan.peel)
+        assert dim not in plan.peel or tile == cap
+        assert size < cap or 4 * tile >= 3 * cap  # never a sliver of the tile
+
+
+@pytest.mark.parametrize("isa", ["sse", "avx2", "avx512"])
+def test_peeled_and_padded_contraction_matches_eager(isa):
+    """Prime sizes big enough to pack B: the panels are padded with zeros, C
+    is sliced back, and the peeled row and column remainders are computed."""
+    g = torch.Generator().manual_seed(2)
+    a, w = torch.randn(1, 131, 140, generator=g), torch.randn(1, 140, 101, generator=g)
+    plans = lowering.lower_to_vectors(_parse(_matmul(1, 131, 140, 101)), isa)
+    assert any(plan.peel for plan in plans)
+    program = runtime.load(_matmul(1, 131, 140, 101), cpu=isa)
+    assert_reduction_close(program(a, w), torch.bmm(a, w), 140)
 
 
 @pytest.mark.parametrize("isa", ISAS)

@@ -12,8 +12,8 @@ The sizes come from the CPU the program is planned for (`TileConfig.for_cpu`,
 cpu.py): NR is two vector registers of columns, MR the most rows whose
 accumulators, the B row and a broadcast of A fit the register file (AVX-512:
 8 x 32 in 19 of 32 zmm; AVX2 / SSE: 6 x 16 / 6 x 8 in 15 of 16; NEON 8 x 8),
-and per op the largest row count up to MR that divides the rows (the tile
-has no remainder loop).
+and per op the tile itself, peeled where it does not divide the loop
+(transform_scripts.py), or a divisor of the loop that is nearly as big.
 """
 
 from __future__ import annotations
@@ -23,14 +23,15 @@ import types
 
 from torch_mlir import ir
 
+from torch_mlir.dialects import arith as arith_d
 from torch_mlir.dialects import func as func_d
 from torch_mlir.dialects import linalg as linalg_d
 from torch_mlir.dialects import tensor as tensor_d
-from torch_mlir.dialects.transform import interpreter
 
 from ..core.ir import collect_ops
 from ..core.passes import Option, PassContext, register_pass
 from .cpu import CpuTarget, cpu_target
+from .transform_scripts import PLAN_ATTR, VECTOR_LOWERING_SCRIPT, TilePlan, apply_script, generalize_script, tiling_script
 
 __all__ = ["TilePlan", "TileConfig", "tile_config", "VECTOR_LOWERING_SCRIPT", "apply_script", "make_columns_contiguous", "pack_columns",
            "plan_tiling", "producer", "single_use", "tile_and_vectorize", "generalize", "apply_tile_plans",
@@ -43,41 +44,6 @@ PACK_COLUMNS = "tosa-custom-pack-columns"
 TILE_AND_VECTORIZE = "tosa-custom-tile-and-vectorize"
 LOWER_VECTORS = "tosa-custom-lower-vectors"
 
-
-_SEQUENCE_HEAD = """module attributes {transform.with_named_sequence} {
-  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
-"""
-_SEQUENCE_TAIL = """    transform.yield
-  }
-}
-"""
-
-VECTOR_LOWERING_SCRIPT = _SEQUENCE_HEAD + """\
-    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
-    transform.apply_patterns to %f {
-      transform.apply_patterns.vector.reduction_to_contract
-      transform.apply_patterns.vector.transfer_permutation_patterns
-      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
-    } : !transform.any_op
-    transform.apply_patterns to %f {
-      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
-      transform.apply_patterns.vector.lower_outerproduct
-      transform.apply_patterns.vector.reorder_multi_reduction_dims lowering_strategy = "innerreduction"
-      transform.apply_patterns.vector.multi_reduction_flattening lowering_strategy = "innerreduction"
-      transform.apply_patterns.vector.multi_reduction_unrolling lowering_strategy = "innerreduction"
-      transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_1d"
-      transform.apply_patterns.vector.lower_shape_cast
-      transform.apply_patterns.vector.lower_broadcast
-      transform.apply_patterns.vector.split_transfer_full_partial split_transfer_strategy = "linalg-copy"
-      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true
-      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
-    } : !transform.any_op
-""" + _SEQUENCE_TAIL
-"""Vector ops to what convert-vector-to-llvm handles well: contractions become
-outer products and then FMAs on 1-D vectors, multi-reductions horizontal
-reductions, n-D transfers 1-D loads and stores. No canonicalization after it:
-that would fold the chains of row inserts that build a 2-D accumulator into a
-`vector.from_elements` of every scalar, which LLVM then builds lane by lane."""
 
 @dataclasses.dataclass(frozen=True)
 class TileConfig:
@@ -134,29 +100,11 @@ def _config(ctx: PassContext | None) -> TileConfig:
     return tile_config(ctx.options.cpu if ctx is not None else None)
 
 # Named ops without indexing maps that become linalg.generic before planning
-# (convolutions and pooling too, by prefix: `_generalize_script`).
+# (convolutions and pooling too, by prefix: `generalize_script`).
 _GENERALIZE = ("linalg.transpose", "linalg.copy", "linalg.broadcast", "linalg.map", "linalg.reduce",
                "linalg.elementwise")
 _GENERALIZE_PREFIXES = ("linalg.conv_", "linalg.depthwise_conv_", "linalg.pooling_")
 _BODY_OK = ("arith.", "math.", "linalg.yield")
-
-
-@dataclasses.dataclass(frozen=True)
-class TilePlan:
-    """How one linalg op is tiled and vectorized."""
-
-    kind: str  # "contraction" (named vector.contract), "contraction-like", "elementwise"
-    tile_sizes: tuple[int, ...]
-    interchange: tuple[int, ...] | None = None
-    # The output is a linalg.fill no other linalg op feeds: tile the parallel
-    # loops with the fill fused in (its tile becomes the zero accumulator in
-    # registers, no pass over memory), then the reduction loops.
-    fuse_fill: bool = False
-    reduction: tuple[bool, ...] = ()
-    # A sliding-window access (a convolution's oh + kh): the tile leaves the
-    # window loops at 1, and its unit dimensions are folded away before it is
-    # vectorized (the vectorizer takes only plain dimensions).
-    window: bool = False
 
 
 def _largest_divisor(n: int, cap: int) -> int:
@@ -164,6 +112,19 @@ def _largest_divisor(n: int, cap: int) -> int:
         if n % c == 0:
             return c
     return 1
+
+
+def _tile(n: int, cap: int, multiple: int = 1, peel: bool = True) -> tuple[int, bool]:
+    """The tile of a loop of `n` iterations, at most `cap`, and whether its
+    remainder is peeled: `n` if it fits; else a divisor of `n` of at least
+    3/4 of `cap` and whole vectors (`multiple`); else `cap` and a peeled
+    remainder (unless `peel` is off: then the largest divisor)."""
+    if n <= cap:
+        return n, False
+    d = _largest_divisor(n, cap)
+    if not peel or (4 * d >= 3 * cap and d % multiple == 0):
+        return d, False
+    return cap, True
 
 
 def _dim(expr) -> int | None:
@@ -312,15 +273,19 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
         return None
     n_loops, ranges, reduction, operands = info.n_loops, info.ranges, info.reduction, info.operands
     window_dims = {d for w in info.windows for d in w}
-    tiles = [1] * n_loops
+    tiles, peel = [1] * n_loops, []
     if info.is_contraction():
         n_dim, m_dim = info.columns_and_rows()
+        # A window's tile folds its unit loops in place: no peeled copies.
+        peelable = not info.windows
         if n_dim not in window_dims and n_dim not in info.bool_dims:
-            tiles[n_dim] = _largest_divisor(ranges[n_dim], config.nr)
+            tiles[n_dim], p = _tile(ranges[n_dim], config.nr, config.lanes, peelable)
+            peel += [n_dim] if p else []
         if m_dim is not None and m_dim not in info.bool_dims and all(
                 # rows may slide (ow + kw) only with unit stride, the rest of the window kept at 1
                 w.get(m_dim, 0) in (0, 1) for w in info.windows):
-            tiles[m_dim] = _largest_divisor(ranges[m_dim], config.mr)
+            tiles[m_dim], p = _tile(ranges[m_dim], config.mr, 1, peelable)
+            peel += [m_dim] if p else []
         # Columns outermost: the B panel (K x NR) is reused across all row tiles.
         first = [d for d in (n_dim, m_dim) if d is not None]
         order = ([d for d in range(n_loops) if not reduction[d] and d not in first]
@@ -331,7 +296,8 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
         # fill is the one there is (a fused transpose would be recomputed per tile).
         fuse_fill = not info.windows and _producer_name(operands[-1]) == "linalg.fill" and not any(
             _producer_name(v).startswith(("linalg.", "tensor.pad")) for v in operands[:-1])
-        return TilePlan(kind, tuple(tiles), tuple(order), fuse_fill, tuple(reduction), bool(info.windows))
+        return TilePlan(kind, tuple(tiles), tuple(order), fuse_fill, tuple(reduction), bool(info.windows),
+                        tuple(peel))
     # Elementwise and reductions: vectorize along the contiguous dimension of
     # the largest operand, one step at a time along every other loop.
     best = None
@@ -355,8 +321,9 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
     d = best[1]
     if d in info.bool_dims or d in window_dims:
         return None
-    tiles[d] = _largest_divisor(ranges[d], config.reduction if reduction[d] else config.elementwise)
-    return TilePlan("elementwise", tuple(tiles), window=bool(info.windows))
+    tiles[d], p = _tile(ranges[d], config.reduction if reduction[d] else config.elementwise, config.lanes,
+                        not info.windows)
+    return TilePlan("elementwise", tuple(tiles), window=bool(info.windows), peel=(d,) if p else ())
 
 
 @register_pass(MAKE_COLUMNS_CONTIGUOUS,
@@ -421,67 +388,6 @@ def plan_tiling(module: ir.Module, cpu: "str | CpuTarget | TileConfig | None" = 
 
     module.operation.walk(visit)
     return found
-
-
-_PLAN_ATTR = "tosa_custom.tile_plan"
-
-
-def _tiling_script(plans: dict[TilePlan, int]) -> str:
-    any_op = "!transform.any_op"
-
-    def handles(n: int) -> str:
-        return ", ".join([any_op] * n)
-
-    def sizes(values) -> str:
-        return ", ".join(map(str, values))
-
-    lines = []
-    for plan, k in plans.items():
-        named = " {create_named_contraction}" if plan.kind == "contraction" else ""
-        lines.append(
-            f"    %m{k} = transform.structured.match attributes{{{_PLAN_ATTR} = {k} : i64}} in %root"
-            f" : ({any_op}) -> {any_op}")
-        # One op at a time: `structured.fuse` takes a single target.
-        lines.append(f"    transform.foreach %m{k} : {any_op} {{")
-        lines.append(f"    ^bb0(%op: {any_op}):")
-        if plan.fuse_fill:
-            parallel = [0 if r else t for t, r in zip(plan.tile_sizes, plan.reduction)]
-            reduction = [t if r else 0 for t, r in zip(plan.tile_sizes, plan.reduction)]
-            n_par, n_red = sum(1 for t in parallel if t), sum(1 for t in reduction if t)
-            lines.append(
-                f"      %f, %fl:{n_par} = transform.structured.fuse %op tile_sizes [{sizes(parallel)}]"
-                f" interchange [{sizes(plan.interchange)}] : ({any_op}) -> ({handles(n_par + 1)})")
-            lines.append(
-                f"      %t, %l:{n_red} = transform.structured.tile_using_for %f tile_sizes [{sizes(reduction)}]"
-                f" : ({any_op}) -> ({handles(n_red + 1)})")
-            lines.append(f'      %z = transform.structured.match ops{{["linalg.fill"]}} in %fl#0'
-                         f" : ({any_op}) -> {any_op}")
-            lines.append(f"      transform.structured.vectorize %z : {any_op}")
-        else:
-            n_loops = sum(1 for t in plan.tile_sizes if t)
-            inter = f" interchange = [{sizes(plan.interchange)}]" if plan.interchange else ""
-            lines.append(
-                f"      %t, %l:{n_loops} = transform.structured.tile_using_for %op"
-                f" tile_sizes [{sizes(plan.tile_sizes)}]{inter} : ({any_op}) -> ({handles(n_loops + 1)})")
-        if plan.window:
-            # Drop the tile's unit loops (the window's kh, kw, oh, ...) so every
-            # access is a plain dimension, then find the (new) op again.
-            inner = f"%l#{(n_red if plan.fuse_fill else n_loops) - 1}"
-            lines.append(f"      transform.apply_patterns to {inner} {{")
-            lines.append("        transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices")
-            lines.append(f"      }} : {any_op}")
-            lines.append(f'      %tw = transform.structured.match ops{{["linalg.generic"]}} in {inner}'
-                         f" : ({any_op}) -> {any_op}")
-        target = "%tw" if plan.window else "%t"
-        lines.append(f"      transform.structured.vectorize {target}{named} : {any_op}")
-        lines.append("    }")
-    return _SEQUENCE_HEAD + "\n".join(lines) + "\n" + _SEQUENCE_TAIL
-
-
-def apply_script(module: ir.Module, script: str) -> None:
-    transform_module = ir.Module.parse(script, module.context)
-    entry = transform_module.body.operations[0]
-    interpreter.apply_named_sequence(module.operation, entry, transform_module)
 
 
 # Pack B into column panels when a contraction is big enough to pay for it:
@@ -554,6 +460,7 @@ class _PackPlan:
     m_dim: int
     n: int
     nr: int  # columns per panel: the register tile's NR
+    padded: int  # N rounded up to whole panels (B padded with zeros, C sliced back)
     dims: list  # per operand, the loop dim of each of its indexing results
     b: int  # B's operand index
     b_type: ir.RankedTensorType
@@ -568,7 +475,7 @@ def _worth_packing(info: "_LoopInfo", n_dim: int, m_dim: int, nr: int) -> bool:
     for d, r in enumerate(info.reduction):
         if r:
             depth *= info.ranges[d]
-    return not (n % nr or n < 2 * nr or rows < _PACK_MIN_ROWS or (
+    return not (n < 2 * nr or rows < _PACK_MIN_ROWS or (
         depth < _PACK_MIN_DEPTH and n * 4 < _PACK_MIN_COLUMNS_STRIDE))
 
 
@@ -591,10 +498,11 @@ def _pack_plan(op, nr: int) -> _PackPlan | None:
     if b_type is None or c_type is None or not isinstance(b_type, ir.RankedTensorType):
         return None
     n, rank_b = info.ranges[n_dim], len(dims[b])
+    padded = -(-n // nr) * nr
     perm = [rank_b - 1] + list(range(rank_b - 1)) + [rank_b]
-    b_split_shape = list(b_type.shape[:-1]) + [n // nr, nr]
+    b_split_shape = list(b_type.shape[:-1]) + [padded // nr, nr]
     packed_type = ir.RankedTensorType.get([b_split_shape[p] for p in perm], b_type.element_type)
-    return _PackPlan(info, n_dim, m_dim, n, nr, dims, b, b_type, c_type, perm, packed_type)
+    return _PackPlan(info, n_dim, m_dim, n, nr, padded, dims, b, b_type, c_type, perm, packed_type)
 
 
 def _packing_function(op, plan: _PackPlan, name: str) -> None:
@@ -606,7 +514,8 @@ def _packing_function(op, plan: _PackPlan, name: str) -> None:
         fn = func_d.FuncOp(name, ir.FunctionType.get([plan.b_type], [plan.packed_type]), visibility="private")
         entry = fn.add_entry_block()
         with ir.InsertionPoint(entry):
-            split = _split_last(entry.arguments[0], plan.b_type, plan.nr)
+            b = _padded(entry.arguments[0], plan.b_type, plan.padded)
+            split = _split_last(b, _padded_type(plan.b_type, plan.padded), plan.nr)
             empty = tensor_d.empty(list(plan.packed_type.shape), plan.b_type.element_type)
             t = linalg_d.transpose(split, outs=[empty], permutation=plan.perm)
             func_d.ReturnOp([t.results[0] if hasattr(t, "results") else t])
@@ -614,7 +523,23 @@ def _packing_function(op, plan: _PackPlan, name: str) -> None:
 
 def _split_c_type(plan: _PackPlan) -> ir.RankedTensorType:
     c_type = plan.c_type
-    return ir.RankedTensorType.get(list(c_type.shape[:-1]) + [plan.n // plan.nr, plan.nr], c_type.element_type)
+    return ir.RankedTensorType.get(list(c_type.shape[:-1]) + [plan.padded // plan.nr, plan.nr], c_type.element_type)
+
+
+def _padded_type(t: ir.RankedTensorType, n: int) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(t.shape[:-1]) + [n], t.element_type)
+
+
+def _padded(v: ir.Value, t: ir.RankedTensorType, n: int) -> ir.Value:
+    """v with its last dimension padded with zeros to n."""
+    if t.shape[-1] == n:
+        return v
+    padded = _padded_type(t, n)
+    zero = arith_d.constant(t.element_type, ir.FloatAttr.get(t.element_type, 0.0)
+                            if isinstance(t.element_type, ir.FloatType) else ir.IntegerAttr.get(t.element_type, 0))
+    filled = linalg_d.fill(zero, outs=[tensor_d.empty(list(padded.shape), t.element_type)])
+    filled = filled.results[0] if hasattr(filled, "results") else filled
+    return tensor_d.insert_slice(v, filled, [], [], [], [0] * t.rank, list(t.shape), [1] * t.rank)
 
 
 def _split_init(plan: _PackPlan, init: ir.Value) -> ir.Value:
@@ -624,7 +549,7 @@ def _split_init(plan: _PackPlan, init: ir.Value) -> ir.Value:
         c_init = linalg_d.fill(owner.operation.operands[0],
                                outs=[tensor_d.empty(_split_c_type(plan).shape, plan.c_type.element_type)])
         return c_init.results[0] if hasattr(c_init, "results") else c_init
-    return _split_last(init, plan.c_type, plan.nr)
+    return _split_last(_padded(init, plan.c_type, plan.padded), _padded_type(plan.c_type, plan.padded), plan.nr)
 
 
 def _packed_contraction(op, plan: _PackPlan, b_packed: ir.Value, c_init: ir.Value) -> ir.Value:
@@ -660,18 +585,12 @@ def _packed_contraction(op, plan: _PackPlan, b_packed: ir.Value, c_init: ir.Valu
     generic = linalg_d.GenericOp([_split_c_type(plan)], inputs, [c_init], ir.ArrayAttr.get(new_maps),
                                  ir.ArrayAttr.get(iterators))
     op.regions[0].blocks[0].append_to(generic.regions[0])
-    c_type = plan.c_type
-    return tensor_d.collapse_shape(c_type, generic.results[0], _reassociation(
-        [[i] for i in range(len(c_type.shape) - 1)] + [[len(c_type.shape) - 1, len(c_type.shape)]]))
-
-
-def _generalize_script(names) -> str:
-    generalize = ", ".join(f'"{n}"' for n in sorted(names))
-    return (_SEQUENCE_HEAD
-            + f"    %g = transform.structured.match ops{{[{generalize}]}} in %root"
-            " : (!transform.any_op) -> !transform.any_op\n"
-            "    %h = transform.structured.generalize %g : (!transform.any_op) -> !transform.any_op\n"
-            + _SEQUENCE_TAIL)
+    c_type, rank = plan.c_type, len(plan.c_type.shape)
+    c = tensor_d.collapse_shape(_padded_type(c_type, plan.padded), generic.results[0], _reassociation(
+        [[i] for i in range(rank - 1)] + [[rank - 1, rank]]))
+    if plan.padded == plan.n:
+        return c
+    return tensor_d.extract_slice(c_type, c, [], [], [], [0] * rank, list(c_type.shape), [1] * rank)
 
 
 @register_pass(GENERALIZE,
@@ -690,7 +609,7 @@ def generalize(module, ctx: PassContext | None = None) -> int:
     module.operation.walk(visit)
     if names:
         with module.context, ir.Location.unknown():
-            apply_script(module, _generalize_script(names))
+            apply_script(module, generalize_script(names))
     return len(names)
 
 
@@ -706,9 +625,9 @@ def apply_tile_plans(module, ctx: PassContext | None = None) -> dict[TilePlan, i
         i64 = ir.IntegerType.get_signless(64)
         for op, plan in plan_tiling(module, _config(ctx)):
             k = plans.setdefault(plan, len(plans))
-            op.attributes[_PLAN_ATTR] = ir.IntegerAttr.get(i64, k)
+            op.attributes[PLAN_ATTR] = ir.IntegerAttr.get(i64, k)
         if plans:
-            apply_script(module, _tiling_script(plans))
+            apply_script(module, tiling_script(plans))
     return plans
 
 

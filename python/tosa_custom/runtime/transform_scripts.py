@@ -1,0 +1,199 @@
+"""Transform-dialect scripts: what the tiling planner decided, as IR the
+transform interpreter applies.
+
+The planner (tiling.py) decides per op; this module only renders those
+decisions, so a script can be read, dumped and replayed without the planner.
+
+Peeling: a loop whose tile does not divide its range is split by
+`transform.loop.peel` into full tiles and one remainder iteration. With
+static ranges both halves then have static tile shapes (after
+canonicalization), so each is vectorized as it is; the alternative, tiles
+shrunk to a divisor of the range, falls to one row or a few lanes on prime
+or odd sizes (a 197-token sequence, 251 output features) and runs many
+times slower.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from torch_mlir import ir
+from torch_mlir.dialects.transform import interpreter
+
+__all__ = ["TilePlan", "PLAN_ATTR", "VECTOR_LOWERING_SCRIPT", "apply_script", "generalize_script", "tiling_script"]
+
+_SEQUENCE_HEAD = """module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
+"""
+_SEQUENCE_TAIL = """    transform.yield
+  }
+}
+"""
+_ANY = "!transform.any_op"
+
+VECTOR_LOWERING_SCRIPT = _SEQUENCE_HEAD + """\
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.vector.reduction_to_contract
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+    } : !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.lower_outerproduct
+      transform.apply_patterns.vector.reorder_multi_reduction_dims lowering_strategy = "innerreduction"
+      transform.apply_patterns.vector.multi_reduction_flattening lowering_strategy = "innerreduction"
+      transform.apply_patterns.vector.multi_reduction_unrolling lowering_strategy = "innerreduction"
+      transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_1d"
+      transform.apply_patterns.vector.lower_shape_cast
+      transform.apply_patterns.vector.lower_broadcast
+      transform.apply_patterns.vector.split_transfer_full_partial split_transfer_strategy = "linalg-copy"
+      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true
+      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
+    } : !transform.any_op
+""" + _SEQUENCE_TAIL
+"""Vector ops to what convert-vector-to-llvm handles well: contractions become
+outer products and then FMAs on 1-D vectors, multi-reductions horizontal
+reductions, n-D transfers 1-D loads and stores. No canonicalization after it:
+that would fold the chains of row inserts that build a 2-D accumulator into a
+`vector.from_elements` of every scalar, which LLVM then builds lane by lane."""
+
+PLAN_ATTR = "tosa_custom.tile_plan"
+"""The attribute naming an op's plan (its number in the script); tiling
+clones it onto every tile, peeled ones included."""
+_PEELED_FILL = "tosa_custom.peeled_fill"
+
+
+@dataclasses.dataclass(frozen=True)
+class TilePlan:
+    """How one linalg op is tiled and vectorized."""
+
+    kind: str  # "contraction" (named vector.contract), "contraction-like", "elementwise"
+    tile_sizes: tuple[int, ...]
+    interchange: tuple[int, ...] | None = None
+    # The output is a linalg.fill no other linalg op feeds: tile the parallel
+    # loops with the fill fused in (its tile becomes the zero accumulator in
+    # registers, no pass over memory), then the reduction loops.
+    fuse_fill: bool = False
+    reduction: tuple[bool, ...] = ()
+    # A sliding-window access (a convolution's oh + kh): the tile leaves the
+    # window loops at 1, and its unit dimensions are folded away before it is
+    # vectorized (the vectorizer takes only plain dimensions).
+    window: bool = False
+    # Loop dimensions whose tile does not divide their range: peeled.
+    peel: tuple[int, ...] = ()
+
+
+def apply_script(module: ir.Module, script: str) -> None:
+    transform_module = ir.Module.parse(script, module.context)
+    entry = transform_module.body.operations[0]
+    interpreter.apply_named_sequence(module.operation, entry, transform_module)
+
+
+def generalize_script(names) -> str:
+    generalize = ", ".join(f'"{n}"' for n in sorted(names))
+    return (_SEQUENCE_HEAD
+            + f"    %g = transform.structured.match ops{{[{generalize}]}} in %root : ({_ANY}) -> {_ANY}\n"
+            f"    %h = transform.structured.generalize %g : ({_ANY}) -> {_ANY}\n"
+            + _SEQUENCE_TAIL)
+
+
+def _handles(n: int) -> str:
+    return ", ".join([_ANY] * n)
+
+
+def _sizes(values) -> str:
+    return ", ".join(map(str, values))
+
+
+def _tile_lines(plan: TilePlan) -> tuple[list[str], dict[int, str]]:
+    """Tile (fusing the fill if planned) the op `%op`: the lines, and the
+    loop handle of each tiled dimension, outermost first."""
+    loops: dict[int, str] = {}
+    if plan.fuse_fill:
+        parallel = [0 if r else t for t, r in zip(plan.tile_sizes, plan.reduction)]
+        reduction = [t if r else 0 for t, r in zip(plan.tile_sizes, plan.reduction)]
+        outer = [d for d in plan.interchange if parallel[d]]
+        inner = [d for d in range(len(reduction)) if reduction[d]]
+        lines = [f"      %f, %fl:{len(outer)} = transform.structured.fuse %op tile_sizes [{_sizes(parallel)}]"
+                 f" interchange [{_sizes(plan.interchange)}] : ({_ANY}) -> ({_handles(len(outer) + 1)})",
+                 f"      %t, %l:{len(inner)} = transform.structured.tile_using_for %f tile_sizes [{_sizes(reduction)}]"
+                 f" : ({_ANY}) -> ({_handles(len(inner) + 1)})",
+                 f'      %z = transform.structured.match ops{{["linalg.fill"]}} in %fl#0 : ({_ANY}) -> {_ANY}']
+        loops.update({d: f"%fl#{i}" for i, d in enumerate(outer)})
+        loops.update({d: f"%l#{i}" for i, d in enumerate(inner)})
+        lines.append(f'      transform.annotate %z "{_PEELED_FILL}" : {_ANY}' if plan.peel else
+                     f"      transform.structured.vectorize %z : {_ANY}")
+        return lines, loops
+    order = plan.interchange or range(len(plan.tile_sizes))
+    tiled = [d for d in order if plan.tile_sizes[d]]
+    inter = f" interchange = [{_sizes(plan.interchange)}]" if plan.interchange else ""
+    lines = [f"      %t, %l:{len(tiled)} = transform.structured.tile_using_for %op"
+             f" tile_sizes [{_sizes(plan.tile_sizes)}]{inter} : ({_ANY}) -> ({_handles(len(tiled) + 1)})"]
+    loops.update({d: f"%l#{i}" for i, d in enumerate(tiled)})
+    return lines, loops
+
+
+def _peel_lines(plan: TilePlan, loops: dict[int, str]) -> list[str]:
+    """Peel the planned loops, innermost first: peeling a loop invalidates
+    the handles of loops nested in it, not of those around it."""
+    depth = list(loops)
+    lines = []
+    for d in sorted(plan.peel, key=depth.index, reverse=True):
+        lines += [f'      %c{d} = transform.cast {loops[d]} : {_ANY} to !transform.op<"scf.for">',
+                  f'      %p{d}:2 = transform.loop.peel %c{d} : (!transform.op<"scf.for">) -> ({_handles(2)})']
+    return lines
+
+
+def _vectorize_in_place_lines(plan: TilePlan, loops: dict[int, str]) -> list[str]:
+    named = " {create_named_contraction}" if plan.kind == "contraction" else ""
+    lines = []
+    target = "%t"
+    if plan.window:
+        # Drop the tile's unit loops (the window's kh, kw, oh, ...) so every
+        # access is a plain dimension, then find the (new) op again.
+        inner = list(loops.values())[-1]
+        lines += [f"      transform.apply_patterns to {inner} {{",
+                  "        transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices",
+                  f"      }} : {_ANY}",
+                  f'      %tw = transform.structured.match ops{{["linalg.generic"]}} in {inner} : ({_ANY}) -> {_ANY}']
+        target = "%tw"
+    return lines + [f"      transform.structured.vectorize {target}{named} : {_ANY}"]
+
+
+def _vectorize_peeled_lines(plans: dict[TilePlan, int]) -> list[str]:
+    """After every op is tiled and peeled: canonicalize, so every tile,
+    remainders included, has a static shape, then vectorize them all."""
+    lines = [f'    %fns = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}',
+             "    transform.apply_patterns to %fns {",
+             "      transform.apply_patterns.canonicalization",
+             "      transform.apply_patterns.linalg.tiling_canonicalization",
+             f"    }} : {_ANY}",
+             f"    %pf = transform.structured.match attributes{{{_PEELED_FILL}}} in %root : ({_ANY}) -> {_ANY}",
+             f"    transform.structured.vectorize %pf : {_ANY}"]
+    for plan, k in plans.items():
+        if plan.peel:
+            named = " {create_named_contraction}" if plan.kind == "contraction" else ""
+            lines += [f"    %v{k} = transform.structured.match attributes{{{PLAN_ATTR} = {k} : i64}} in %root"
+                      f" : ({_ANY}) -> {_ANY}",
+                      f"    transform.structured.vectorize %v{k}{named} : {_ANY}"]
+    return lines
+
+
+def tiling_script(plans: dict[TilePlan, int]) -> str:
+    """The script tiling (and peeling) each op marked with `PLAN_ATTR` = k by
+    plan k, then vectorizing it; one op at a time (`structured.fuse` takes a
+    single target)."""
+    lines = []
+    for plan, k in plans.items():
+        lines += [f"    %m{k} = transform.structured.match attributes{{{PLAN_ATTR} = {k} : i64}} in %root"
+                  f" : ({_ANY}) -> {_ANY}",
+                  f"    transform.foreach %m{k} : {_ANY} {{",
+                  f"    ^bb0(%op: {_ANY}):"]
+        tile, loops = _tile_lines(plan)
+        lines += tile
+        lines += _peel_lines(plan, loops) if plan.peel else _vectorize_in_place_lines(plan, loops)
+        lines.append("    }")
+    if any(plan.peel for plan in plans):
+        lines += _vectorize_peeled_lines(plans)
+    return _SEQUENCE_HEAD + "\n".join(lines) + "\n" + _SEQUENCE_TAIL
