@@ -37,3 +37,24 @@ func.func @small(%arg0: tensor<1x8x16xf32>, %arg1: tensor<1x16x16xf32>) -> tenso
   %2 = linalg.batch_matmul ins(%arg0, %arg1 : tensor<1x8x16xf32>, tensor<1x16x16xf32>) outs(%1 : tensor<1x8x16xf32>) -> tensor<1x8x16xf32>
   return %2 : tensor<1x8x16xf32>
 }
+
+// -----
+
+// Columns that 32 does not divide (250 = 7 x 32 + 26): B is padded with zeros
+// to 8 whole panels, and C computed at 256 columns is sliced back to 250.
+// CHECK-LABEL: func.func private @__tosa_custom_pack_0(
+// CHECK-SAME:    tensor<1x256x250xf32>) -> tensor<8x1x256x32xf32>
+// CHECK:         %[[Z:.*]] = linalg.fill {{.*}} -> tensor<1x256x256xf32>
+// CHECK:         tensor.insert_slice %arg0 into %[[Z]][0, 0, 0] [1, 256, 250] [1, 1, 1]
+// CHECK-LABEL: func.func @padded(
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<1x128x8x32xf32>)
+// CHECK:         %[[C:.*]] = tensor.collapse_shape {{.*}} into tensor<1x128x256xf32>
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[C]][0, 0, 0] [1, 128, 250] [1, 1, 1]
+// CHECK:         return %[[S]]
+func.func @padded(%arg0: tensor<1x128x256xf32>, %arg1: tensor<1x256x250xf32>) -> tensor<1x128x250xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<1x128x250xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x128x250xf32>) -> tensor<1x128x250xf32>
+  %2 = linalg.batch_matmul ins(%arg0, %arg1 : tensor<1x128x256xf32>, tensor<1x256x250xf32>) outs(%1 : tensor<1x128x250xf32>) -> tensor<1x128x250xf32>
+  return %2 : tensor<1x128x250xf32>
+}

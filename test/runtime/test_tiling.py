@@ -187,6 +187,30 @@ def test_odd_sizes_match_eager(isa):
     assert_reduction_close(program(a, w), torch.bmm(a, w), 13)
 
 
+class _Rows(torch.nn.Module):
+    """Softmax and GELU along a prime-length row, longer than any vector length."""
+
+    def forward(self, x):
+        return torch.nn.functional.gelu(torch.softmax(x, -1)) + x.sum(-1, keepdim=True)
+
+
+@pytest.mark.parametrize("isa", ["sse", "avx2", "avx512"])
+def test_peeled_elementwise_and_reductions_match_eager(isa):
+    import tosa_custom
+
+    x = torch.randn(3, 1031, generator=torch.Generator().manual_seed(3))
+    module = tosa_custom.compile(_Rows().eval(), (x,))
+    front = _parse(str(module))
+    with front.context:
+        run_pipeline(front, lowering.FRONTEND_PIPELINE, "the runtime front end")
+    plans = [p for _, p in lowering.plan_tiling(front, isa) if p.kind == "elementwise"]
+    config = tiling.tile_config(isa)
+    assert plans and all(p.peel for p in plans)  # 1031 is prime: every row tile leaves a remainder
+    assert {max(p.tile_sizes) for p in plans} == {config.reduction, config.elementwise}
+    program = runtime.load(module, cpu=isa)
+    assert_reduction_close(program(x), _Rows()(x), 1031)
+
+
 class _Mixed(torch.nn.Module):
     """A linear layer, softmax, layer norm and GELU at odd sizes."""
 
