@@ -155,6 +155,17 @@ def test_load_of_truncated_mlir_text_is_a_parse_error_not_a_path(text):
         runtime.load(text)
 
 
+def test_load_of_text_ending_in_an_open_resource_string_is_a_parse_error():
+    """MLIR's lexer read past the end of such text and the process crashed
+    (fuzz: opt, seed 734959; test/tools/opt/unterminated-string-at-end.mlir)."""
+    from tosa_custom.core.diagnostics import CompileError
+
+    text = 'module {\n}\n{-#\n  dialect_resources: {\n    builtin: {\n      blob: "0x08'
+    with pytest.raises(CompileError, match="cannot parse the module") as info:
+        runtime.load(text)
+    assert "6:18: error: expected '\"' in string literal" in str(info.value)
+
+
 def test_load_of_empty_text_says_so():
     with pytest.raises(ValueError, match="load\\(\\) got empty MLIR text"):
         runtime.load("  ")

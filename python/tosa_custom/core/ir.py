@@ -14,7 +14,7 @@ from types import ModuleType
 from torch_mlir import ir, passmanager
 from torch_mlir.dialects import torch as torch_d
 
-__all__: list[str] = []
+__all__ = ["parse_module"]
 
 
 def public_functions(module, entry: str | None = None) -> list[ir.Operation]:
@@ -86,6 +86,23 @@ def make_context() -> ir.Context:
     torch_d.register_dialect(ctx)
     ensure_dialects(ctx)
     return ctx
+
+
+def parse_module(text: "str | bytes", ctx: ir.Context | None = None) -> ir.Module:
+    """`ir.Module.parse` for text that did not come from us (a file, stdin).
+
+    MLIR's lexer, on a string literal left open at the very end of the input,
+    steps past the buffer's terminating NUL; the parser of the file metadata
+    (`{-# dialect_resources: ... #-}`) keeps lexing after that error, reads
+    whatever memory follows and crashes the process (a segmentation fault in
+    `SourceMgr::getLineAndColumn`; found by the opt fuzzer on a truncated lit
+    file). A string cannot span a newline, so with one at the end an open
+    string stops there and MLIR reports "expected '\"' in string literal" on
+    its line. Bytecode is not lexed and is parsed as it is.
+    """
+    if isinstance(text, str) and not text.endswith("\n"):
+        text += "\n"
+    return ir.Module.parse(text, ctx) if ctx is not None else ir.Module.parse(text)
 
 
 def ensure_dialects(ctx: ir.Context) -> None:

@@ -586,7 +586,7 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
         text = _module_text(module)
         ctx = _ir.make_context()
         try:
-            module = ir.Module.parse(text, ctx)
+            module = _ir.parse_module(text, ctx)
         except ir.MLIRError as e:
             raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics],
                                category="runtime-lowering-failed") from None

@@ -198,7 +198,7 @@ def _process_chunk(ctx, text: "str | bytes", pipeline: list[str],
     log = DiagnosticLog()
     with ctx:
         try:
-            module = ir.Module.parse(text)
+            module = _ir.parse_module(text)
         except ir.MLIRError as e:
             return None, [Diagnostic.from_mlir(d) for d in e.error_diagnostics]
         try:
@@ -242,7 +242,7 @@ def _unmatched_ops(ctx, texts: list[str], pipeline: list[str]) -> list[str]:
     with ctx:
         for text in texts:
             try:
-                ir.Module.parse(text).operation.walk(visit)
+                _ir.parse_module(text).operation.walk(visit)
             except ir.MLIRError:
                 continue
     return list(dict.fromkeys(spec for s in selections for spec in s.unmatched(present)))
