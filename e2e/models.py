@@ -100,10 +100,7 @@ def LlamaModelModule_basic():
     return _TextModel(_build(t.LlamaModel, config), "last_hidden_state", use_cache=False)
 
 
-@case(inputs=_tokens, family=FAMILY, rtol=1e-4, atol=1e-4, selective_ops=["aten.softmax.int"],
-      nonconformant={"stock": "relative-position buckets compute in int64 (a float-to-i64 cast of a log, cast back "
-                              "to float): TOSA 1.0 casts no float to i64 or back, and their range is not known to "
-                              "the narrowing passes"})
+@case(inputs=_tokens, family=FAMILY, rtol=1e-4, atol=1e-4, selective_ops=["aten.softmax.int"])
 def T5EncoderModelModule_basic():
     """Relative position buckets and T5's RMS-style layer norm."""
     t = _transformers()

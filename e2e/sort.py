@@ -83,9 +83,7 @@ def MsortModule_basic():
     return Fn(torch.msort)
 
 
-@case(inputs=randn_inputs(2, 10), family=FAMILY,
-      nonconformant={"stock": "gathers from an int64 table computed at run time (topk's indices): TOSA 1.0 has no "
-                              "i64 tosa.gather, and a computed table's range is not known (CONTRACT.md §13.3)"})
+@case(inputs=randn_inputs(2, 10), family=FAMILY)
 def TopkGreedyDecodeModule_basic():
     """Top-k logits -> softmax -> argmax of the top probabilities (sampling-free decode)."""
     def decode(logits):

@@ -244,13 +244,12 @@ def test_case_records_conformance_to_its_tosa_target():
     double = Case("Double_basic", Double, lambda: (torch.randn(2, 8),), "cast", {})
     bad = runner.run_case(double, "stock")
     assert (bad.status, bad.conformant) == ("pass", False)
-    assert bad.tosa_target.startswith("profiles=pro_fp")
-    assert ["tosa.reduce_sum", "'tosa.reduce_sum' op is not profile-aligned: element type 'f64' is not legal"] in [
-        [op, rule] for op, _, rule in bad.violations]
+    # An f64 result no profile has: said before lowering (category no-tosa-profile), recorded the same way.
+    assert [["result", "0", "float64: no TOSA profile has f64"]] == bad.violations
     assert runner.CaseResult.from_json(bad.to_json()) == bad
     # Not listed: the run fails on conformance alone, saying which rule broke.
     assert bad.conformance == "not-conformant" and bad.failed
-    assert "does not list stock mode as nonconformant" in bad.message and "tosa.reduce_sum" in bad.message
+    assert "does not list stock mode as nonconformant" in bad.message and "no TOSA profile has f64" in bad.message
     dummy = runner.run_case(double, "dummy")
     assert (dummy.status, dummy.conformant) == ("pass", False) and dummy.violations
     # Listed with its reason: expected, not a failure.

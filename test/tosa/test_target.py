@@ -66,17 +66,26 @@ class _F64(torch.nn.Module):
         return (x.double() * 3).sum(-1)
 
 
-def test_f64_model_is_not_conformant_with_every_op_rule_and_fix():
+def test_f64_result_is_said_before_lowering():
+    """No profile has f64 and no narrowing touches a result: said first, by
+    name, with fixes that help (test/frontend/test_boundary.py has the rest)."""
     with pytest.raises(tosa_custom.CompileError) as info:
         _compile(_F64(), (torch.randn(2, 3),))
+    assert info.value.category == "no-tosa-profile" and "  result 0: float64" in str(info.value)
+
+
+def test_not_conformant_names_every_op_rule_location_and_fix():
+    """An i64 gather of a run-time table: every rejected op with its rule,
+    its location in the model's source, the torch op and the fixes."""
+    with pytest.raises(tosa_custom.CompileError) as info:
+        _compile(_Gather(), (torch.randint(0, 9, (2, 5)), torch.randint(0, 5, (2, 3))))
     e = info.value
-    assert e.category == "not-conformant"
-    assert set(e.ops) >= {"tosa.cast", "tosa.mul", "tosa.reduce_sum"}
     text = str(e)
-    assert "does not conform to the target (profiles=pro_fp" in text
-    assert "tosa.reduce_sum: 'tosa.reduce_sum' op is not profile-aligned: element type 'f64' is not legal" in text
+    assert e.category == "not-conformant" and e.ops == ("tosa.gather",)
+    assert "does not conform to the target (profiles=pro_int" in text
+    assert "tosa.gather: 'tosa.gather' op illegal: operation operand/result data types did not align" in text
     assert "test_target.py:" in text  # each op's location, in the model's source
-    assert "lowered from torch.aten.mul.Scalar" in text
+    assert "lowered from torch.aten.gather" in text
     for fix in ("backend_legal_ops", "tosa_target=", "tosa_target=None"):
         assert fix in text
 

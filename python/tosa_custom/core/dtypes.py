@@ -15,7 +15,7 @@ import re
 import numpy as np
 import torch
 
-__all__ = ["DType", "DTYPES", "by_name", "by_torch", "by_torch_mlir", "by_element", "parse_vtensor", "VTENSOR",
+__all__ = ["DType", "DTYPES", "by_name", "by_torch", "by_torch_mlir", "by_element", "tosa_element", "parse_vtensor", "VTENSOR",
            "ScalarKind", "SCALAR_KINDS", "scalar_kind", "scalar_kind_of_builtin"]
 
 
@@ -74,6 +74,23 @@ def by_name(name: str) -> DType | None:
 
 def by_torch(dtype: torch.dtype) -> DType | None:
     return _BY_TORCH.get(dtype)
+
+
+# torch dtypes the project does not carry, by the element type MLIR spells
+# them as: only to say what they would be in TOSA (which has none of them but
+# the two fp8 types, through extensions).
+_UNCARRIED = {"uint16": "ui16", "uint32": "ui32", "uint64": "ui64", "complex32": "complex<f16>",
+              "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2", "float8_e4m3fnuz": "f8E4M3FNUZ",
+              "float8_e5m2fnuz": "f8E5M2FNUZ", "float8_e8m0fnu": "f8E8M0FNU"}
+
+
+def tosa_element(dtype: torch.dtype) -> str:
+    """The element type a tensor of `dtype` has in TOSA (its carrier when TOSA
+    cannot type it: uint8 as i8, complex as pairs); for a dtype the project
+    does not carry, the element MLIR would give it (`ui16`), else torch's name."""
+    known = _BY_TORCH.get(dtype)
+    name = str(dtype).removeprefix("torch.")
+    return known.tosa if known else _UNCARRIED.get(name, name)
 
 
 def by_torch_mlir(spelling: str) -> DType | None:

@@ -61,6 +61,9 @@ _add("lowering-failed", "lowering",
 _add("not-conformant", "lowering",
      "the TOSA does not conform to the declared target: tosa-validate rejected ops (f64 or i64 types no "
      "profile allows, after compile()'s narrowing passes); the error names each op, its location and rule")
+_add("no-tosa-profile", "lowering",
+     "an input, result or weight (or a tosa.custom operand) has a type no TOSA profile or extension has "
+     "(float64, complex128, uint16/32/64): said before lowering, naming each by its user-facing name")
 _add("compile-failed", "lowering", "compile() raised an error outside the categories above")
 _add("runtime-lowering-failed", "lowering",
      "the runtime could not lower the TOSA to CPU code (tosa-to-linalg, LLVM translation)")

@@ -22,6 +22,7 @@ import torch.utils._pytree as pytree
 
 from ..frontend.compiler import CompileReport, compile as tc_compile
 from ..core.diagnostics import CompileError
+from ..tosa.target import NO_PROFILE
 from .categories import CATEGORIES
 from .registry import MODES, Case
 
@@ -329,7 +330,7 @@ def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compi
                                     report=report, export_strict=export_strict,  # "auto": strict, then non-strict
                                     tosa_target=target)
         except Exception as e:
-            conformance = isinstance(e, CompileError) and e.category == "not-conformant"
+            conformance = isinstance(e, CompileError) and e.category in ("not-conformant", NO_PROFILE)
             if conformance:
                 result.conformant = False
                 result.violations = [list(v) for v in e.violations]

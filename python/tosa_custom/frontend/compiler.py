@@ -22,6 +22,7 @@ from ..core.diagnostics import format_location
 from ..core.passes import pipeline_text
 from ..tosa import target as _target
 from .attempt import Attempt
+from .boundary import check_boundary
 from .captured import Capture
 from .report import CompileReport, OutputType
 from .settings import settings
@@ -93,7 +94,10 @@ def compile(
     for integers, the extensions its dtypes need; with `encoding="const"` and
     listed ops it checks nothing, as that encoding's i64/f64 operands are
     outside TOSA by design, CONTRACT.md 4.6); None skips the check. Ops the
-    target does not allow fail with category "not-conformant".
+    target does not allow fail with category "not-conformant"; an input,
+    result or weight of a type no TOSA profile has (float64,
+    complex128, uint16/32/64) fails first, before lowering, with category
+    "no-tosa-profile", as does a module whose only violations are such types.
     `verbose` prints each stage's IR and, last, the pass pipeline that turns
     the `output_type="raw"` import into the result.
     `train=False` compiles the model in eval() mode (inference: dropout off,
@@ -104,6 +108,8 @@ def compile(
                  verbose, encoding, strict, export_strict, func_name, weights, tosa_target)
     report = report if report is not None else CompileReport()
     capture = Capture.make(_select_mode(model, train), example_args, ignore_traced_shapes, s, report)
+    if s.output is OutputType.TOSA and s.target is not None:  # a type no target has: said before lowering
+        check_boundary(capture.program)
     attempt = _attempt(Attempt(capture), report)
     if attempt.replaced:  # auto mode: tunnel, at import, the ops torch-mlir replaced
         attempt = _attempt(Attempt(capture, at_import=attempt.replaced), report)

@@ -20,6 +20,7 @@ from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
 from ..contract.signature import read_roles
 from ..weights.blobs import resource_blobs, resource_key
+from .ranges import Ranges, fits
 
 __all__ = ["NARROW_F64", "NARROW_I64_GATHER", "NARROW_I64_CASTS", "WIDEN_INT_ARITHMETIC"]
 
@@ -199,21 +200,26 @@ class _Constants:
         return None if data is None else np.frombuffer(data, dtype=np.int64)
 
 
+_I32 = (float(np.iinfo(np.int32).min), float(np.iinfo(np.int32).max))
+
+
 def _fits_i32(values: np.ndarray | None) -> bool:
     info = np.iinfo(np.int32)
     return values is not None and (values.size == 0 or (values.min() >= info.min and values.max() <= info.max))
 
 
 @register_pass(NARROW_I64_GATHER,
-               "Gather from an i64 constant table whose values fit in i32 as i32, cast back to i64 after "
-               "(TOSA 1.0 has no i64 tosa.gather); a table computed at run time stays")
+               "Gather from an i64 table whose values fit in i32 (a constant, or bounds derived in the IR: moves "
+               "of a constant, positions) as i32, cast back to i64 after (TOSA 1.0 has no i64 tosa.gather); a "
+               "table of unknown range (an argument) stays")
 def narrow_i64_gather(module: ir.Operation, ctx: PassContext) -> None:
     constants = _Constants(module)
+    ranges = Ranges(constants.values)
     i32 = ir.IntegerType.get_signless(32)
-    for gather in _ir.collect_ops(module, lambda op: op.name == "tosa.gather" and _i64(op.results[0])):
+    gathers = [gather for gather in _ir.collect_ops(module, lambda op: op.name == "tosa.gather" and _i64(op.results[0]))
+               if _fits_i32(constants.values(gather.operands[0])) or fits(ranges.bounds(gather.operands[0]), *_I32)]
+    for gather in gathers:  # all decided before any is rewritten
         table, indices = gather.operands
-        if not _fits_i32(constants.values(table)):
-            continue
         with ir.InsertionPoint(gather), gather.location:
             narrow = _b.tosa_cast(table, i32)
             result = _b.create("tosa.gather", _b.retyped(gather.results[0], i32), [narrow, indices])
@@ -301,9 +307,10 @@ def _fold_constant_cast(cast: ir.Operation, constants: "_Constants") -> bool:
 
 
 @register_pass(NARROW_I64_CASTS,
-               "Cast from i64 through i32 where the i64 values are known to fit (an i64 constant, or a cast from "
-               "a narrower integer, moved by reshape/transpose/slice/tile), and fold casts of integer constants to "
-               "floats (TOSA 1.0 casts no i64 to a float); i64 from arguments or arithmetic stays")
+               "Cast between i64 and floats through i32 where the i64 values are known to fit (an i64 constant, a "
+               "cast from a narrower integer, moved by reshape/transpose/slice/tile, or bounds derived in the IR "
+               "on the elements read), and fold casts of integer constants to floats (TOSA 1.0 casts no i64 to or "
+               "from a float); i64 of unknown range (an argument) stays")
 def narrow_i64_casts(module: ir.Operation, ctx: PassContext) -> None:
     constants = _Constants(module)
     for cast in _ir.collect_ops(module, lambda op: op.name == "tosa.cast" and _i64(op.operands[0])
@@ -326,6 +333,37 @@ def narrow_i64_casts(module: ir.Operation, ctx: PassContext) -> None:
         cast.results[0].replace_all_uses_with(result)
         cast.erase()
         _erase_dead(dead)
+    _narrow_bounded_casts(module, constants)
+
+
+def _is_float(value: ir.Value) -> bool:
+    return isinstance(_element(value), (ir.F32Type, ir.F16Type, ir.BF16Type))
+
+
+def _narrow_bounded_casts(module: ir.Operation, constants: "_Constants") -> None:
+    """Casts between i64 and a float whose i64 side is bounded within i32 on
+    every element read (ranges.py): through i32 instead. Exact there: the
+    integer is the same, and a float rounds to it the same way; an element
+    nothing reads (a branch a select drops) may be anything."""
+    ranges = Ranges(constants.values)
+    i32 = ir.IntegerType.get_signless(32)
+    chosen = []
+    for cast in _ir.collect_ops(module, lambda op: op.name == "tosa.cast"):
+        (source,), result = cast.operands, cast.results[0]
+        if _i64(source) and _is_float(result):
+            wide = source
+        elif _is_float(source) and _i64(result):
+            wide = result
+        else:
+            continue
+        if fits(ranges.bounds(wide), *_I32, where=ranges.demanded(result)):
+            chosen.append(cast)
+    for cast in chosen:  # all decided on the unchanged IR
+        with ir.InsertionPoint(cast), cast.location:
+            narrow = _b.tosa_cast(cast.operands[0], i32)
+            wide = _b.tosa_cast(narrow, cast.results[0].type)
+        cast.results[0].replace_all_uses_with(wide)
+        cast.erase()
 
 
 # Integer arithmetic TOSA 1.0 has only at i32 (add, sub) or only into an i32

@@ -17,10 +17,11 @@ from torch_mlir import ir
 
 from ..core.diagnostics import CompileError, Diagnostic, format_location
 from ..core import attrs as _attrs
+from ..core import dtypes as _dtypes
 from ..core.passes import PassContext, parse_names, parse_option_text, register_pass
 
-__all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "parse_target", "auto_target",
-           "not_conformant"]
+__all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "ELEMENT_TYPES", "NO_PROFILE",
+           "parse_target", "auto_target", "has_profile", "no_profile", "not_conformant"]
 
 ATTACH = "tosa-attach-target"
 VALIDATE = "tosa-validate"
@@ -110,9 +111,22 @@ def parse_target(spec: Any) -> "TosaTarget | str | None":
     return TosaTarget(**fields)
 
 
-# Element types that need an extension (the base profiles have i8/i16 only
-# through pro_int's int16 extension, f16/f32 in pro_fp).
-_EXTENSION_OF = {"bf16": "bf16", "f8E4M3FN": "fp8e4m3", "f8E5M2": "fp8e5m2", "i16": "int16", "i4": "int4"}
+# Every element type some TOSA profile or extension has (TOSA 1.0 and the 1.1
+# draft, as MLIR spells them), with the extension it needs (None: a base
+# profile; i16 and i4 are pro_int's extensions, f16/f32 pro_fp's base). What is
+# not here no tosa_target can declare: f64 (so complex128, carried as f64
+# pairs), unsigned integers wider than 8 bits, fp8 variants other than these.
+ELEMENT_TYPES = {"i1": None, "i8": None, "i32": None, "f16": None, "f32": None, "i16": "int16", "i4": "int4",
+                 "i64": "int64", "bf16": "bf16", "f8E4M3FN": "fp8e4m3", "f8E5M2": "fp8e5m2"}
+# The extensions "auto" adds for the element types it sees: all but EXT-INT64,
+# which needs the 1.1 draft (CONTRACT.md 13.1).
+_EXTENSION_OF = {e: x for e, x in ELEMENT_TYPES.items() if x and x != "int64"}
+NO_PROFILE = "no-tosa-profile"  # the category of a type no TOSA target can declare
+
+
+def has_profile(element: str) -> bool:
+    """Whether some TOSA profile or extension has the element type (MLIR spelling)."""
+    return element in ELEMENT_TYPES
 # Extensions of the integer profile: tosa-validate refuses them without pro_int
 # ("use of extension 'int16' requires any of profiles: [pro_int]").
 _PRO_INT_EXTENSIONS = {"int16", "int4"}
@@ -169,11 +183,38 @@ def auto_target(module: ir.Module) -> TosaTarget:
 
 _FIXES = ("keep the source op as tosa.custom (backend_legal_ops), widen the target (tosa_target=), "
           "or skip the check (tosa_target=None)")
+# What to compute in instead of a dtype no profile has (by torch's dtype name).
+_INSTEAD = {"float64": "float32 instead of float64 (model.float() and float32 inputs; no .double() in the model)",
+            "complex128": "complex64 instead of complex128 (carried as f32 pairs)"}
+_SKIP = "or skip the check (tosa_target=None): the output is then TOSA that no TOSA tool validates"
+
+
+def _instead(dtypes) -> str:
+    fixes = [_INSTEAD.get(d, f"a dtype TOSA has (int8, int16, int32, float16, float32) instead of {d}")
+             for d in sorted(set(dtypes))]
+    return "Fixes: " + "; ".join(fixes) + f"; {_SKIP}."
+
+
+def no_profile(found: list[tuple[str, str, str, str]]) -> CompileError:
+    """The CompileError for a program whose boundary has types no TOSA
+    profile has: `found` is (what, name, torch dtype name, TOSA element) for
+    each input, result or weight. Said before lowering: keeping ops
+    as tosa.custom cannot help, as the type is at the function's boundary."""
+    lines = [f"  {what} {name}: {dtype}" for what, name, dtype, _ in found]
+    types = sorted({f"{dtype} ({element} in TOSA)" for _, _, dtype, element in found})
+    message = (f"The program takes or returns {', '.join(types)}, which no TOSA profile or extension has, so no "
+               "tosa_target can validate it:\n" + "\n".join(lines) + "\n" + _instead(d for _, _, d, _ in found))
+    error = CompileError(message, category=NO_PROFILE, ops=[])
+    error.violations = [(what, name, f"{dtype}: no TOSA profile has {element}") for what, name, dtype, element in found]
+    return error
 
 
 def not_conformant(target: TosaTarget, diagnostics: list[Diagnostic], sources: Mapping[str, list[str]]) -> CompileError:
     """The CompileError for a module tosa-validate rejected: every op with its
-    location, the rule it breaks and the torch op(s) it was lowered from."""
+    location, the rule it breaks and the torch op(s) it was lowered from. When
+    a rule names a type no profile has (f64 reaching a tosa.custom), that is
+    said first, with the fixes that can help; when every rejection is such a
+    type, the category is NO_PROFILE."""
     errors = [d for d in diagnostics if d.severity == "error"]
     lines, ops = [], set()
     for d in errors:
@@ -182,12 +223,26 @@ def not_conformant(target: TosaTarget, diagnostics: list[Diagnostic], sources: M
         origin = sources.get(d.location, [])
         lines.append(f"  {format_location(d.location)}: {op}: {d.message}"
                      + (f" (lowered from {', '.join(origin)})" if origin else ""))
-    message = (f"The TOSA does not conform to the target ({target}): tosa-validate rejected {len(errors)} op(s). "
-               f"For each: {_FIXES}.\n" + "\n".join(lines))
-    error = CompileError(message, category="not-conformant", ops=sorted(ops))
+    untyped = [sorted(e for e in _ELEMENT_RULE.findall(d.message) if not has_profile(e)) for d in errors]
+    elements = sorted({e for found in untyped for e in found})
+    category = NO_PROFILE if errors and all(untyped) else "not-conformant"
+    fixes = "" if category == NO_PROFILE else f" For each: {_FIXES}."
+    message = (f"The TOSA does not conform to the target ({target}): tosa-validate rejected {len(errors)} op(s)."
+               f"{fixes}\n" + "\n".join(lines))
+    if elements:
+        dtypes = [d.name for d in _dtypes.DTYPES if d.builtin in elements] or elements
+        message = (f"The program computes in {', '.join(elements)} where TOSA must carry it (a tosa.custom operand "
+                   "or result, a function argument or result, or an op no narrowing pass can narrow), and no TOSA "
+                   "profile or extension has it: keeping ops as tosa.custom cannot help. " + _instead(dtypes)
+                   + "\n" + message)
+    error = CompileError(message, category=category, ops=sorted(ops))
     # (TOSA op, location, rule) per rejected op, for audits: nothing downstream reads the message.
     error.violations = [(_op_name(d), format_location(d.location), d.message) for d in errors]
     return error
+
+
+# tosa-validate's rule for a type: "... element type 'f64' is not legal".
+_ELEMENT_RULE = re.compile(r"element type '([^']+)' is not legal")
 
 
 def _op_name(d: Diagnostic) -> str:

@@ -1,0 +1,369 @@
+"""Value ranges derived in the TOSA IR, per element, for the narrowing passes.
+
+torch-mlir computes positions in i64 (and in f32 before casting them to
+i64): RoBERTa's position ids are a cumsum of a 0/1 mask, OPT's a cumsum of
+ones minus one, T5's relative position buckets an `arange` difference through
+`abs` and a `log`. TOSA 1.0 casts no i64 to or from a float and gathers no
+i64, yet those values are bounded by the sequence length. `Ranges` bounds
+each element of a value from what the IR says: constants, ops that move values
+(reshape, slice, tile, pad, ...), integer and float arithmetic (interval
+arithmetic; float bounds widened by a margin for rounding and for the
+accuracy of `log`/`exp`), comparisons, selects, casts. An argument, a
+`tosa.custom` result or an op not modelled is unbounded, so nothing computed
+from it is narrowed. Integer arithmetic whose bounds leave its type wraps:
+unbounded too.
+
+`demanded` says which elements of a value anything reads: a `tosa.select`
+reads its second operand only where its condition may be true. T5 casts
+`log(0) = -inf` to i64 on the diagonal, then selects it away: the cast's
+elements that matter are bounded although that one is not.
+
+Bounds are float64 arrays of the value's static shape (lo, hi); a value with
+a dynamic shape or more than `_MAX_ELEMENTS` elements is not bounded.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from torch_mlir import ir
+
+__all__ = ["Ranges", "fits"]
+
+_MAX_ELEMENTS = 1 << 16
+# Relative and absolute widening of float bounds: f32 rounds each op by 2^-24
+# relative; transcendental ops may be a few ulp off; 1e-5 covers both.
+_REL, _ABS = 1e-5, 1e-30
+_MOVES = {"tosa.reshape", "tosa.transpose", "tosa.slice", "tosa.tile", "tosa.identity"}
+_EXACT_UNARY = {"tosa.floor": np.floor, "tosa.ceil": np.ceil}
+_MONOTONE = {"tosa.exp": np.exp, "tosa.log": np.log}
+# Ops whose result element i reads only operand element i (after broadcasting).
+ELEMENTWISE = {"tosa.cast", "tosa.add", "tosa.sub", "tosa.mul", "tosa.abs", "tosa.negate", "tosa.minimum",
+               "tosa.maximum", "tosa.floor", "tosa.ceil", "tosa.exp", "tosa.log", "tosa.clamp", "tosa.select",
+               "tosa.greater", "tosa.greater_equal", "tosa.equal", "tosa.logical_not", "tosa.logical_and",
+               "tosa.logical_or", "tosa.identity"}
+
+Bounds = "tuple[np.ndarray, np.ndarray] | None"
+
+
+def _shape(value: ir.Value) -> tuple[int, ...] | None:
+    t = value.type
+    if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+        return None
+    shape = tuple(t.shape)
+    return shape if int(np.prod(shape, dtype=np.int64)) <= _MAX_ELEMENTS else None
+
+
+def _type_range(value: ir.Value) -> tuple[float, float]:
+    element = ir.RankedTensorType(value.type).element_type if isinstance(value.type, ir.ShapedType) else None
+    if isinstance(element, ir.IntegerType):
+        if element.width == 1:
+            return 0.0, 1.0
+        return -2.0 ** (element.width - 1), 2.0 ** (element.width - 1) - 1
+    return -np.inf, np.inf
+
+
+def _is_int(value: ir.Value) -> bool:
+    return isinstance(ir.RankedTensorType(value.type).element_type, ir.IntegerType)
+
+
+def fits(bounds: Bounds, low: float, high: float, where: np.ndarray | None = None) -> bool:
+    """Every element (where `where`, if given) is within [low, high]."""
+    if bounds is None:
+        return False
+    lo, hi = bounds
+    if where is not None:
+        lo, hi = lo[where], hi[where]
+    return bool(np.all(lo >= low) and np.all(hi <= high))
+
+
+def _widen(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return lo - np.abs(lo) * _REL - _ABS, hi + np.abs(hi) * _REL + _ABS
+
+
+def _shape_values(value: ir.Value) -> list[int] | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const_shape":
+        return None
+    attr = owner.operation.attributes["values"]
+    return [attr[i] for i in range(len(attr))]
+
+
+def _move(op: ir.Operation, lo: np.ndarray, hi: np.ndarray, shape) -> Bounds:
+    """The bounds of a move's result: its operand's elements, moved."""
+    name = op.name
+    if name in ("tosa.reshape", "tosa.identity"):
+        return lo.reshape(shape), hi.reshape(shape)
+    if name == "tosa.transpose":
+        perms = list(op.attributes["perms"])
+        return lo.transpose(perms), hi.transpose(perms)
+    if name == "tosa.tile":
+        multiples = _shape_values(op.operands[1])
+        return None if multiples is None else (np.tile(lo, multiples), np.tile(hi, multiples))
+    start, size = _shape_values(op.operands[1]), _shape_values(op.operands[2])
+    if start is None or size is None:
+        return None
+    index = tuple(slice(s, s + n) for s, n in zip(start, size))
+    return lo[index], hi[index]
+
+
+def _nan_unbounded(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    nan = np.isnan(lo) | np.isnan(hi)
+    return np.where(nan, -np.inf, lo), np.where(nan, np.inf, hi)
+
+
+def _binary(name: str, a, b) -> tuple[np.ndarray, np.ndarray]:
+    (alo, ahi), (blo, bhi) = a, b
+    if name == "tosa.add":
+        return alo + blo, ahi + bhi
+    if name == "tosa.sub":
+        return alo - bhi, ahi - blo
+    if name == "tosa.mul":
+        corners = np.stack(np.broadcast_arrays(alo * blo, alo * bhi, ahi * blo, ahi * bhi))
+        return corners.min(0), corners.max(0)
+    if name == "tosa.minimum":
+        return np.minimum(alo, blo), np.minimum(ahi, bhi)
+    return np.maximum(alo, blo), np.maximum(ahi, bhi)
+
+
+def _compare(name: str, a, b) -> tuple[np.ndarray, np.ndarray]:
+    """i1 bounds: 1 where certainly true, 0 where certainly false, else [0, 1]."""
+    (alo, ahi), (blo, bhi) = a, b
+    if name == "tosa.greater":
+        true, false = alo > bhi, ahi <= blo
+    elif name == "tosa.greater_equal":
+        true, false = alo >= bhi, ahi < blo
+    else:  # tosa.equal
+        true, false = (alo == ahi) & (blo == bhi) & (alo == blo), (ahi < blo) | (bhi < alo)
+    return true.astype(np.float64), 1.0 - false.astype(np.float64)
+
+
+def _select(c, a, b) -> tuple[np.ndarray, np.ndarray]:
+    (clo, chi), (alo, ahi), (blo, bhi) = c, a, b
+    true, false = clo >= 1, chi <= 0
+    lo = np.where(true, alo, np.where(false, blo, np.minimum(alo, blo)))
+    hi = np.where(true, ahi, np.where(false, bhi, np.maximum(ahi, bhi)))
+    return lo, hi
+
+
+def _abs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    low = np.where(lo >= 0, lo, np.where(hi <= 0, -hi, 0.0))
+    return low, np.maximum(np.abs(lo), np.abs(hi))
+
+
+def _cast(op: ir.Operation, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TOSA's cast. To an integer: rounded, so bounded outward by floor and
+    ceil (an element that may leave the target type is unbounded by
+    `_in_type`: saturation or truncation, whichever the backend does); to
+    bool: 0 only where certainly 0. To a float: widened for the rounding
+    (f16 and bf16 keep 11 and 8 bits), f16's overflow to infinity included."""
+    element = ir.RankedTensorType(op.results[0].type).element_type
+    if isinstance(element, ir.IntegerType) and element.width == 1:
+        zero = (lo == 0) & (hi == 0)
+        return np.where((lo > 0) | (hi < 0), 1.0, 0.0), np.where(zero, 0.0, 1.0)
+    if isinstance(element, ir.IntegerType):
+        return np.floor(lo), np.ceil(hi)
+    if isinstance(element, (ir.F16Type, ir.BF16Type)):
+        lo, hi = lo - np.abs(lo) * 1e-2, hi + np.abs(hi) * 1e-2
+        if isinstance(element, ir.F16Type):
+            lo, hi = np.where(lo < -65504, -np.inf, lo), np.where(hi > 65504, np.inf, hi)
+        return lo, hi
+    return _widen(lo, hi)
+
+
+def _zero(bounds: Bounds) -> bool:
+    return bounds is not None and bool(np.all(bounds[0] == 0) and np.all(bounds[1] == 0))
+
+
+def _scalar(bounds: Bounds) -> tuple[float, float] | None:
+    return None if bounds is None else (float(bounds[0].min()), float(bounds[1].max()))
+
+
+def _transfer(op: ir.Operation, args: list, shape) -> Bounds:
+    """The bounds of `op`'s (single) result from its operands' bounds `args`."""
+    name, first = op.name, args[0] if args else None
+    if name in _MOVES:
+        return None if first is None else _move(op, *first, shape)
+    if name in ("tosa.add", "tosa.sub", "tosa.mul", "tosa.minimum", "tosa.maximum"):
+        if args[0] is None or args[1] is None or (name == "tosa.mul" and _is_int(op.results[0]) and not _zero(args[2])):
+            return None  # an integer mul with a shift rounds: not modelled
+        lo, hi = _binary(name, args[0], args[1])
+        return _widen(lo, hi) if name in ("tosa.add", "tosa.sub", "tosa.mul") and not _is_int(op.results[0]) \
+            else (lo, hi)
+    if name in ("tosa.greater", "tosa.greater_equal", "tosa.equal"):
+        return None if None in args[:2] else _compare(name, args[0], args[1])
+    if first is None:
+        return None
+    if name == "tosa.select":
+        return None if None in args[:3] else _select(*args[:3])
+    if name == "tosa.cast":
+        return _cast(op, *first)
+    if name == "tosa.abs":
+        return _abs(*first)
+    if name == "tosa.negate":
+        return (-first[1], -first[0]) if all(_zero(a) for a in args[1:]) else None
+    if name in _EXACT_UNARY:
+        return _EXACT_UNARY[name](first[0]), _EXACT_UNARY[name](first[1])
+    if name in _MONOTONE:  # log of a negative is NaN: unbounded there (by _nan_unbounded)
+        return _widen(_MONOTONE[name](first[0]), _MONOTONE[name](first[1]))
+    if name == "tosa.logical_not":
+        return 1.0 - first[1], 1.0 - first[0]
+    return _other(op, args, shape)
+
+
+def _other(op: ir.Operation, args: list, shape) -> Bounds:
+    """Clamp, pad, concat, reductions, gather: the rest `_transfer` models."""
+    name, (lo, hi) = op.name, args[0]
+    if name == "tosa.clamp":
+        low, high = op.attributes["min_val"].value, op.attributes["max_val"].value
+        return np.clip(lo, low, high), np.clip(hi, low, high)
+    if name == "tosa.pad":
+        padding, pad = _shape_values(op.operands[1]), _scalar(args[2])
+        if padding is None or pad is None:
+            return None
+        pairs = list(zip(padding[::2], padding[1::2]))
+        return np.pad(lo, pairs, constant_values=pad[0]), np.pad(hi, pairs, constant_values=pad[1])
+    if name == "tosa.concat":
+        if any(a is None for a in args):
+            return None
+        axis = op.attributes["axis"].value
+        return np.concatenate([a[0] for a in args], axis), np.concatenate([a[1] for a in args], axis)
+    if name in ("tosa.reduce_max", "tosa.reduce_min") or (name == "tosa.reduce_sum" and _is_int(op.results[0])):
+        axis = op.attributes["axis"].value
+        reduce = {"tosa.reduce_max": np.max, "tosa.reduce_min": np.min, "tosa.reduce_sum": np.sum}[name]
+        return reduce(lo, axis=axis, keepdims=True), reduce(hi, axis=axis, keepdims=True)
+    if name == "tosa.gather":  # any row of the table, per batch and channel
+        return (np.broadcast_to(lo.min(axis=1, keepdims=True), shape),
+                np.broadcast_to(hi.max(axis=1, keepdims=True), shape))
+    return None
+
+
+class Ranges:
+    """Per-element bounds and demanded elements of values, computed on demand
+    and kept (the IR must not change while one `Ranges` is used).
+    `constants(value)` reads an integer `tosa.const` (dense or resource)."""
+
+    def __init__(self, constants):
+        self._constants = constants
+        self._bounds: dict = {}
+        self._demand: dict = {}
+
+    def bounds(self, value: ir.Value) -> Bounds:
+        """(lo, hi) arrays of `value`'s shape, or None when not bounded."""
+        stack = [value]
+        while stack:
+            v = stack[-1]
+            if v in self._bounds:
+                stack.pop()
+                continue
+            op = None if isinstance(v.owner, ir.Block) else v.owner.operation
+            missing = [o for o in (op.operands if op is not None and op.name != "tosa.const" else [])
+                       if o not in self._bounds]
+            if missing:
+                stack += missing
+                continue
+            stack.pop()
+            self._bounds[v] = self._compute(v, op)
+        return self._bounds[value]
+
+    def _compute(self, value: ir.Value, op) -> Bounds:
+        shape = _shape(value)
+        if shape is None:
+            return None
+        low, high = _type_range(value)
+        unbounded = (np.full(shape, low), np.full(shape, high))
+        if op is None or len(op.results) != 1:
+            return unbounded
+        if op.name == "tosa.const":
+            values = self._constant(value, op)
+            return unbounded if values is None else _nan_unbounded(values, values)
+        with np.errstate(all="ignore"):
+            found = _transfer(op, [self._bounds.get(o) for o in op.operands], shape)
+        if found is None:
+            return unbounded
+        lo, hi = _nan_unbounded(*(np.broadcast_to(b, shape).astype(np.float64) for b in found))
+        wraps = (lo < low) | (hi > high)  # integers wrap; floats were widened to infinity already
+        return np.where(wraps, low, lo), np.where(wraps, high, hi)
+
+    def _constant(self, value: ir.Value, op: ir.Operation) -> np.ndarray | None:
+        attr = op.attributes["values"]
+        shape = _shape(value)
+        try:
+            if isinstance(attr, ir.DenseFPElementsAttr) and attr.is_splat:
+                return np.full(shape, float(attr.get_splat_value().value))
+            if isinstance(attr, ir.DenseElementsAttr):
+                return np.broadcast_to(np.array(attr).astype(np.float64), shape).copy()
+        except (TypeError, ValueError):  # an element type numpy does not read (i1 splats, bf16)
+            return None
+        element = ir.RankedTensorType(value.type).element_type
+        values = self._constants(value) if isinstance(element, ir.IntegerType) and element.width == 64 else None
+        return None if values is None else values.astype(np.float64).reshape(shape)
+
+    def demanded(self, value: ir.Value) -> np.ndarray | None:
+        """The elements of `value` anything reads (a bool array of its shape),
+        or None for all of them: what reaches a function's result, a
+        non-elementwise op or a big value is all read."""
+        stack = [value]
+        while stack:
+            v = stack[-1]
+            if v in self._demand:
+                stack.pop()
+                continue
+            users = [use.owner for use in v.uses]
+            missing = [r for user in users if _traced(user) for r in user.results if r not in self._demand]
+            if missing:
+                stack += missing
+                continue
+            stack.pop()
+            self._demand[v] = self._reads(v)
+        return self._demand[value]
+
+    def _reads(self, value: ir.Value) -> np.ndarray | None:
+        shape = _shape(value)
+        if shape is None:
+            return None
+        read = np.zeros(shape, dtype=bool)
+        for use in value.uses:
+            part = self._read_by(use.owner, use.operand_number, shape) if _traced(use.owner) else None
+            if part is None:
+                return None
+            read |= part
+        return read
+
+    def _read_by(self, user, index: int, shape) -> np.ndarray | None:
+        """The elements of `user`'s operand `index` (of `shape`) it reads."""
+        user = user.operation
+        result = self._demand.get(user.results[0])
+        if result is None:  # all of the result is read
+            result_shape = _shape(user.results[0])
+            if result_shape is None:
+                return None
+            result = np.ones(result_shape, dtype=bool)
+        if user.name == "tosa.reshape":
+            return result.reshape(shape) if index == 0 else None
+        if user.name == "tosa.transpose":
+            return result.transpose(np.argsort(list(user.attributes["perms"])))
+        if user.name == "tosa.select" and index in (1, 2):
+            condition = self.bounds(user.operands[0])
+            if condition is not None:  # the branch not taken is not read
+                taken = condition[0] >= 1 if index == 2 else condition[1] <= 0
+                result = result & ~np.broadcast_to(taken, result.shape)
+        return _unbroadcast(result, shape)
+
+
+def _traced(user) -> bool:
+    """Demand is traced through single-result elementwise ops, reshapes and transposes."""
+    op = user.operation
+    return len(op.results) == 1 and (op.name in ELEMENTWISE or op.name in ("tosa.reshape", "tosa.transpose"))
+
+
+def _unbroadcast(read: np.ndarray, shape) -> np.ndarray | None:
+    """`read` (of a result's shape) as the elements of an operand of `shape`
+    broadcast to it; None when the operand is not broadcast so (a shift, a zero point)."""
+    if read.ndim != len(shape):
+        return None
+    for axis, (have, want) in enumerate(zip(read.shape, shape)):
+        if want == 1 and have != 1:
+            read = read.any(axis=axis, keepdims=True)
+        elif want != have:
+            return None
+    return read
