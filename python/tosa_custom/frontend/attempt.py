@@ -52,7 +52,7 @@ class Attempt:
         self.imported: dict[str, list[str]] = {}  # location -> the torch op instances (OP#N) there at import
         self.imported_every: dict[str, list[str]] = {}  # the same, ops without results included (feedback)
         self.ops_seen: dict[str, int] = {}  # the audited ops of the import (CompileReport.ops_seen)
-        self.replaced: dict[str, list[str]] = {}  # auto mode: what the next attempt must tunnel at import
+        self.replaced: dict[str, dict[str, str]] = {}  # auto mode: category -> instance to tunnel at import -> why
         self.module: ir.Module | None = None  # what run() made
 
     def run(self) -> ir.Module:
@@ -220,12 +220,12 @@ class Attempt:
             report_rewritten(self.found, self.ops_seen, self.settings.selection, present)
         self.replaced = self._replaced_by_torch_mlir() if self.settings.selection.auto else {}
 
-    def _replaced_by_torch_mlir(self) -> dict[str, list[str]]:
+    def _replaced_by_torch_mlir(self) -> dict[str, dict[str, str]]:
         """The imported op instances (`OP#N`) that torch-mlir's pipeline
         replaced by the ops auto mode tunneled in their place (same location;
         that op absent there at the backend contract), by the category of the
-        site that found them."""
-        found: dict[str, set[str]] = {}
+        site that found them, each with what took its place."""
+        found: dict[str, dict[str, str]] = {}
         for site in self.found.tunneled:
             imported = self.imported.get(site.location, [])
             names = {instance.partition("#")[0] for instance in imported}
@@ -233,9 +233,10 @@ class Attempt:
                 continue
             contract = set(self.sources.get(site.location, []))
             replaced = {i for i in imported if i.partition("#")[0] not in contract}
-            if replaced:
-                found.setdefault(site.category, set()).update(replaced)
-        return {category: sorted(ops) for category, ops in found.items()}
+            why = f"{site.identifier} took its place ({site.stage}: {site.reason.splitlines()[0][:200]})"
+            for instance in sorted(replaced):
+                found.setdefault(site.category, {}).setdefault(instance, why)
+        return found
 
     def _tunnel_auto(self, module: ir.Module, tunnel: list[str], rest: list[str], late: list) -> None:
         """Auto mode's tunnel tried the lowering on copies (auto.py); when its

@@ -53,14 +53,16 @@ class Feedback:
         self._add(_CATEGORY[stage], found, f"retry-{stage}", message)
         return True
 
-    def replaced(self, by_category: dict[str, list[str]]) -> bool:
+    def replaced(self, by_category: dict[str, dict[str, str]]) -> bool:
         """Take the instances torch-mlir replaced by ops auto mode tunneled
-        (Attempt.replaced); whether any is new."""
+        (Attempt.replaced: category -> instance -> what took its place);
+        whether any is new."""
         new = False
         for category, instances in by_category.items():
             fresh = [i for i in instances if i not in self.why]
             if fresh and self.rounds < MAX_ROUNDS:
-                self._add(category, fresh, "replaced", f"torch-mlir's pipeline replaced it ({category})")
+                self.at_import.setdefault(category, []).extend(fresh)
+                self.why.update({i: ("replaced", instances[i]) for i in fresh})
                 new = True
         self.rounds += new
         return new

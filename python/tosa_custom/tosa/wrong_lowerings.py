@@ -118,17 +118,26 @@ SCATTER_DETAIL = ("tosa.scatter with indices that are not constants known unique
                   "twice, PyTorch allows it")
 
 
+# Ops between a constant and tosa.scatter's indices that keep its values (in row-major order).
+_VALUE_PRESERVING = ("tosa.reshape", "tosa.cast", "tosa.identity")
+
+
 def _unique_constant_rows(indices: ir.Value) -> bool:
-    """Whether `indices` (tosa.scatter's [N, W] operand) is a constant naming each row at most once per batch."""
+    """Whether `indices` (tosa.scatter's [N, W] operand) is a constant naming
+    each row at most once per batch (seen through reshapes and casts)."""
     owner = _ir.defining_op(indices)
+    while owner is not None and owner.name in _VALUE_PRESERVING:
+        owner = _ir.defining_op(owner.operands[0])
     if owner is None or owner.name != "tosa.const":
         return False
     try:
-        rows = np.array(ir.DenseElementsAttr(owner.attributes["values"]))
+        values = np.array(ir.DenseElementsAttr(owner.attributes["values"]))
     except (ValueError, TypeError, KeyError):
         return False
-    rows = rows.reshape(rows.shape[0], -1) if rows.ndim else rows.reshape(1, 1)
-    return all(len(np.unique(batch)) == batch.size for batch in rows)
+    shape = ir.RankedTensorType(indices.type).shape
+    if values.size != int(np.prod(shape)) or len(shape) != 2:
+        return False
+    return all(len(np.unique(batch)) == batch.size for batch in values.reshape(shape))
 
 
 def scatters_with_repeatable_indices(module_op) -> list[Diagnostic]:
