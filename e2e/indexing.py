@@ -31,11 +31,10 @@ def TakeAlongDimModule_basic():
 
 @case(inputs=lambda: (torch.randn(3, 5), torch.tensor([[0, 4], [2, 1], [3, 3]]), torch.randn(3, 2)), family=FAMILY,
       xfail={"stock": "indices [3, 3] in row 2 write one element twice: torch-mlir's tosa.scatter then names one "
-                      "row twice, which TOSA forbids, and the runtime's scatter kernel refuses it",
-             "auto": "as in stock: the repeated index is a run-time value, so auto mode cannot see it; PyTorch "
-                     "leaves the result of a repeated scatter index undefined, TOSA forbids it"})
+                      "row twice, which TOSA forbids, and the runtime's scatter kernel refuses it"})
 def ScatterSrcModule_basic():
-    """Duplicate indices are avoided per row: the result is deterministic."""
+    """Row 2 repeats an index (eager PyTorch on the CPU keeps the last write).
+    Auto mode tunnels the scatter: its indices are run-time values that may repeat."""
     return Fn(lambda x, idx, src: torch.scatter(x, 1, idx, src))
 
 

@@ -42,6 +42,28 @@ def test_spec_round_trip_and_errors():
         opinfo.parse_spec(opinfo.spec(("float32",), 0))
 
 
+def test_every_sample_and_every_dtype_can_be_asked_for():
+    text = opinfo.spec(opinfo.ALL_DTYPES, "all", "^abs$")
+    assert opinfo.parse_spec(text) == (opinfo.ALL_DTYPES, None, "^abs$")
+    assert opinfo.parse_samples("all") is None and opinfo.parse_samples("3") == 3
+    with pytest.raises(ValueError, match="number >= 1 or 'all'"):
+        opinfo.parse_samples("some")
+
+
+def test_samples_all_registers_each_sample_of_the_op():
+    """Every sample OpInfo generates is a case or a skip with its reason, at each dtype asked for."""
+    text = opinfo.spec(("float32", "bool"), None, "^nn.functional.relu$")
+    names = [c.name for c in opinfo.load(text)]
+    op = opinfo._op_db()["nn.functional.relu"]
+    for dtype in (torch.float32, torch.bool):
+        count = len(list(op.sample_inputs("cpu", dtype))) if dtype in op.supported_dtypes("cpu") else 0
+        dname = str(dtype).replace("torch.", "")
+        ran = [n for n in names if n.endswith(tuple(f"_{dname}_{i}" for i in range(count)))]
+        left_out = [s for s in opinfo.skipped(text) if s.dtype == dname]
+        assert len(ran) + len(left_out) == count
+    assert len(names) > 2  # more than the first sample
+
+
 def test_case_names_are_well_formed_and_distinct():
     names = [opinfo.case_name(op, "float32", 0) for op in ("__rsub__", "rsub", "T", "t", "max.reduction_with_dim")]
     assert len(set(names)) == len(names), names

@@ -4,7 +4,7 @@ reads it cannot disagree on its spelling."""
 
 from __future__ import annotations
 
-__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET"]
+__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNEL_STAGE", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET"]
 
 # On a torch op that carries a value TOSA cannot type into one it can, and
 # back (CONTRACT.md 3.5): "argument" or "result". Never tunneled itself.
@@ -12,6 +12,8 @@ CARRIER = "tosa_custom.carrier"
 # On a torch op auto mode chose to tunnel: its category (CONTRACT.md 7.1), and why.
 TUNNEL = "tosa_custom.tunnel"
 TUNNEL_REASON = "tosa_custom.tunnel_reason"
+# ... and the stage of compile() that showed it must be (auto.STAGES).
+TUNNEL_STAGE = "tosa_custom.tunnel_stage"
 # On a tosa.custom: the category it was tunneled for.
 TUNNELED = "tosa_custom.tunneled"
 # On a function argument or result that travels as a 0-d tensor: the Python

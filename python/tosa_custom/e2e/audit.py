@@ -378,9 +378,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="suite folder (default: the repository's e2e/; not loaded when only --cases is given), "
                         "or 'opinfo' for PyTorch's OpInfo database (see --dtypes, --samples)")
     p.add_argument("--dtypes", metavar="LIST", default=",".join(opinfo.DEFAULT_DTYPES),
-                   help="--suite opinfo: the dtypes whose samples to run (default %(default)s)")
-    p.add_argument("--samples", type=int, default=1, metavar="N",
-                   help="--suite opinfo: the first N samples of each op and dtype (default %(default)s)")
+                   help="--suite opinfo: the dtypes whose samples to run (default %(default)s; 'all': "
+                        + ",".join(opinfo.ALL_DTYPES) + ")")
+    p.add_argument("--samples", type=opinfo.parse_samples, default=1, metavar="N|all",
+                   help="--suite opinfo: the first N samples of each op and dtype, or all of them "
+                        "(default %(default)s)")
     p.add_argument("--opinfo-ops", metavar="REGEX",
                    help="--suite opinfo: only the OpInfo entries whose name matches (re.search on e.g. "
                         "'nn.functional.relu'); unlike --filter, the others are never loaded, which is faster")
@@ -400,7 +402,8 @@ def _parser() -> argparse.ArgumentParser:
 def _select_files(args) -> list[Path]:
     files: list[Path] = []
     if args.suite == Path("opinfo"):
-        return [opinfo.spec(args.dtypes.split(","), args.samples, args.opinfo_ops)] + list(args.cases)
+        dtypes = opinfo.ALL_DTYPES if args.dtypes == "all" else args.dtypes.split(",")
+        return [opinfo.spec(dtypes, args.samples, args.opinfo_ops)] + list(args.cases)
     if args.suite is not None or not args.cases:
         files += suite_files(args.suite if args.suite is not None else default_suite())
     return files + list(args.cases)

@@ -10,9 +10,9 @@ The audit names the suite with a spec string in place of a case file
 (`opinfo:dtypes=float32,int64;samples=1`, see `spec`), so a spawned worker
 rebuilds exactly the supervisor's cases from the string alone.
 
-Sampling (to keep a full run within minutes): per op and dtype, the first
-`samples` sample inputs in OpInfo's own order, generated with torch seeded 0,
-so the selection is deterministic; samples without a tensor argument, with
+Sampling: per op and dtype, the first `samples` sample inputs in OpInfo's
+own order (`samples=all`: every one, as a stranger's test would meet them),
+generated with torch seeded 0, so the selection is deterministic; samples without a tensor argument, with
 non-strided (sparse) tensors, or on ops without the dtype are left out, each
 with a reason (`skipped`). Expected failures come from one reviewed table,
 `opinfo_expectations`.
@@ -32,7 +32,7 @@ import torch.utils._pytree as pytree
 from .opinfo_expectations import expected_failures
 from .registry import Case, case, get_case
 
-__all__ = ["SPEC_PREFIX", "DEFAULT_DTYPES", "OpInfoSample", "Skipped", "SampleModule", "spec", "parse_spec",
+__all__ = ["SPEC_PREFIX", "DEFAULT_DTYPES", "ALL_DTYPES", "EVERY_SAMPLE", "parse_samples", "OpInfoSample", "Skipped", "SampleModule", "spec", "parse_spec",
            "is_spec", "load", "skipped", "sample_of", "op_id", "declared_tolerance", "tolerance", "case_name"]
 
 SPEC_PREFIX = "opinfo:"
@@ -73,8 +73,15 @@ _SAMPLE_CACHE: dict[tuple, tuple[bool, list]] = {}  # (op_id, dtype) -> (exhaust
 _MIN_RANDOM_VALUES = 64
 
 
-def spec(dtypes=DEFAULT_DTYPES, samples: int = 1, ops: str | None = None) -> str:
-    """The spec string that names this suite selection in place of a case file."""
+# Every dtype the suite can sample, in the order a full run takes them.
+ALL_DTYPES = ("float32", "float16", "bfloat16", "int64", "int32", "bool", "uint8")
+EVERY_SAMPLE = "all"
+
+
+def spec(dtypes=DEFAULT_DTYPES, samples: "int | str | None" = 1, ops: str | None = None) -> str:
+    """The spec string that names this suite selection in place of a case
+    file; `samples` None or "all": every sample of each op and dtype."""
+    samples = EVERY_SAMPLE if samples is None else samples
     text = f"{SPEC_PREFIX}dtypes={','.join(dtypes)};samples={samples}"
     return text + (f";ops={ops}" if ops else "")
 
@@ -83,8 +90,22 @@ def is_spec(text) -> bool:
     return str(text).startswith(SPEC_PREFIX)
 
 
-def parse_spec(text: str) -> tuple[tuple[str, ...], int, str | None]:
-    """(dtypes, samples per op and dtype, op-name regex or None); ValueError names what is wrong."""
+def parse_samples(text: str) -> int | None:
+    """`--samples`: a count >= 1, or "all" (None: every sample)."""
+    if str(text).strip().lower() == EVERY_SAMPLE:
+        return None
+    try:
+        samples = int(text)
+    except ValueError:
+        raise ValueError(f"--samples must be a number >= 1 or '{EVERY_SAMPLE}', not {text!r}") from None
+    if samples < 1:
+        raise ValueError(f"--samples must be >= 1 (or '{EVERY_SAMPLE}')")
+    return samples
+
+
+def parse_spec(text: str) -> tuple[tuple[str, ...], int | None, str | None]:
+    """(dtypes, samples per op and dtype (None: all), op-name regex or None);
+    ValueError names what is wrong."""
     if not is_spec(text):
         raise ValueError(f"not an OpInfo suite spec: {text!r}")
     fields = dict(part.split("=", 1) for part in text[len(SPEC_PREFIX):].split(";") if "=" in part)
@@ -92,9 +113,7 @@ def parse_spec(text: str) -> tuple[tuple[str, ...], int, str | None]:
     for d in dtypes:
         if not isinstance(getattr(torch, d, None), torch.dtype):
             raise ValueError(f"--dtypes: {d!r} is not a torch dtype (e.g. float32, int64)")
-    samples = int(fields.get("samples", "1"))
-    if samples < 1:
-        raise ValueError("--samples must be >= 1")
+    samples = parse_samples(fields.get("samples", "1"))
     ops = fields.get("ops")
     if ops:
         re.compile(ops)
@@ -123,18 +142,18 @@ def _op_db():
     return {op_id(op): op for op in op_db}
 
 
-def _samples(op, dtype: torch.dtype, count: int) -> list:
-    """The first `count` samples, torch seeded 0: the same ones in every process.
+def _samples(op, dtype: torch.dtype, count: int | None) -> list:
+    """The first `count` samples (None: all), torch seeded 0: the same ones in every process.
     Kept per process: a case builds its module and inputs from the samples the
     load made (inputs are cloned, so a case cannot change them for the next)."""
     key = (op_id(op), dtype)
     cached = _SAMPLE_CACHE.get(key)
-    if cached is None or len(cached[1]) < count and not cached[0]:
+    if cached is None or not cached[0] and (count is None or len(cached[1]) < count):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
             found = list(itertools.islice(op.sample_inputs("cpu", dtype), count))
-        cached = _SAMPLE_CACHE[key] = (len(found) < count, found)  # (exhausted, samples)
+        cached = _SAMPLE_CACHE[key] = (count is None or len(found) < count, found)  # (exhausted, samples)
     return cached[1][:count]
 
 
@@ -263,8 +282,8 @@ def _register_sample(op, oid: str, dtype: torch.dtype, index: int, sample) -> st
     return name
 
 
-def _register_op(op, oid: str, dtype: torch.dtype, count: int, skips: list[Skipped]) -> list[str]:
-    """Register the op's first `count` samples at `dtype`; note what is left out."""
+def _register_op(op, oid: str, dtype: torch.dtype, count: int | None, skips: list[Skipped]) -> list[str]:
+    """Register the op's first `count` samples (None: all) at `dtype`; note what is left out."""
     dname = str(dtype).replace("torch.", "")
     if dtype not in op.supported_dtypes("cpu"):
         return []  # not a skip: OpInfo says the op has no such dtype

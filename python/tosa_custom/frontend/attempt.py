@@ -10,6 +10,7 @@ so the whole lowering can be printed and replayed as one pipeline
 from __future__ import annotations
 
 import collections
+import dataclasses
 import warnings
 
 from torch_mlir import ir
@@ -25,6 +26,7 @@ from ..tunnel import pipelines as _pipelines
 from ..tunnel.options import PASS_ARGUMENT, USER_LISTED, ConversionResult
 from ..tunnel.tensorize import TENSORIZE_SCALAR_BOUNDARY
 from .captured import Capture
+from .feedback import Feedback
 from .queries import (adopt, aten_ops, culprit_pass, custom_ops_by_location, module_ops, report_rewritten,
                       torch_ops_by_location)
 from .report import Findings, OutputType
@@ -38,17 +40,19 @@ _MAX_CONTRACT_RETRIES = 6
 class Attempt:
     """The state one attempt's stages share."""
 
-    def __init__(self, capture: Capture, at_import: dict[str, list[str]] | None = None):
+    def __init__(self, capture: Capture, feedback: Feedback | None = None):
         self.capture, self.settings = capture, capture.settings
-        self.at_import = at_import  # auto mode's retry: category -> imported op instances to tunnel at import
+        self.feedback = feedback or Feedback()  # auto mode: what earlier attempts learnt to tunnel at import
+        self.stage = "import"  # the stage running, for auto mode's feedback when one fails
         self.found = Findings()
         self.pipeline: list[str] = []
         self.log = DiagnosticLog()  # our passes' warnings from the final tunnel
         self.sources: dict[str, list[str]] = {}  # location -> the torch ops there, to name a TOSA op's source
         self.validated = None  # auto mode: the target its adopted trial was already validated against
         self.imported: dict[str, list[str]] = {}  # location -> the torch op instances (OP#N) there at import
+        self.imported_every: dict[str, list[str]] = {}  # the same, ops without results included (feedback)
         self.ops_seen: dict[str, int] = {}  # the audited ops of the import (CompileReport.ops_seen)
-        self.replaced: dict[str, list[str]] = {}  # auto mode: what the next attempt must tunnel at import
+        self.replaced: dict[str, dict[str, str]] = {}  # auto mode: category -> instance to tunnel at import -> why
         self.module: ir.Module | None = None  # what run() made
 
     def run(self) -> ir.Module:
@@ -60,7 +64,8 @@ class Attempt:
         if output is OutputType.RAW:
             self.show("torch IR (raw import)", module)
             return module
-        module = self.to_contract(module, self.at_import)
+        self.stage = "contract"
+        module = self.to_contract(module, self.feedback.at_import)
         present = self.check_kept(module)
         self.show("torch IR (backend contract)", module)
         if output is OutputType.TORCH:
@@ -68,9 +73,11 @@ class Attempt:
         if output is OutputType.LINALG_ON_TENSORS:
             self.to_linalg(module)
             return module
+        self.stage = "lowering"
         self.tosa_stage(module, present)
         if self.replaced:
             return module
+        self.stage = "target"
         self.check_target(module)
         self.show("TOSA", module)
         return module
@@ -104,6 +111,7 @@ class Attempt:
         at_import = {category: list(ops) for category, ops in (at_import or {}).items()}
         tunnel = self.settings.tunnel or self.settings.selection.auto
         self.imported = _auto.instances_by_location(module.operation)
+        self.imported_every = _auto.instances_by_location(module.operation, every=True)
         while True:
             start = len(self.pipeline)
             results = self.tunnel_at_import(module, at_import) if tunnel else []
@@ -116,11 +124,14 @@ class Attempt:
                 if not self.settings.selection.auto or not new or len(failed) >= _MAX_CONTRACT_RETRIES:
                     raise
                 failed += new
+                self.feedback.why.update({op: ("contract", e.diagnostics[0].message[:300] if e.diagnostics else "")
+                                          for op in new if op not in self.feedback.why})
                 del self.pipeline[start:]
                 module = self.capture.import_module()
                 continue
             for result in results:
-                self.found.add(result)
+                self.found.add(dataclasses.replace(result, sites=[
+                    self.feedback.explained(site, self.imported_every.get(site.location, [])) for site in result.sites]))
             return module
 
     def to_backend_contract(self, module: ir.Module) -> None:
@@ -209,12 +220,12 @@ class Attempt:
             report_rewritten(self.found, self.ops_seen, self.settings.selection, present)
         self.replaced = self._replaced_by_torch_mlir() if self.settings.selection.auto else {}
 
-    def _replaced_by_torch_mlir(self) -> dict[str, list[str]]:
+    def _replaced_by_torch_mlir(self) -> dict[str, dict[str, str]]:
         """The imported op instances (`OP#N`) that torch-mlir's pipeline
         replaced by the ops auto mode tunneled in their place (same location;
         that op absent there at the backend contract), by the category of the
-        site that found them."""
-        found: dict[str, set[str]] = {}
+        site that found them, each with what took its place."""
+        found: dict[str, dict[str, str]] = {}
         for site in self.found.tunneled:
             imported = self.imported.get(site.location, [])
             names = {instance.partition("#")[0] for instance in imported}
@@ -222,9 +233,10 @@ class Attempt:
                 continue
             contract = set(self.sources.get(site.location, []))
             replaced = {i for i in imported if i.partition("#")[0] not in contract}
-            if replaced:
-                found.setdefault(site.category, set()).update(replaced)
-        return {category: sorted(ops) for category, ops in found.items()}
+            why = f"{site.identifier} took its place ({site.stage}: {site.reason.splitlines()[0][:200]})"
+            for instance in sorted(replaced):
+                found.setdefault(site.category, {}).setdefault(instance, why)
+        return found
 
     def _tunnel_auto(self, module: ir.Module, tunnel: list[str], rest: list[str], late: list) -> None:
         """Auto mode's tunnel tried the lowering on copies (auto.py); when its
@@ -257,7 +269,9 @@ class Attempt:
             self.run_passes(module, target.pipeline(), "Validating the TOSA", category="not-conformant")
         except CompileError as e:
             sources = {**self.sources, **custom_ops_by_location(module)}
-            raise _target.not_conformant(target, e.diagnostics, sources) from None
+            error = _target.not_conformant(target, e.diagnostics, sources)
+            error.diagnostics = e.diagnostics  # where, for auto mode's feedback (the message already says it)
+            raise error from None
 
     def to_linalg(self, module: ir.Module) -> None:
         self.run_passes(module, ["torch-backend-to-linalg-on-tensors-backend-pipeline"],

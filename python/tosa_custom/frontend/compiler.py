@@ -18,12 +18,13 @@ from typing import Iterable, Sequence
 import torch
 from torch_mlir import ir
 
-from ..core.diagnostics import format_location
+from ..core.diagnostics import CompileError, format_location
 from ..core.passes import pipeline_text
 from ..tosa import target as _target
 from .attempt import Attempt
 from .boundary import check_boundary
 from .captured import Capture
+from .feedback import Feedback
 from .report import CompileReport, OutputType
 from .settings import settings
 
@@ -110,10 +111,18 @@ def compile(
     capture = Capture.make(_select_mode(model, train), example_args, ignore_traced_shapes, s, report)
     if s.output is OutputType.TOSA and s.target is not None:  # a type no target has: said before lowering
         check_boundary(capture.program)
-    attempt = _attempt(Attempt(capture), report)
-    if attempt.replaced:  # auto mode: tunnel, at import, the ops torch-mlir replaced
-        attempt = _attempt(Attempt(capture, at_import=attempt.replaced), report)
-    return _finish(attempt, report)
+    feedback = Feedback()
+    while True:
+        attempt = Attempt(capture, feedback)
+        try:
+            _attempt(attempt, report)
+        except CompileError as e:  # auto mode: tunnel, at import, what this stage failed on, and retry
+            if not s.selection.auto or not feedback.learn(attempt.stage, attempt.imported_every, e):
+                raise
+            continue
+        # auto mode: tunnel, at import, the ops torch-mlir replaced by ops it tunneled
+        if not attempt.replaced or not feedback.replaced(attempt.replaced):
+            return _finish(attempt, report)
 
 
 def _attempt(attempt: Attempt, report: CompileReport) -> Attempt:

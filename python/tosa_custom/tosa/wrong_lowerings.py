@@ -31,9 +31,14 @@ import math
 import re
 from typing import Callable
 
+import numpy as np
+from torch_mlir import ir
+
+from ..core import ir as _ir
+from ..core.diagnostics import Diagnostic
 from ..core.torch_ir import constant_list
 
-__all__ = ["WrongLowering", "WRONG_LOWERINGS", "find", "operand_dtype"]
+__all__ = ["WrongLowering", "WRONG_LOWERINGS", "find", "operand_dtype", "scatters_with_repeatable_indices"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,3 +106,42 @@ def find(op) -> WrongLowering | None:
         return None
     dtype = operand_dtype(op)
     return next((w for w in candidates if w.matches(op.name, dtype) and (w.when is None or w.when(op))), None)
+
+
+# TorchToTosa lowers index_put (accumulate=False) and scatter (src or a scalar
+# value) to tosa.scatter, which TOSA defines only when no index of a batch
+# repeats; PyTorch allows repeats (the runtime's tosa.scatter refuses them).
+# A lowering right only for unique indices is wrong unless they are known
+# unique: constant, and checked here. Unlike the table above, this is a rule
+# on the TOSA made, so it holds for every op torch-mlir lowers that way.
+SCATTER_DETAIL = ("tosa.scatter with indices that are not constants known unique: TOSA forbids writing one row "
+                  "twice, PyTorch allows it")
+
+
+# Ops between a constant and tosa.scatter's indices that keep its values (in row-major order).
+_VALUE_PRESERVING = ("tosa.reshape", "tosa.cast", "tosa.identity")
+
+
+def _unique_constant_rows(indices: ir.Value) -> bool:
+    """Whether `indices` (tosa.scatter's [N, W] operand) is a constant naming
+    each row at most once per batch (seen through reshapes and casts)."""
+    owner = _ir.defining_op(indices)
+    while owner is not None and owner.name in _VALUE_PRESERVING:
+        owner = _ir.defining_op(owner.operands[0])
+    if owner is None or owner.name != "tosa.const":
+        return False
+    try:
+        values = np.array(ir.DenseElementsAttr(owner.attributes["values"]))
+    except (ValueError, TypeError, KeyError):
+        return False
+    shape = ir.RankedTensorType(indices.type).shape
+    if values.size != int(np.prod(shape)) or len(shape) != 2:
+        return False
+    return all(len(np.unique(batch)) == batch.size for batch in values.reshape(shape))
+
+
+def scatters_with_repeatable_indices(module_op) -> list[Diagnostic]:
+    """An error on each tosa.scatter under `module_op` whose indices may repeat."""
+    scatters = _ir.collect_ops(module_op, lambda op: op.name == "tosa.scatter")
+    return [Diagnostic("error", str(op.location), SCATTER_DETAIL) for op in scatters
+            if not _unique_constant_rows(op.operands[1])]

@@ -42,7 +42,7 @@ from . import pipelines as _pipelines
 from .conversion import convert_module
 from .options import USER_LISTED, PassOptions
 
-__all__ = ["AT_IMPORT", "CATEGORIES", "Instances", "Selection", "at_import_element", "instances_by_location", "select"]
+__all__ = ["AT_IMPORT", "CATEGORIES", "STAGES", "Instances", "Selection", "at_import_element", "instances_by_location", "select"]
 
 AT_IMPORT = "tosa-custom-auto-at-import"
 
@@ -56,12 +56,35 @@ CATEGORIES = {
     "not-conformant": "its TOSA breaks the declared TOSA target (tosa-validate rejects an op made from it)",
 }
 
+# The stage of compile() that showed an op must be tunneled (Site.stage,
+# CONTRACT.md 14.2): a later stage's failure is fed back, so the report says
+# which one forced each op.
+STAGES = {
+    "op": "known from the op alone: the sign check, wrong_lowerings.py, a known crash",
+    "import": "at import: torch-mlir has no op for it (torch.operator)",
+    "contract": "torch-mlir's lowering to the backend contract failed on it: tunneled at import",
+    "replaced": "torch-mlir's pipeline replaced it by ops auto mode had to tunnel: tunneled at import as PyTorch "
+                "wrote it",
+    "probe": "TorchToTosa refused the instance lowered alone",
+    "lowering": "the whole program's lowering to TOSA failed on TOSA made from it",
+    "indices": "its TOSA is a tosa.scatter whose indices are not constants known unique: TOSA forbids a repeated "
+               "index, PyTorch allows it",
+    "target": "tosa-validate rejected TOSA made from it",
+    "retry-contract": "compile() failed lowering to the backend contract at its location with it left to "
+                      "torch-mlir: tunneled at import in a new attempt",
+    "retry-lowering": "compile() failed lowering to TOSA at its location with it left to torch-mlir: tunneled at "
+                      "import in a new attempt",
+    "retry-target": "compile()'s target check failed at its location with it left to torch-mlir: tunneled at "
+                    "import in a new attempt",
+}
+
 _SITE = "tosa_custom.site."
 _SITE_RE = re.compile(re.escape(_SITE) + r"(\d+)")
 _MAX_TRIALS = 8
 _EVERY_OP = OpSelection(["*"])
 # Non-tensor operands copied into a probe function; any other operand becomes an argument.
 _COPIED = ("torch.constant.", "torch.prim.ListConstruct")
+_MARKS = (_attrs.TUNNEL, _attrs.TUNNEL_REASON, _attrs.TUNNEL_STAGE)
 
 
 @dataclasses.dataclass
@@ -84,9 +107,10 @@ def _candidates(module_op) -> list[ir.Operation]:
                            and _attrs.CARRIER not in op.attributes)
 
 
-def _mark(op, category: str, reason: str) -> None:
+def _mark(op, category: str, reason: str, stage: str) -> None:
     op.attributes[_attrs.TUNNEL] = ir.StringAttr.get(category)
     op.attributes[_attrs.TUNNEL_REASON] = ir.StringAttr.get(reason[:500])
+    op.attributes[_attrs.TUNNEL_STAGE] = ir.StringAttr.get(stage)
 
 
 def _static_reason(op) -> str | None:
@@ -121,7 +145,7 @@ def _value_key(value: ir.Value) -> Any:
 def _instance_key(op) -> tuple:
     """What TorchToTosa's patterns can see of an instance: its name, attributes,
     types and constant operands (not where its tensors come from)."""
-    return (op.name, tuple((k, str(v)) for k, v in op.attributes.items() if k not in (_attrs.TUNNEL, _attrs.TUNNEL_REASON)),
+    return (op.name, tuple((k, str(v)) for k, v in op.attributes.items() if k not in _MARKS),
             tuple(_value_key(v) for v in op.operands), tuple(str(r.type) for r in op.results))
 
 
@@ -207,38 +231,52 @@ def _errors(e: ir.MLIRError) -> list[Diagnostic]:
     return [d for d in map(Diagnostic.from_mlir, e.error_diagnostics) if d.severity == "error"]
 
 
-def _trial(module_op, options: PassOptions, target, tagged: bool):
+@dataclasses.dataclass
+class _Trial:
+    """One lowered copy: its errors (None: it lowered and validated), the
+    category and stage they mean, the log, and the target it was validated against."""
+
+    copy: ir.Operation
+    errors: list[Diagnostic] | None = None
+    category: str = ""
+    stage: str = ""
+    log: DiagnosticLog = dataclasses.field(default_factory=DiagnosticLog)
+    validated: "_target.TosaTarget | None" = None
+
+
+def _trial(module_op, options: PassOptions, target, tagged: bool) -> _Trial:
     """Lower a copy as the pipeline would after this pass (and attach,
-    validate and record the target, as compile() does last). Returns the
-    copy, the errors (None: it lowered and validated), the category they
-    mean, the log, and the target it was validated against."""
-    copy = module_op.clone(ip=False)
+    validate and record the target, as compile() does last)."""
+    trial = _Trial(module_op.clone(ip=False))
+    copy = trial.copy
     if tagged:
         _tag(copy)
-    log = DiagnosticLog()
-    convert_module(copy, options, log)
+    convert_module(copy, options, trial.log)
     try:
-        build_pass_manager(_pipelines.after_tunnel(), log).run(copy)
+        build_pass_manager(_pipelines.after_tunnel(), trial.log).run(copy)
     except ir.MLIRError as e:
-        return copy, _errors(e), "no-tosa-lowering", log, None
+        return dataclasses.replace(trial, errors=_errors(e), category="no-tosa-lowering", stage="lowering")
+    repeatable = _wrong.scatters_with_repeatable_indices(copy)
+    if repeatable:
+        return dataclasses.replace(trial, errors=repeatable, category="wrong-lowering", stage="indices")
     if target is None:
-        return copy, None, "", log, None
+        return trial
     chosen = target if isinstance(target, _target.TosaTarget) else _target.auto_target(copy)
     try:
         build_pass_manager(chosen.pipeline()).run(copy)
     except ir.MLIRError as e:
-        return copy, _errors(e), "not-conformant", log, None
-    return copy, None, "", log, chosen
+        return dataclasses.replace(trial, errors=_errors(e), category="not-conformant", stage="target")
+    return dataclasses.replace(trial, validated=chosen)
 
 
-def _mark_from(errors: list[Diagnostic], ops: list[ir.Operation], free: set[int], category: str) -> int:
+def _mark_from(errors: list[Diagnostic], ops: list[ir.Operation], free: set[int], category: str, stage: str) -> int:
     """Mark the ops the errors' locations name; returns how many were new."""
     new = 0
     for d in errors:
         for index in {int(m) for m in _SITE_RE.findall(d.location)}:
             op = ops[index]
             if index in free and _attrs.TUNNEL not in op.attributes:
-                _mark(op, category, d.message)
+                _mark(op, category, d.message, stage)
                 new += 1
     return new
 
@@ -254,29 +292,29 @@ def select(module_op, listed: OpSelection, encoding: str, target) -> Selection:
     for i in free:
         reason = _static_reason(ops[i])
         if reason:
-            _mark(ops[i], "wrong-lowering", reason)
+            _mark(ops[i], "wrong-lowering", reason, "op")
         crash = _checks.known_crash(ops[i], "tosa")  # never probed: the probe would crash too
         if crash:
-            _mark(ops[i], "no-tosa-lowering", crash)
+            _mark(ops[i], "no-tosa-lowering", crash, "op")
     options = PassOptions(ops=listed, encoding=encoding)
     selection, probed, tagged = Selection(), False, False
     while selection.trials < _MAX_TRIALS:
         selection.trials += 1
-        copy, errors, category, log, validated = _trial(module_op, options, target, tagged)
-        if errors is None:
-            selection.log = log
+        trial = _trial(module_op, options, target, tagged)
+        if trial.errors is None:
+            selection.log = trial.log
             if not tagged:
-                selection.lowered, selection.target = copy, validated
+                selection.lowered, selection.target = trial.copy, trial.validated
             return selection
         if not probed:
             probed = True
             unmarked = [i for i in free if _attrs.TUNNEL not in ops[i].attributes]
             refused = _probe_isolated([ops[i] for i in unmarked])
             for j, message in refused.items():
-                _mark(ops[unmarked[j]], "no-tosa-lowering", message)
+                _mark(ops[unmarked[j]], "no-tosa-lowering", message, "probe")
             tagged = not refused  # new marks: try them untagged first
         elif tagged:
-            if not _mark_from(errors, ops, set(free), category):
+            if not _mark_from(trial.errors, ops, set(free), trial.category, trial.stage):
                 return selection  # nothing left auto mode can tunnel: the pipeline reports the errors
             tagged = False
         else:
@@ -338,22 +376,23 @@ def mark_at_import(module: ir.Operation, ctx: PassContext) -> None:
         index = seen[identifier] = seen.get(identifier, -1) + 1
         if op.name == "torch.operator":
             _mark(op, "no-tosa-lowering", f"torch-mlir has no op for {identifier} (it imports it as torch.operator), "
-                                          "so none of its passes can lower it")
+                                          "so none of its passes can lower it", "import")
             continue
         for category, reason in _AT_IMPORT_REASONS.items():
             if getattr(ctx.options, option_field(category)).matches(identifier, index):
-                _mark(op, category, reason)
+                _mark(op, category, reason, "import")
                 break
 
 
-def instances_by_location(module_op) -> dict[str, list[str]]:
+def instances_by_location(module_op, every: bool = False) -> dict[str, list[str]]:
     """location -> `OP#N` of each op with results there (the N-th instance of
-    OP in the module's order, as `tosa-custom-auto-at-import` counts them)."""
+    OP in the module's order, as `tosa-custom-auto-at-import` counts them);
+    with `every`, of the ops without results too (`_assert_scalar`)."""
     found: dict[str, list[str]] = {}
     seen: dict[str, int] = {}
     for op in _candidates(module_op):
         identifier = op_identifier(op)
         seen[identifier] = seen.get(identifier, -1) + 1
-        if len(op.results):
+        if every or len(op.results):
             found.setdefault(str(op.location), []).append(f"{identifier}#{seen[identifier]}")
     return found

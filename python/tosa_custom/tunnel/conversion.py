@@ -563,6 +563,6 @@ def convert_module(
 def _site(op: ir.Operation, identifier: str) -> Site:
     if _attrs.TUNNEL not in op.attributes:
         return Site(identifier, USER_LISTED, str(op.location), "")
-    reason = ir.StringAttr(op.attributes[_attrs.TUNNEL_REASON]).value if _attrs.TUNNEL_REASON in op.attributes \
-        else ""
-    return Site(identifier, ir.StringAttr(op.attributes[_attrs.TUNNEL]).value, str(op.location), reason)
+    reason, stage = (ir.StringAttr(op.attributes[name]).value if name in op.attributes else ""
+                     for name in (_attrs.TUNNEL_REASON, _attrs.TUNNEL_STAGE))
+    return Site(identifier, ir.StringAttr(op.attributes[_attrs.TUNNEL]).value, str(op.location), reason, stage)

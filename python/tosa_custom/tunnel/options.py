@@ -81,6 +81,7 @@ class Site:
     category: str
     location: str
     reason: str
+    stage: str = ""  # auto mode: the stage that showed it must be tunneled (auto.STAGES); "" when listed
 
 
 @dataclasses.dataclass
