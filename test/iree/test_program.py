@@ -176,12 +176,16 @@ func.func @f(%a: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 
 @pytest.fixture(scope="module")
-def fixture_library(tmp_path_factory):
+def fixture_so(tmp_path_factory) -> Path:
     source = Path(__file__).parents[1] / "native" / "fixture_kernels.c"
-    library = runtime.load_kernel_library(
-        native.compile_kernel_library([source], tmp_path_factory.mktemp("k") / "libfixture.so"))
+    return native.compile_kernel_library([source], tmp_path_factory.mktemp("k") / "libfixture.so")
+
+
+@pytest.fixture
+def fixture_library(fixture_so):
+    library = runtime.load_kernel_library(fixture_so)
     yield library
-    native.unload_kernel_library(library)
+    native.unload_kernel_library(library)  # it overrides aten.gelu: never leak it into other tests
 
 
 def test_kernel_error_reaches_the_caller_naming_the_op(fixture_library):
@@ -197,3 +201,28 @@ def test_kernel_error_reaches_the_caller_naming_the_op(fixture_library):
         program(x)
     assert info.value.op == "checked_sqrt"
     torch.testing.assert_close(program(x.abs()), x.abs().sqrt())  # the program stays usable
+
+
+def test_saved_artifact_runs_with_iree_run_module(tmp_path):
+    """save() writes a directory iree-run-module runs without Python: the
+    line it returns, run in a fresh environment, prints eager's result."""
+    import subprocess
+
+    import numpy as np
+
+    torch.manual_seed(0)
+    model, x = TransformerBlock(dim=32, heads=2), torch.randn(2, 4, 32)
+    saved = iree.save(_compile(model, (x,), KEPT_OPS, weights="arguments"), tmp_path / "block", inputs=[x],
+                      weights=model.state_dict(), threads=2)
+    out = tmp_path / "out.npy"
+    env = {k: v for k, v in os.environ.items() if k != "TOSA_CUSTOM_IREE_SITES"} | saved.environment
+    done = subprocess.run([*saved.command, f"--output=@{out}"], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with torch.no_grad():
+        expected = model(x)
+    torch.testing.assert_close(torch.from_numpy(np.load(out)), expected, **reduction_tolerance(4 * 32))
+    assert (tmp_path / "block" / "run.sh").read_text().count("iree-run-module") == 1
+    # without the sites, the plugin says what is missing
+    done = subprocess.run(list(saved.command), env={k: v for k, v in env.items() if k != "TOSA_CUSTOM_IREE_SITES"},
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "tosa_custom_site_" in done.stderr and "TOSA_CUSTOM_IREE_SITES" in done.stderr

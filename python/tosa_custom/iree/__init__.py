@@ -12,6 +12,7 @@ Python (plugin.py; the plugin itself is lib/iree_plugin.c), the program
 """
 
 from .dispatch import DISPATCH_NATIVE, dispatch_native
+from .artifact import SavedProgram, save
 from .program import Program, load
 
-__all__ = ["DISPATCH_NATIVE", "Program", "dispatch_native", "load"]
+__all__ = ["DISPATCH_NATIVE", "Program", "SavedProgram", "dispatch_native", "load", "save"]

@@ -16,7 +16,6 @@ before the device exists.
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import weakref
 from pathlib import Path
@@ -37,7 +36,7 @@ from . import plugin as _plugin
 from .dispatch import DISPATCH_NATIVE
 from .sites import BoundSite, bind_sites, write_sites
 
-__all__ = ["Program", "load", "COMPILE_FLAGS"]
+__all__ = ["Program", "load", "build", "parse_module", "COMPILE_FLAGS"]
 
 COMPILE_FLAGS = ("--iree-input-type=tosa", "--iree-hal-target-device=local",
                  "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host")
@@ -91,6 +90,22 @@ class _DeviceWeights:
         self.arrays[index - self._offset] = self._runtime.asdevicearray(self._device, array)
 
 
+def build(module: ir.Module) -> tuple[list[BoundSite], bytes]:
+    """Bind every tosa.custom to a native kernel, rewrite it into an IREE
+    dispatch, compile: the sites (their kernels prepared) and the vmfb."""
+    with module.context:
+        sites = bind_sites(module)
+        try:
+            run_pipeline(module, [DISPATCH_NATIVE], "the IREE dispatch of native kernels",
+                         category="runtime-lowering-failed")
+            text = module.operation.get_asm(print_generic_op_form=True, assume_verified=True)
+            return sites, compile_to_vmfb(text)
+        except BaseException:
+            for s in sites:
+                s.binding.release()
+            raise
+
+
 def _release(sites: list[BoundSite]) -> None:
     for s in sites:
         _plugin.release_site(s.id)
@@ -106,13 +121,9 @@ class Program:
         self.threads = threads
         with module.context:
             self._read_signature(module, entry)
-            self._sites = bind_sites(module)
-            weakref.finalize(self, _release, self._sites)
-            run_pipeline(module, [DISPATCH_NATIVE], "the IREE dispatch of native kernels",
-                         category="runtime-lowering-failed")
-            self.pipeline = pipeline_text([DISPATCH_NATIVE])
-            text = module.operation.get_asm(print_generic_op_form=True, assume_verified=True)
-        self.vmfb = compile_to_vmfb(text)
+        self._sites, self.vmfb = build(module)
+        weakref.finalize(self, _release, self._sites)
+        self.pipeline = pipeline_text([DISPATCH_NATIVE])
         self._workdir = tempfile.TemporaryDirectory(prefix="tosa_custom_iree_")
         _plugin.load_sites(write_sites(self._sites, Path(self._workdir.name) / "sites.txt"))
         _, runtime = _iree()
@@ -201,7 +212,7 @@ class Program:
         return self._boundary.finish(inputs, tensors, self._weights)
 
 
-def _parse(module) -> ir.Module:
+def parse_module(module) -> ir.Module:
     if isinstance(module, ir.Module):
         return module
     if isinstance(module, (str, os.PathLike)):
@@ -224,12 +235,7 @@ def load(module, entry: str | None = None, *, threads: int | None = None, weight
     kernel takes is refused (CompileError "no-kernel"): run it on the
     reference runtime. `weights=` binds a module whose weights are arguments.
     """
-    program = Program(_parse(module), entry, threads=threads)
+    program = Program(parse_module(module), entry, threads=threads)
     if weights is not None:
         program.load_weights(weights)
     return program
-
-
-def copy_file(source: Path, directory: Path) -> str:
-    shutil.copy2(source, directory / source.name)
-    return source.name
