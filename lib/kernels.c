@@ -10,10 +10,17 @@
  * compiled code's polymath.py: exp ~1.5 ulp, erf ~4e-7), in forms that do not
  * cancel (1 + erf(z) as erfc(-z) for z < 0; 1 + tanh(u) as 2 / (1 + exp(-2u))).
  *
- * Layout: inputs may be strided views. A kernel works on "rows" (the
+ * Layout: inputs and outputs may be strided views (an output is a slice of a
+ * row-major buffer when the op runs split). A kernel works on "rows" (the
  * normalized dims, the softmax dim, or the last dim of an elementwise op);
- * a row that is not contiguous is gathered into scratch memory (allocated in
- * prepare) first, and a result row that is not contiguous is scattered.
+ * a row that is not contiguous is gathered into scratch memory of the call
+ * (stack, or heap for long rows) first, and a result row that is not
+ * contiguous is scattered.
+ *
+ * ABI version 2: sizes come from each call's memrefs (a dim may be dynamic
+ * at prepare), run is re-entrant, and each kernel declares its parallel
+ * dims: the leading dims before the normalized ones (layer_norm, rms_norm),
+ * before the softmax dim, or every dim (up to three) of gelu and silu.
  * Hot loops are compiled twice (AVX2 + FMA and baseline x86-64, picked at load
  * by the CPU) where the compiler supports it.
  */
@@ -235,6 +242,21 @@ static void gather(const float *x, const int64_t *sizes, const int64_t *strides,
     for (int64_t i = 0; i < sizes[0]; ++i) gather(x + i * strides[0], sizes + 1, strides + 1, k - 1, dst + i * inner);
 }
 
+/* Scatter dense src into the k-dim block at y (sizes, strides). */
+static void scatter(const float *src, float *y, const int64_t *sizes, const int64_t *strides, int32_t k) {
+    if (k == 0) {
+        *y = *src;
+        return;
+    }
+    if (k == 1) {
+        for (int64_t i = 0; i < sizes[0]; ++i) y[i * strides[0]] = src[i];
+        return;
+    }
+    int64_t inner = 1;
+    for (int32_t j = 1; j < k; ++j) inner *= sizes[j];
+    for (int64_t i = 0; i < sizes[0]; ++i) scatter(src + i * inner, y + i * strides[0], sizes + 1, strides + 1, k - 1);
+}
+
 /* The rank-k memref m as dense floats: itself if it is, else gathered into scratch. */
 static const float *dense(const tck_memref *m, int32_t k, float *scratch) {
     const int64_t *sizes = tck_sizes(m), *strides = tck_strides(m, k);
@@ -244,8 +266,15 @@ static const float *dense(const tck_memref *m, int32_t k, float *scratch) {
     return scratch;
 }
 
+/* Whether dims [a, b) of the rank-`rank` memref m are one contiguous run. */
+static int contiguous(const tck_memref *m, int32_t rank, int32_t a, int32_t b) {
+    int64_t s;
+    return collapse(tck_sizes(m), tck_strides(m, rank), a, b, &s) && s == 1;
+}
+
 /* fn over every row of `in` along dims [a, b) (all other dims index the rows),
-   writing the same positions of the dense `out`. scratch: 2 x row length. */
+   writing the same positions of `out` (both strided; the sizes are in's).
+   scratch: 2 x row length, used only for rows that are not contiguous. */
 static void map_rows(const tck_memref *in, const tck_memref *out, int32_t rank, int32_t a, int32_t b,
                      float *scratch, row_fn fn, const row_params *p) {
     const int64_t *sizes = tck_sizes(in), *xs = tck_strides(in, rank), *ys = tck_strides(out, rank);
@@ -258,7 +287,7 @@ static void map_rows(const tck_memref *in, const tck_memref *out, int32_t rank, 
     if (total == 0) return;
     int64_t sx = 1, sy = 1;
     int xrun = collapse(sizes, xs, a, b, &sx);
-    collapse(sizes, ys, a, b, &sy); /* out is dense: always one run */
+    int yrun = collapse(sizes, ys, a, b, &sy);
     float *xbuf = scratch, *ybuf = scratch + n;
     int32_t outer[MAX_RANK], no = 0;
     int64_t idx[MAX_RANK];
@@ -277,10 +306,15 @@ static void map_rows(const tck_memref *in, const tck_memref *out, int32_t rank, 
                 gather(xr, sizes + a, xs + a, b - a, xbuf);
             xr = xbuf;
         }
-        float *yr = sy == 1 ? y + yo : ybuf;
+        int ydirect = yrun && sy == 1;
+        float *yr = ydirect ? y + yo : ybuf;
         fn(xr, yr, n, p);
-        if (sy != 1)
-            for (int64_t i = 0; i < n; ++i) y[yo + i * sy] = ybuf[i];
+        if (!ydirect) {
+            if (yrun)
+                for (int64_t i = 0; i < n; ++i) y[yo + i * sy] = ybuf[i];
+            else
+                scatter(ybuf, y + yo, sizes + a, ys + a, b - a);
+        }
         int32_t k = no - 1;
         for (; k >= 0; --k) {
             int32_t d = outer[k];
@@ -310,33 +344,40 @@ typedef struct plan {
     int32_t param_rank;   /* rank of weight / bias */
     int32_t elementwise;  /* rows: the whole tensor if contiguous, else its last dim */
     double eps;
-    float *scratch;       /* 2 x row + 2 x params */
-    int64_t row;
 } plan;
 
 static void release_plan(tck_call *call) {
-    plan *p = (plan *)call->state;
-    if (p) {
-        free(p->scratch);
-        free(p);
-    }
+    free(call->state);
     call->state = NULL;
 }
 
+/* Scratch of a call this small lives on the stack; larger rows are allocated per call. */
+#define STACK_FLOATS 4096
+
+/* Re-entrant (ABI version 2): the plan is read-only, the sizes are the call's
+   own (a slice along a parallel dim, or a dynamic dim), and scratch memory
+   (rows that are not contiguous, strided parameters) belongs to this call. */
 static int32_t run_plan(const tck_call *call, tck_memref *const *inputs, tck_memref *const *outputs) {
     const plan *pl = (const plan *)call->state;
-    row_params rp = {pl->eps, NULL, NULL};
-    float *params = pl->scratch + 2 * pl->row;
-    if (pl->weight >= 0) rp.weight = dense(inputs[pl->weight], pl->param_rank, params);
-    if (pl->bias >= 0) rp.bias = dense(inputs[pl->bias], pl->param_rank, params + pl->row);
-    const tck_memref *in = inputs[pl->input];
+    const tck_memref *in = inputs[pl->input], *out = outputs[0];
     int32_t a = pl->a, b = pl->b;
-    if (pl->elementwise) { /* elementwise: one row if contiguous, else rows of the last dim */
-        int64_t s;
-        if (!(collapse(tck_sizes(in), tck_strides(in, pl->rank), 0, pl->rank, &s) && s == 1) && pl->rank > 0)
-            a = pl->rank - 1;
-    }
-    map_rows(in, outputs[0], pl->rank, a, b, pl->scratch, pl->fn, &rp);
+    if (pl->elementwise && pl->rank > 0 &&
+        !(contiguous(in, pl->rank, 0, pl->rank) && contiguous(out, pl->rank, 0, pl->rank)))
+        a = pl->rank - 1; /* elementwise: one row if both are contiguous, else rows of the last dim */
+    int64_t row = 1;
+    for (int32_t k = a; k < b; ++k) row *= tck_sizes(in)[k];
+    size_t need = (size_t)(4 * (row > 0 ? row : 1));
+    int direct = a == 0 && b == pl->rank && pl->elementwise; /* both contiguous: no scratch */
+    float stack[STACK_FLOATS];
+    float *scratch = direct || need <= STACK_FLOATS ? stack : (float *)malloc(sizeof(float) * need);
+    if (!scratch)
+        return tck_fail(call, TCK_ERROR, "%s: out of memory for %lld floats of scratch", call->operator_name,
+                        (long long)need);
+    row_params rp = {pl->eps, NULL, NULL};
+    if (pl->weight >= 0) rp.weight = dense(inputs[pl->weight], pl->param_rank, scratch + 2 * row);
+    if (pl->bias >= 0) rp.bias = dense(inputs[pl->bias], pl->param_rank, scratch + 3 * row);
+    map_rows(in, out, pl->rank, a, b, scratch, pl->fn, &rp);
+    if (scratch != stack) free(scratch);
     return TCK_OK;
 }
 
@@ -351,16 +392,20 @@ static int32_t tensor_operand(tck_call *call, const char *name, int optional) {
     return (int32_t)at->i;
 }
 
+/* Equal sizes, or one of them known only at run time. */
+static int same_dim(int64_t x, int64_t y) { return x == y || x == TCK_DYNAMIC || y == TCK_DYNAMIC; }
+
 static int same_shape(const tck_tensor_type *x, const tck_tensor_type *y) {
     if (x->rank != y->rank) return 0;
     for (int32_t i = 0; i < x->rank; ++i)
-        if (x->shape[i] != y->shape[i]) return 0;
+        if (!same_dim(x->shape[i], y->shape[i])) return 0;
     return 1;
 }
 
-/* A plan for fn on input `input` with rows [a, b); allocates the scratch. */
+/* A plan for fn on input `input` with rows [a, b); the dims before `parallel`
+   are declared parallel (ABI version 2): slices along them are independent. */
 static int32_t make_plan(tck_call *call, row_fn fn, int32_t input, int32_t a, int32_t b, int32_t weight,
-                         int32_t bias, double eps, int32_t elementwise) {
+                         int32_t bias, double eps, int32_t elementwise, int32_t parallel) {
     if (call->num_outputs != 1 || call->outputs[0].element_type != TCK_F32) return TCK_DECLINE;
     const tck_tensor_type *x = &call->inputs[input];
     if (!same_shape(x, &call->outputs[0]))
@@ -377,16 +422,8 @@ static int32_t make_plan(tck_call *call, row_fn fn, int32_t input, int32_t a, in
     p->param_rank = b - a;
     p->eps = eps;
     p->elementwise = elementwise;
-    int64_t row = 1;
-    for (int32_t k = a; k < b; ++k) row *= x->shape[k];
-    if (elementwise && x->rank > 0) row = x->shape[x->rank - 1]; /* elementwise rows */
-    p->row = row;
-    p->scratch = (float *)malloc(sizeof(float) * (size_t)(4 * (row > 0 ? row : 1)));
-    if (!p->scratch) {
-        free(p);
-        return tck_fail(call, TCK_ERROR, "out of memory");
-    }
     call->state = p;
+    tck_split_leading(call, parallel);
     return TCK_OK;
 }
 
@@ -395,7 +432,7 @@ static int32_t check_normalized(tck_call *call, const tck_attr *shape, int32_t i
     const tck_tensor_type *x = &call->inputs[input];
     int32_t k = shape->count;
     int ok = k <= x->rank;
-    for (int32_t i = 0; ok && i < k; ++i) ok = shape->ints[i] == x->shape[x->rank - k + i];
+    for (int32_t i = 0; ok && i < k; ++i) ok = same_dim(shape->ints[i], x->shape[x->rank - k + i]);
     if (!ok) return tck_fail(call, TCK_INVALID_ARGUMENT, "%s: normalized_shape does not match the input's last %d dims",
                              call->operator_name, (int)k);
     int32_t params[2] = {weight, bias};
@@ -403,7 +440,7 @@ static int32_t check_normalized(tck_call *call, const tck_attr *shape, int32_t i
         if (params[j] < 0) continue;
         const tck_tensor_type *w = &call->inputs[params[j]];
         int same = w->rank == k;
-        for (int32_t i = 0; same && i < k; ++i) same = w->shape[i] == shape->ints[i];
+        for (int32_t i = 0; same && i < k; ++i) same = same_dim(w->shape[i], shape->ints[i]);
         if (!same) return tck_fail(call, TCK_INVALID_ARGUMENT, "%s: %s shape differs from normalized_shape",
                                    call->operator_name, j ? "bias" : "weight");
     }
@@ -419,7 +456,7 @@ static int32_t prepare_layer_norm(tck_call *call) {
     int32_t st = check_normalized(call, shape, x, w, b);
     if (st != TCK_OK) return st;
     int32_t rank = call->inputs[x].rank;
-    return make_plan(call, layer_norm_row, x, rank - shape->count, rank, w, b, eps->f, 0);
+    return make_plan(call, layer_norm_row, x, rank - shape->count, rank, w, b, eps->f, 0, rank - shape->count);
 }
 
 static int32_t prepare_rms_norm(tck_call *call) {
@@ -436,7 +473,7 @@ static int32_t prepare_rms_norm(tck_call *call) {
     int32_t st = check_normalized(call, shape, x, w, -1);
     if (st != TCK_OK) return st;
     int32_t rank = call->inputs[x].rank;
-    return make_plan(call, rms_norm_row, x, rank - shape->count, rank, w, -1, e, 0);
+    return make_plan(call, rms_norm_row, x, rank - shape->count, rank, w, -1, e, 0, rank - shape->count);
 }
 
 /* softmax.int / log_softmax.int (dtype None or float32), _softmax / _log_softmax (half_to_float false). */
@@ -455,8 +492,8 @@ static int32_t prepare_softmax_like(tck_call *call, row_fn fn) {
         return tck_fail(call, TCK_INVALID_ARGUMENT, "%s: dim %lld is out of range for a rank-%d input",
                         call->operator_name, (long long)d, (int)rank);
     if (d < 0) d += extent;
-    if (rank == 0) return make_plan(call, fn, x, 0, 0, -1, -1, 0.0, 0);
-    return make_plan(call, fn, x, (int32_t)d, (int32_t)d + 1, -1, -1, 0.0, 0);
+    if (rank == 0) return make_plan(call, fn, x, 0, 0, -1, -1, 0.0, 0, 0);
+    return make_plan(call, fn, x, (int32_t)d, (int32_t)d + 1, -1, -1, 0.0, 0, (int32_t)d); /* dims before d */
 }
 
 static int32_t prepare_softmax(tck_call *call) { return prepare_softmax_like(call, softmax_row); }
@@ -474,13 +511,13 @@ static int32_t prepare_gelu(tck_call *call) {
     else
         return tck_fail(call, TCK_INVALID_ARGUMENT, "gelu: approximate must be 'none' or 'tanh', got '%s'",
                         approximate->s);
-    return make_plan(call, fn, x, 0, call->inputs[x].rank, -1, -1, 0.0, 1);
+    return make_plan(call, fn, x, 0, call->inputs[x].rank, -1, -1, 0.0, 1, call->inputs[x].rank);
 }
 
 static int32_t prepare_silu(tck_call *call) {
     int32_t x = tensor_operand(call, "self", 0);
     if (x < 0) return TCK_DECLINE;
-    return make_plan(call, silu_row, x, 0, call->inputs[x].rank, -1, -1, 0.0, 1);
+    return make_plan(call, silu_row, x, 0, call->inputs[x].rank, -1, -1, 0.0, 1, call->inputs[x].rank);
 }
 
 static const tck_kernel builtin_kernels[] = {

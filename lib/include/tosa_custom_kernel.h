@@ -5,7 +5,8 @@
  *
  *   uint32_t tosa_custom_kernel_abi_version(void);
  *       returns TCK_ABI_VERSION as this header defines it; the runtime refuses
- *       a library built against another version.
+ *       a library built against a version it does not implement (it loads
+ *       versions TCK_ABI_VERSION_MIN to its own TCK_ABI_VERSION).
  *   const tck_kernel *tosa_custom_kernel_lookup(const char *domain_name,
  *                                               const char *operator_name,
  *                                               int32_t element_type);
@@ -15,10 +16,19 @@
  *
  * TCK_DEFINE_LIBRARY(table) defines all three from a static array of
  * tck_kernel entries. The runtime calls `prepare` once per op when a program
- * is loaded (validate the attributes and types, allocate scratch state),
- * `run` once per execution of the op (from compiled code, no Python in
- * between), and `release` when the program is freed. See CONTRACT.md,
+ * is loaded (validate the attributes and types, plan, declare how the op may
+ * be split), `run` once per execution of the op or of a slice of it (from
+ * compiled code, no Python in between, possibly from several threads at
+ * once), and `release` when the program is freed. See CONTRACT.md,
  * "Native kernels (C ABI)", for the full contract.
+ *
+ * Version 2 (this header) over version 1: a dim of tck_tensor_type.shape may
+ * be TCK_DYNAMIC (known only at run time), so `run` takes each call's sizes
+ * from the memref descriptors; `prepare` may declare parallel dims
+ * (tck_call.split), along which the runtime may run disjoint slices of the op
+ * concurrently; `run` is re-entrant (no mutable state shared between calls).
+ * Libraries built against version 1 still load: their kernels run whole, on
+ * one thread, with static shapes.
  *
  * The header is C99 and C++ compatible.
  */
@@ -36,7 +46,14 @@ extern "C" {
 #endif
 
 /* Bumped on any change of a struct layout or of a function's meaning. */
-#define TCK_ABI_VERSION 1u
+#define TCK_ABI_VERSION 2u
+/* The oldest library version runtimes of this version still load. */
+#define TCK_ABI_VERSION_MIN 1u
+
+/* A dim of tck_tensor_type.shape known only at run time (version 2). */
+#define TCK_DYNAMIC (-1)
+/* At most this many parallel dims per op (an IREE workgroup grid has three). */
+#define TCK_MAX_PARALLEL 3
 
 #if defined(_WIN32)
 #define TCK_EXPORT __declspec(dllexport)
@@ -87,7 +104,9 @@ static inline float *tck_data_f32(const tck_memref *m) { return (float *)m->alig
 typedef struct tck_tensor_type {
     int32_t element_type; /* TCK_F32, ... */
     int32_t rank;
-    const int64_t *shape; /* rank sizes; the memref's sizes are the same */
+    const int64_t *shape; /* rank sizes, TCK_DYNAMIC where known only at run time. `run` reads the
+                             sizes of each call from the memref (a slice along a parallel dim, or a
+                             dynamic dim, differs from `shape`). */
 } tck_tensor_type;
 
 /* ---- Decoded attributes. ------------------------------------------------- */
@@ -126,10 +145,25 @@ typedef struct tck_attr {
     const double *floats;   /* FLOAT_LIST, COMPLEX */
 } tck_attr;
 
+/* ---- How an op may be split (version 2). ---------------------------------- */
+/* `prepare` declares parallel dims p = 0 .. num_parallel-1 (outermost first):
+ * running the op on the slices [o_p, o_p + n_p) of every parallel dim, each
+ * slice once, computes the whole op. For each operand k (inputs, then
+ * outputs) and parallel dim p, dims[k * TCK_MAX_PARALLEL + p] is the dim of
+ * operand k that is sliced along p, or -1 when operand k is passed whole
+ * (a layer_norm weight). Every output is sliced along every parallel dim. The
+ * runtime owns `dims` (all -1 when prepare starts); num_parallel 0 (the
+ * default): the op runs whole, in one piece. */
+typedef struct tck_split {
+    int32_t num_parallel;
+    int32_t num_operands; /* num_inputs + num_outputs, set by the runtime */
+    int32_t *dims;        /* num_operands * TCK_MAX_PARALLEL entries */
+} tck_split;
+
 /* ---- One op: everything decided at load time. ---------------------------- */
 /* All pointers stay valid until `release`; the runtime owns them. */
 typedef struct tck_call {
-    uint32_t abi_version;   /* the runtime's TCK_ABI_VERSION */
+    uint32_t abi_version;   /* the version this call is laid out for: the library's (1 or 2) */
     uint32_t struct_size;   /* sizeof(tck_call) in the runtime */
     const char *domain_name;
     const char *operator_name;
@@ -142,17 +176,22 @@ typedef struct tck_call {
     int32_t num_attrs;
     const tck_attr *attrs;
     void *state;            /* the kernel's own: set in prepare, read in run, freed in release */
-    char *error;            /* message buffer for a failure (tck_fail writes it) */
+    char *error;            /* message buffer for a failure (tck_fail writes it); in `run`, one per
+                               invocation, so concurrent slices do not share it */
     size_t error_capacity;
+    tck_split split;        /* version 2: set by prepare (see tck_split) */
 } tck_call;
 
 /* prepare: check and plan once (may set call->state). Returns TCK_OK,
  * TCK_DECLINE (let another kernel take the op), or an error status with a
  * message: the program then fails to load, naming the op.
- * run: compute outputs from inputs. Never abort or exit; return an error
- * status with a message instead: the runtime zeroes the outputs, skips the
- * remaining native kernels of that program call, and raises KernelError
- * naming the op and the message once the compiled code returns. Must not
+ * run: compute outputs from inputs (or one slice of them, see tck_split),
+ * sizes from the memrefs. Re-entrant: it may run on several threads at once,
+ * so it writes only its outputs and its own stack or heap (call->state is
+ * read-only in run). Never abort or exit; return an error status with a
+ * message instead: the runtime zeroes the outputs, skips the remaining
+ * native kernels of that program call, and raises KernelError naming the op,
+ * its location and the message once the compiled code returns. Must not
  * keep the memref pointers after returning (buffers are reused).
  * release: free call->state. May be NULL when prepare allocates nothing. */
 typedef int32_t (*tck_prepare_fn)(tck_call *call);
@@ -189,11 +228,40 @@ static inline const tck_attr *tck_attr_get(const tck_call *call, const char *nam
     return NULL;
 }
 
-/* Elements of a static type. */
+/* Elements of a static type (negative if a dim is TCK_DYNAMIC: use tck_memref_numel in run). */
 static inline int64_t tck_numel(const tck_tensor_type *t) {
     int64_t n = 1;
     for (int32_t i = 0; i < t->rank; ++i) n *= t->shape[i];
     return n;
+}
+
+/* Elements of one call's memref of rank `rank`. */
+static inline int64_t tck_memref_numel(const tck_memref *m, int32_t rank) {
+    int64_t n = 1;
+    for (int32_t i = 0; i < rank; ++i) n *= m->sizes_and_strides[i];
+    return n;
+}
+
+/* Version 2: operand k (inputs, then outputs) is sliced along parallel dim p by its dim `dim`. */
+static inline void tck_split_dim(tck_call *call, int32_t operand, int32_t p, int32_t dim) {
+    if (call->abi_version >= 2 && call->split.dims && p < TCK_MAX_PARALLEL && operand < call->split.num_operands) {
+        call->split.dims[operand * TCK_MAX_PARALLEL + p] = dim;
+        if (p >= call->split.num_parallel) call->split.num_parallel = p + 1;
+    }
+}
+
+/* Version 2: the first k dims (at most TCK_MAX_PARALLEL) are parallel, sliced
+ * in every operand of the rank of output 0; other operands are passed whole. */
+static inline void tck_split_leading(tck_call *call, int32_t k) {
+    if (call->num_outputs < 1) return;
+    int32_t rank = call->outputs[0].rank;
+    if (k > rank) k = rank;
+    if (k > TCK_MAX_PARALLEL) k = TCK_MAX_PARALLEL;
+    for (int32_t o = 0; o < call->num_inputs + call->num_outputs; ++o) {
+        const tck_tensor_type *t = o < call->num_inputs ? &call->inputs[o] : &call->outputs[o - call->num_inputs];
+        if (t->rank != rank) continue;
+        for (int32_t p = 0; p < k; ++p) tck_split_dim(call, o, p, p);
+    }
 }
 
 /* Define the three exported functions from a static array of kernels:

@@ -23,8 +23,10 @@ _BELOW = {
     "tunnel": {"core", "contract", "weights", "tosa"},
     "frontend": {"core", "contract", "weights", "tosa", "tunnel"},
     "runtime": {"core", "contract", "weights"},
-    "e2e": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", ""},
-    "tools": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", ""},
+    "e2e": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", "iree", ""},
+    # IREE as an engine: the reference runtime's boundary, weights and native binding, reused.
+    "iree": {"core", "contract", "weights", "runtime"},
+    "tools": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", "iree", ""},
 }
 # The package's own modules (the public API and `python -m tosa_custom`) sit
 # above the compiler layers; "" stands for them.

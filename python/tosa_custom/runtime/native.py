@@ -12,11 +12,19 @@ the runtime library's trampoline for the op's arity with the address of those
 structs baked in, and the trampoline calls the kernel's `run`: no Python per
 call. A failure is a status word the program reads after the compiled code
 returns (`ProgramStatus`), and becomes a KernelError naming the op.
+
+ABI version 2 (CONTRACT.md 11.1) adds what running a kernel on slices needs:
+`prepare` declares the op's parallel dims (`tck_split`, read back here as
+`NativeBinding.split`), `run` is re-entrant and takes sizes from the
+descriptors. Libraries built for version 1 still load: their `tck_call` is
+the same up to `error_capacity`, they see `abi_version` 1, and declare no
+split (they run whole).
 """
 
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
 import json
 import math
@@ -35,10 +43,12 @@ from ..contract.encoding import Operand
 __all__ = [
     "ABI_VERSION", "KernelLibrary", "KernelLibraryError", "NativeBinding", "ProgramStatus",
     "builtin_library", "compile_kernel_library", "include_dir", "kernel_libraries", "load_kernel_library",
-    "unload_kernel_library", "bind", "status_name",
+    "unload_kernel_library", "bind", "status_name", "Split", "ABI_VERSION_MIN", "MAX_PARALLEL",
 ]
 
-ABI_VERSION = 1
+ABI_VERSION = 2
+ABI_VERSION_MIN = 1  # the oldest library version still loaded (TCK_ABI_VERSION_MIN)
+MAX_PARALLEL = 3  # TCK_MAX_PARALLEL
 
 # Status codes (TCK_*).
 OK, ERROR, INVALID_ARGUMENT, UNSUPPORTED, DECLINE = 0, 1, 2, 3, 4
@@ -79,6 +89,11 @@ class Attr(ctypes.Structure):
                 ("ints", ctypes.POINTER(ctypes.c_int64)), ("floats", ctypes.POINTER(ctypes.c_double))]
 
 
+class SplitStruct(ctypes.Structure):
+    _fields_ = [("num_parallel", ctypes.c_int32), ("num_operands", ctypes.c_int32),
+                ("dims", ctypes.POINTER(ctypes.c_int32))]
+
+
 class Call(ctypes.Structure):
     _fields_ = [("abi_version", ctypes.c_uint32), ("struct_size", ctypes.c_uint32),
                 ("domain_name", ctypes.c_char_p), ("operator_name", ctypes.c_char_p),
@@ -86,7 +101,8 @@ class Call(ctypes.Structure):
                 ("num_inputs", ctypes.c_int32), ("num_outputs", ctypes.c_int32),
                 ("inputs", ctypes.POINTER(TensorType)), ("outputs", ctypes.POINTER(TensorType)),
                 ("num_attrs", ctypes.c_int32), ("attrs", ctypes.POINTER(Attr)),
-                ("state", ctypes.c_void_p), ("error", ctypes.c_void_p), ("error_capacity", ctypes.c_size_t)]
+                ("state", ctypes.c_void_p), ("error", ctypes.c_void_p), ("error_capacity", ctypes.c_size_t),
+                ("split", SplitStruct)]
 
 
 class Kernel(ctypes.Structure):
@@ -189,10 +205,11 @@ class KernelLibrary:
                 )
         version = self._dll.tosa_custom_kernel_abi_version
         version.restype = ctypes.c_uint32
-        if version() != ABI_VERSION:
+        self.version = version()
+        if not ABI_VERSION_MIN <= self.version <= ABI_VERSION:
             raise KernelLibraryError(
-                f"{path} was built for kernel ABI version {version()}; this runtime implements version "
-                f"{ABI_VERSION}: rebuild it against {include_dir() / 'tosa_custom_kernel.h'}"
+                f"{path} was built for kernel ABI version {self.version}; this runtime implements versions "
+                f"{ABI_VERSION_MIN} to {ABI_VERSION}: rebuild it against {include_dir() / 'tosa_custom_kernel.h'}"
             )
         self._lookup = self._dll.tosa_custom_kernel_lookup
         self._lookup.restype = ctypes.POINTER(Kernel)
@@ -397,11 +414,52 @@ def _json_attrs(text: str) -> list[tuple[str, Any]]:
 # --- One op bound to a native kernel.
 
 
+@dataclasses.dataclass(frozen=True)
+class Split:
+    """How a prepared op may be split (CONTRACT.md 11.6): `parallel` dims;
+    `dims[k][p]` is the dim of operand k (inputs, then outputs) sliced along
+    parallel dim p, or -1 (passed whole). No parallel dim: the op runs whole."""
+
+    parallel: int
+    dims: tuple[tuple[int, ...], ...]
+
+
+def _read_split(call: Call, site, make_error) -> Split:
+    """The split `prepare` declared, checked against the op's types: every
+    output sliced along every parallel dim, dims in range, sliced dims of
+    one parallel dim of equal static size."""
+    shapes = list(site.input_shapes) + list(site.output_shapes)
+    n = call.split.num_parallel
+    if n == 0:
+        return Split(0, tuple(() for _ in shapes))
+    if not 0 < n <= MAX_PARALLEL:
+        raise make_error(f"prepare declared {n} parallel dims; at most {MAX_PARALLEL}")
+    dims = tuple(tuple(call.split.dims[k * MAX_PARALLEL + p] for p in range(n)) for k in range(len(shapes)))
+    n_in = len(site.input_shapes)
+    for p in range(n):
+        sizes = set()
+        for k, shape in enumerate(shapes):
+            d = dims[k][p]
+            if d < 0 and k >= n_in:
+                raise make_error(f"prepare left output {k - n_in} whole along parallel dim {p}; every output "
+                                 "must be sliced along every parallel dim")
+            if d >= len(shape):
+                raise make_error(f"prepare sliced dim {d} of operand {k}, which has rank {len(shape)}")
+            if d >= 0 and shape[d] >= 0:
+                sizes.add(shape[d])
+        if len(sizes) > 1:
+            raise make_error(f"parallel dim {p} slices dims of different sizes {sorted(sizes)}")
+    return Split(n, dims)
+
+
 class NativeBinding:
     """The C structs of one op bound to a native kernel, prepared."""
 
-    def __init__(self, site, library: KernelLibrary, kernel: Kernel, site_struct: Site, keep: list):
+    def __init__(self, site, library: KernelLibrary, kernel: Kernel, site_struct: Site, keep: list,
+                 split: "Split | None" = None):
         self.site = site
+        # How the op may be split; None for a version-1 library (runs whole).
+        self.split = split
         self.library = library
         self.kernel = kernel
         self.struct = site_struct
@@ -472,6 +530,11 @@ def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True)
         c.inputs, c.outputs = inputs, outputs
         c.num_attrs, c.attrs = attrs.count, attrs.array
         c.error, c.error_capacity = ctypes.addressof(error), _ERROR_CAPACITY
+        c.abi_version = library.version  # a version-1 kernel sees the call it was built for
+        if library.version >= 2:
+            split_dims = (ctypes.c_int32 * max(len(types) * MAX_PARALLEL, 1))(*([-1] * (len(types) * MAX_PARALLEL)))
+            keep.append(split_dims)
+            c.split.num_operands, c.split.dims = len(types), split_dims
         s.run = kernel.run
         s.program = ctypes.pointer(status)
         s.output_bytes = output_bytes
@@ -483,5 +546,11 @@ def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True)
         if code != OK:
             raise make_error(f"native kernel in {library.path.name} refused it: {status_name(code)}: "
                              f"{binding.error_message}")
+        if library.version >= 2:
+            try:
+                binding.split = _read_split(c, site, make_error)
+            except BaseException:
+                binding.release()
+                raise
         return binding
     return None

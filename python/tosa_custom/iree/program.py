@@ -1,0 +1,241 @@
+"""`load(module)`: a tunneled TOSA program compiled by IREE for the CPU, each
+tosa.custom run by its native kernel inside IREE's multi-threaded runtime.
+
+The calling convention and the result semantics are the reference
+runtime's (`tosa_custom.runtime.load`), from the same code: the entry's
+signature and weight arguments (`runtime.weights.WeightSlots`: checking,
+swapping, state), and what each result is (`runtime.boundary.Boundary`:
+in-place write-back, buffer state, the model's structure). Only the engine
+differs: the module is bound (sites.py), rewritten by the dispatch pass,
+printed in generic form (IREE's MLIR parses it; torch-mlir's custom
+assembly of TOSA differs from IREE's) and compiled by IREE with
+`--iree-input-type=tosa`; the plugin is given to IREE's device by its flag,
+before the device exists.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import weakref
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from torch_mlir import ir
+
+from ..core import ir as _ir
+from ..core.diagnostics import CompileError, Diagnostic
+from ..core.passes import pipeline_text, run_pipeline
+from ..runtime import KernelError
+from ..runtime.boundary import Boundary
+from ..runtime.program import _SCALAR_TYPES, _spec
+from ..runtime.weights import WeightSlots
+from . import plugin as _plugin
+from .dispatch import DISPATCH_NATIVE
+from .sites import BoundSite, bind_sites, write_sites
+
+__all__ = ["Program", "load", "build", "parse_module", "COMPILE_FLAGS"]
+
+COMPILE_FLAGS = ("--iree-input-type=tosa", "--iree-hal-target-device=local",
+                 "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host")
+_PLUGIN_FLAG_SET = []
+
+
+def _iree():
+    try:
+        import iree.compiler.tools as compiler
+        import iree.runtime as runtime
+    except ImportError:  # pragma: no cover - optional dependency
+        raise ImportError("tosa_custom.iree needs IREE: pip install iree-base-compiler==3.13.0 "
+                          "iree-base-runtime==3.13.0") from None
+    return compiler, runtime
+
+
+def compile_to_vmfb(text: str) -> bytes:
+    """IREE's compile of the generic-form module, for the host CPU."""
+    compiler, _ = _iree()
+    try:
+        return compiler.compile_str(text, extra_args=list(COMPILE_FLAGS))
+    except compiler.CompilerToolError as e:
+        raise CompileError(f"iree-compile failed:\n{str(e)[-4000:]}", category="runtime-lowering-failed") from None
+
+
+def _device(threads: int | None):
+    """A CPU device whose loader knows the plugin: its flag is parsed once per
+    process, before the first device; `threads` is IREE's worker count
+    (1: the caller's thread, local-sync)."""
+    _, runtime = _iree()
+    if not _PLUGIN_FLAG_SET:
+        runtime.flags.parse_flags(f"--executable_plugin={_plugin.plugin_path()}")
+        _PLUGIN_FLAG_SET.append(True)
+    if threads == 1:
+        return runtime.get_device("local-sync", cache=False)
+    runtime.flags.parse_flags(f"--task_topology_group_count={threads or 0}")
+    return runtime.get_device("local-task", cache=False)
+
+
+class _DeviceWeights:
+    """The weight arguments as IREE device arrays: `WeightSlots` writes a
+    tensor here (load_weights, carried state), a call passes them all."""
+
+    def __init__(self, device, offset: int, count: int):
+        _, self._runtime = _iree()
+        self._device, self._offset = device, offset
+        self.arrays: list[Any] = [None] * count
+
+    def set(self, index: int, t: torch.Tensor) -> None:
+        array = np.ascontiguousarray(t.detach().cpu().numpy())
+        self.arrays[index - self._offset] = self._runtime.asdevicearray(self._device, array)
+
+
+def build(module: ir.Module) -> tuple[list[BoundSite], bytes]:
+    """Bind every tosa.custom to a native kernel, rewrite it into an IREE
+    dispatch, compile: the sites (their kernels prepared) and the vmfb."""
+    with module.context:
+        sites = bind_sites(module)
+        try:
+            run_pipeline(module, [DISPATCH_NATIVE], "the IREE dispatch of native kernels",
+                         category="runtime-lowering-failed")
+            text = module.operation.get_asm(print_generic_op_form=True, assume_verified=True)
+            return sites, compile_to_vmfb(text)
+        except BaseException:
+            for s in sites:
+                s.binding.release()
+            raise
+
+
+def _release(sites: list[BoundSite]) -> None:
+    for s in sites:
+        _plugin.release_site(s.id)
+        s.binding.release()
+
+
+class Program:
+    """A module compiled by IREE: call it with tensors, get tensors back."""
+
+    def __init__(self, module: ir.Module, entry: str | None = None, *, threads: int | None = None):
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads={threads}: expected a positive count, or None for IREE's default")
+        self.threads = threads
+        with module.context:
+            self._read_signature(module, entry)
+        self._sites, self.vmfb = build(module)
+        weakref.finalize(self, _release, self._sites)
+        self.pipeline = pipeline_text([DISPATCH_NATIVE])
+        self._workdir = tempfile.TemporaryDirectory(prefix="tosa_custom_iree_")
+        _plugin.load_sites(write_sites(self._sites, Path(self._workdir.name) / "sites.txt"))
+        _, runtime = _iree()
+        self._device = _device(threads)
+        config = runtime.Config(device=self._device)
+        self._context = runtime.SystemContext(config=config)
+        self._context.add_vm_module(runtime.VmModule.copy_buffer(config.vm_instance, self.vmfb))
+        self._fn = self._context.modules.module[self.entry]
+        self._device_weights = _DeviceWeights(self._device, len(self.input_specs), self._weights.count)
+        self._weights.attach(self._device_weights, len(self.input_specs))
+        self._weights.bind_defaults()
+
+    def _read_signature(self, module: ir.Module, entry: str | None) -> None:
+        funcs = _ir.public_functions(module, entry)
+        if len(funcs) != 1:
+            names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
+            raise ValueError(f"expected one public function to run, found {names or 'none'}; pass entry=")
+        func = funcs[0]
+        self.entry = ir.StringAttr(func.attributes["sym_name"]).value
+        ftype = _ir.function_type(func)
+        self._weights = WeightSlots.prepare(module, func)
+        n_inputs = len(ftype.inputs) - self._weights.count
+        self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs[:n_inputs])]
+        self.output_specs = [_spec(t, f"result #{i}") for i, t in enumerate(ftype.results)]
+        self._boundary = Boundary(func, self._weights.manifest.names)
+
+    @property
+    def custom_ops(self) -> list[str]:
+        return [s.site.operator_name for s in self._sites]
+
+    @property
+    def kernels(self) -> list[str]:
+        """Which native kernel runs each custom op: "native (library: kernel)"."""
+        return [s.description for s in self._sites]
+
+    # --- Weights (CONTRACT.md §10), as runtime.Program ---
+
+    def load_weights(self, weights) -> None:
+        self._weights.bind(self._weights.check(weights))
+
+    @property
+    def weights_manifest(self):
+        return self._weights.manifest
+
+    def state_dict(self) -> dict:
+        return self._weights.state_dict()
+
+    def reset_state(self) -> None:
+        self._weights.reset(slot for _, slot in self._boundary.state)
+
+    def _check_inputs(self, inputs: Sequence[Any]) -> list[np.ndarray]:
+        if len(inputs) != len(self.input_specs):
+            raise TypeError(f"{self.entry}() takes {len(self.input_specs)} inputs "
+                            f"({', '.join(s.describe() for s in self.input_specs)}), got {len(inputs)}")
+        arrays = []
+        for i, (x, spec) in enumerate(zip(inputs, self.input_specs)):
+            if isinstance(x, np.ndarray):
+                x = torch.from_numpy(x)
+            elif isinstance(x, (bool, int, float)) and spec.shape == () and type(x) is _SCALAR_TYPES.get(spec.dtype):
+                x = torch.tensor(x, dtype=spec.dtype)
+            if not isinstance(x, torch.Tensor):
+                raise TypeError(f"input #{i} is a {type(x).__name__}; expected a tensor {spec.describe()}")
+            if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
+                raise ValueError(f"input #{i} is {list(x.shape)} {str(x.dtype).replace('torch.', '')}; expected "
+                                 f"{spec.describe()}: shapes and dtypes are fixed at compile time")
+            arrays.append(np.ascontiguousarray(x.detach().cpu().numpy()))
+        return arrays
+
+    def __call__(self, *inputs):
+        self._boundary.check(inputs)
+        args = self._check_inputs(inputs)
+        if self._weights.count:
+            self._weights.require()
+            args += self._device_weights.arrays
+        _plugin.clear_error()
+        try:
+            results = self._fn(*args)
+        except RuntimeError as e:
+            status, message, site = _plugin.last_error()
+            if not status:
+                raise
+            ops = [s.site.operator_name for s in self._sites if s.id == site]
+            raise KernelError(message, op=ops[0] if ops else None) from e
+        results = list(results) if isinstance(results, (tuple, list)) else [results]
+        tensors = [torch.from_numpy(np.array(r.to_host() if hasattr(r, "to_host") else r)) for r in results]
+        return self._boundary.finish(inputs, tensors, self._weights)
+
+
+def parse_module(module) -> ir.Module:
+    if isinstance(module, ir.Module):
+        return module
+    if isinstance(module, (str, os.PathLike)):
+        text = Path(module).read_text() if os.path.isfile(module) else str(module)
+        try:
+            return ir.Module.parse(text, _ir.make_context())
+        except ir.MLIRError as e:
+            raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics],
+                               category="runtime-lowering-failed") from None
+    raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
+
+
+def load(module, entry: str | None = None, *, threads: int | None = None, weights=None) -> Program:
+    """A program run by IREE, each tosa.custom by its native kernel.
+
+    Same calling convention and results as `tosa_custom.runtime.load` (torch
+    or numpy inputs, the model's structure, in-place write-back, buffer
+    state); the module is consumed. `threads`: IREE's worker threads (None:
+    IREE's default, one per core; 1: the caller's thread). An op no native
+    kernel takes is refused (CompileError "no-kernel"): run it on the
+    reference runtime. `weights=` binds a module whose weights are arguments.
+    """
+    program = Program(parse_module(module), entry, threads=threads)
+    if weights is not None:
+        program.load_weights(weights)
+    return program

@@ -1,0 +1,156 @@
+"""Binding each tosa.custom to a native kernel for IREE, and the sites file
+the plugin (lib/iree_plugin.c) prepares the same calls from.
+
+The reference runtime's facts are reused, not repeated: call sites are found
+by `runtime.outline`, arguments decoded by the contract, and the kernel
+chosen and prepared by `runtime.native.bind` (the user's libraries newest
+first, then the built-in one, CONTRACT.md 11.3), which also reads the split
+the kernel declared. Each op then gets a process-wide site id and the two
+attributes the dispatch pass reads. The plugin cannot call Python, so the
+prepared call (types, decoded attributes, library) is written to a sites
+file in a format C reads in a few lines (lib/iree_plugin.c describes it),
+and the plugin prepares its own copy: in this process through ctypes, or
+from `$TOSA_CUSTOM_IREE_SITES` under `iree-run-module`.
+
+An op no native kernel takes cannot run in IREE (the plugin cannot call
+Python kernels): the load is refused, naming it and where it can run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import os
+import threading
+from pathlib import Path
+
+from torch_mlir import ir
+
+from ..contract.decode import custom_ops
+from ..contract.encoding import DOMAIN, ContractError, Operand, decode_attrs
+from ..core.diagnostics import CompileError
+from ..runtime import native
+from ..runtime.outline import CustomCallSite, find_custom_call_sites
+from .dispatch import SITE_ATTR, SPLIT_ATTR
+
+__all__ = ["BoundSite", "bind_sites", "write_sites", "SITES_FORMAT"]
+
+SITES_FORMAT = 1
+_IDS = itertools.count(1)
+_IDS_LOCK = threading.Lock()
+
+
+@dataclasses.dataclass
+class BoundSite:
+    """One tosa.custom, its process-wide id and its prepared native kernel."""
+
+    id: int
+    site: CustomCallSite
+    binding: native.NativeBinding
+
+    @property
+    def description(self) -> str:
+        return self.binding.description
+
+
+def _decode(site: CustomCallSite):
+    if site.domain_name != DOMAIN:
+        return None  # another domain's kernel reads implementation_attrs itself
+
+    def read(index: int, kind):
+        value = site.const_inputs[index]
+        return Operand(index, kind.name) if value is None else value
+
+    try:
+        return decode_attrs(site.operator_name, site.implementation_attrs, len(site.input_types), read,
+                            site.domain_name)
+    except ContractError as e:
+        raise CompileError(f"{site.location}: cannot decode {site.operator_name}: {e}", category="decode-failed",
+                           ops=[site.operator_name]) from None
+
+
+def _bind(site: CustomCallSite) -> native.NativeBinding:
+    def error(message: str) -> CompileError:
+        return CompileError(f"{site.location}: {site.domain_name}::{site.operator_name}: {message}",
+                            category="runtime-lowering-failed", ops=[site.operator_name])
+
+    try:
+        binding = native.bind(site, _decode(site), native.ProgramStatus(), error)
+    except native.KernelLibraryError as e:
+        raise error(str(e)) from None
+    if binding is None:
+        raise CompileError(
+            f"{site.location}: {site.domain_name}::{site.operator_name} has no native kernel "
+            f"(element types {', '.join(site.input_types)}), and IREE runs native kernels only: run this program "
+            "on the reference runtime (tosa_custom.runtime.load), which has Python kernels, or load a kernel "
+            "library for it (tosa_custom.runtime.load_kernel_library)",
+            category="no-kernel", ops=[site.operator_name])
+    return binding
+
+
+def bind_sites(module) -> list[BoundSite]:
+    """Bind every tosa.custom of `module` to a native kernel and mark it for
+    the dispatch pass; CompileError naming the first op that has none."""
+    op = getattr(module, "operation", module)
+    found = find_custom_call_sites(op)
+    bound = []
+    try:
+        for site in found:
+            binding = _bind(site)
+            with _IDS_LOCK:
+                bound.append(BoundSite(next(_IDS), site, binding))
+    except BaseException:
+        for b in bound:
+            b.binding.release()
+        raise
+    with op.context:
+        i64 = ir.IntegerType.get_signless(64)
+        for custom, b in zip(custom_ops(op), bound):
+            custom.attributes[SITE_ATTR] = ir.IntegerAttr.get(i64, b.id)
+            split = b.binding.split
+            if split is not None and split.parallel:
+                custom.attributes[SPLIT_ATTR] = ir.ArrayAttr.get(
+                    [ir.DenseI64ArrayAttr.get(list(d)) for d in split.dims])
+    return bound
+
+
+# --- The sites file (format: lib/iree_plugin.c).
+
+_INT_KINDS = (native.A_INT_LIST, native.A_BOOL_LIST, native.A_OPERAND_LIST)
+_FLOAT_KINDS = (native.A_FLOAT_LIST, native.A_COMPLEX)
+
+
+def _string(value: bytes | None) -> str:
+    text = (value or b"").decode("utf-8", errors="replace")
+    return f"{len(text.encode())}:{text}"
+
+
+def _attr(a: native.Attr) -> str:
+    ints = [a.ints[i] for i in range(a.count)] if a.kind in _INT_KINDS else []
+    floats = [a.floats[i] for i in range(a.count)] if a.kind in _FLOAT_KINDS else []
+    return " ".join([_string(a.name), str(a.kind), str(a.count), str(a.i), float(a.f).hex(), _string(a.s),
+                     str(len(ints)), *map(str, ints), str(len(floats)), *(float(f).hex() for f in floats)])
+
+
+def _site_record(b: BoundSite, library: str) -> str:
+    call = b.binding.struct.call
+    s = b.site
+    parts = ["site", str(b.id), _string(library.encode()), _string(s.domain_name.encode()),
+             _string(s.operator_name.encode()), _string(s.implementation_attrs.encode()),
+             _string(s.location.encode()), str(len(s.input_types)), str(len(s.output_types))]
+    types = [call.inputs[i] for i in range(call.num_inputs)] + [call.outputs[i] for i in range(call.num_outputs)]
+    for t in types:
+        parts += [str(t.element_type), str(t.rank), *(str(t.shape[d]) for d in range(t.rank))]
+    parts.append(str(call.num_attrs))
+    lines = [" ".join(parts)] + [_attr(call.attrs[i]) for i in range(call.num_attrs)]
+    return "\n".join(lines)
+
+
+def write_sites(sites: list[BoundSite], path: str | os.PathLike, libraries: dict[Path, str] | None = None) -> Path:
+    """Write the sites file; `libraries` maps a kernel library to the name
+    written for it (a saved program's copy beside the file), else its path."""
+    libraries = libraries or {}
+    records = [_site_record(b, libraries.get(b.binding.library.path, str(b.binding.library.path))) for b in sites]
+    Path(path).write_text(f"tosa_custom_iree_sites {SITES_FORMAT}\n" + "".join(r + "\n" for r in records),
+                          encoding="utf-8")
+    return Path(path)
