@@ -96,6 +96,71 @@ def AdaptiveMaxPool2dModule_basic():
     return nn.AdaptiveMaxPool2d((2, 2))
 
 
+_LARGER_STOCK = ("torch-mlir decomposes adaptive max pooling to a larger output into a max pool of stride 0, on "
+                 "which TorchToTosa divides by zero (SIGFPE): refused before the lowering")
+_INDICES_STOCK = "torch-mlir has no TOSA lowering for aten.max_pool2d_with_indices (adaptive max pooling's indices)"
+_UNEVEN = ("torch-mlir decomposes adaptive max pooling to an output size that does not divide the input only for "
+           "windows of one stride: otherwise it leaves torch.runtime.assert false ('only support cases with fixed "
+           "stride size'), which TorchToTosa cannot lower")
+_UNEVEN_AUTO = ("the decomposition's torch.runtime.assert false is not traced back to the adaptive pooling it "
+                "came from, so auto mode does not keep that op (issue 25 item 1: auto mode's feedback)")
+
+
+@case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY, xfail={"stock": _LARGER_STOCK})
+def AdaptiveMaxPool2dModule_larger_output():
+    """Output larger than the input: windows of one element, repeated (auto
+    mode used to crash the process probing the decomposition's max_pool2d)."""
+    return nn.AdaptiveMaxPool2d((16, 16))
+
+
+@case(inputs=randn_inputs(2, 3, 6, 8), family=FAMILY, xfail={"stock": _LARGER_STOCK})
+def AdaptiveMaxPool2dModule_larger_output_indices():
+    """One output dim larger, one smaller; the indices too."""
+    return nn.AdaptiveMaxPool2d((9, 4), return_indices=True)
+
+
+@case(inputs=randn_inputs(2, 3, 10), family=FAMILY, xfail={"stock": _LARGER_STOCK})
+def AdaptiveMaxPool1dModule_larger_output():
+    return nn.AdaptiveMaxPool1d(20)
+
+
+@case(inputs=randn_inputs(2, 3, 5), family=FAMILY, xfail={"stock": _LARGER_STOCK})
+def AdaptiveMaxPool1dModule_larger_output_indices():
+    return nn.AdaptiveMaxPool1d(7, return_indices=True)
+
+
+@case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY, xfail={"stock": _INDICES_STOCK})
+def AdaptiveMaxPool2dModule_indices():
+    return nn.AdaptiveMaxPool2d((4, 2), return_indices=True)
+
+
+@case(inputs=randn_inputs(1, 3, 7, 9), family=FAMILY, xfail={"stock": _INDICES_STOCK})
+def AdaptiveMaxPool2dModule_size_one():
+    """Output size 1 (a global max), on sizes no stride divides."""
+    return nn.AdaptiveMaxPool2d(1, return_indices=True)
+
+
+@case(inputs=randn_inputs(1, 3, 7, 9), family=FAMILY)
+def AdaptiveMaxPool2dModule_same_size():
+    return nn.AdaptiveMaxPool2d((7, 9))
+
+
+@case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY, xfail={"stock": _UNEVEN, "auto": _UNEVEN_AUTO})
+def AdaptiveMaxPool2dModule_non_divisible():
+    """8 -> 3: windows of 3 or 4 elements, overlapping."""
+    return nn.AdaptiveMaxPool2d((3, 3))
+
+
+@case(inputs=randn_inputs(2, 3, 10), family=FAMILY, xfail={"stock": _UNEVEN, "auto": _UNEVEN_AUTO})
+def AdaptiveMaxPool1dModule_non_divisible():
+    return nn.AdaptiveMaxPool1d(7, return_indices=True)
+
+
+@case(inputs=randn_inputs(2, 3, 10), family=FAMILY)
+def AdaptiveMaxPool1dModule_size_one():
+    return nn.AdaptiveMaxPool1d(1)
+
+
 @case(inputs=randn_inputs(2, 3, 10), family=FAMILY)
 def AdaptiveAvgPool1dModule_basic():
     return nn.AdaptiveAvgPool1d(5)

@@ -38,3 +38,89 @@ func.func @nonzero_0d(%arg0: !torch.vtensor<[],f32>) -> !torch.vtensor<[?,0],si6
   %0 = torch.aten.nonzero %arg0 : !torch.vtensor<[],f32> -> !torch.vtensor<[?,0],si64>
   return %0 : !torch.vtensor<[?,0],si64>
 }
+
+// -----
+
+// TorchToTosa's pooling lowerings divide the input size by the stride: a 0
+// (torch-mlir's decomposition of adaptive_max_pool2d to 16x16 from 8x8 makes
+// one) is a division by zero, SIGFPE (found by a third-party suite).
+func.func @max_pool2d_zero_stride(%arg0: !torch.vtensor<[1,3,8,8],f32>) -> !torch.vtensor<[1,3,16,16],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %kernel = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %padding = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %dilation = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  // expected-error @+1 {{TorchToTosa's lowering of max_pool2d divides the input size by the stride and crashes the process (SIGFPE, a division by zero) on stride [0, 0]}}
+  %0 = torch.aten.max_pool2d %arg0, %kernel, %stride, %padding, %dilation, %false : !torch.vtensor<[1,3,8,8],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool -> !torch.vtensor<[1,3,16,16],f32>
+  return %0 : !torch.vtensor<[1,3,16,16],f32>
+}
+
+// -----
+
+// One zero is enough, whatever the input's sizes (they need not be known).
+func.func @max_pool2d_one_zero_stride_dynamic(%arg0: !torch.vtensor<[?,3,?,8],f32>) -> !torch.vtensor<[?,3,?,16],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %kernel = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int1, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %padding = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %dilation = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  // expected-error @+1 {{on stride [1, 0]}}
+  %0 = torch.aten.max_pool2d %arg0, %kernel, %stride, %padding, %dilation, %false : !torch.vtensor<[?,3,?,8],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool -> !torch.vtensor<[?,3,?,16],f32>
+  return %0 : !torch.vtensor<[?,3,?,16],f32>
+}
+
+// -----
+
+// The 1-d max pool and the average pools share the division.
+func.func @max_pool1d_zero_stride(%arg0: !torch.vtensor<[2,3,10],f32>) -> !torch.vtensor<[2,3,20],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %kernel = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  %padding = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  %dilation = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  // expected-error @+1 {{TorchToTosa's lowering of max_pool1d divides the input size by the stride}}
+  %0 = torch.aten.max_pool1d %arg0, %kernel, %stride, %padding, %dilation, %false : !torch.vtensor<[2,3,10],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool -> !torch.vtensor<[2,3,20],f32>
+  return %0 : !torch.vtensor<[2,3,20],f32>
+}
+
+// -----
+
+func.func @avg_pool2d_zero_stride(%arg0: !torch.vtensor<[1,3,8,8],f32>) -> !torch.vtensor<[1,3,16,16],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %true = torch.constant.bool true
+  %none = torch.constant.none
+  %kernel = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %padding = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  // expected-error @+1 {{TorchToTosa's lowering of avg_pool2d divides the input size by the stride}}
+  %0 = torch.aten.avg_pool2d %arg0, %kernel, %stride, %padding, %false, %true, %none : !torch.vtensor<[1,3,8,8],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[1,3,16,16],f32>
+  return %0 : !torch.vtensor<[1,3,16,16],f32>
+}
+
+// -----
+
+// Strides above 0 lower; a stride list of another length than the pool's
+// rank is refused by TorchToTosa itself before it divides: both untouched.
+// CHECK-LABEL: func.func @max_pool2d_positive_or_short_stride(
+// CHECK-COUNT-2: torch.aten.max_pool2d %arg0
+func.func @max_pool2d_positive_or_short_stride(%arg0: !torch.vtensor<[1,3,8,8],f32>) -> (!torch.vtensor<[1,3,8,8],f32>, !torch.vtensor<[1,3,16,16],f32>) {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %kernel = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %ones = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %short = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
+  %padding = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %dilation = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.max_pool2d %arg0, %kernel, %ones, %padding, %dilation, %false : !torch.vtensor<[1,3,8,8],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool -> !torch.vtensor<[1,3,8,8],f32>
+  %1 = torch.aten.max_pool2d %arg0, %kernel, %short, %padding, %dilation, %false : !torch.vtensor<[1,3,8,8],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool -> !torch.vtensor<[1,3,16,16],f32>
+  return %0, %1 : !torch.vtensor<[1,3,8,8],f32>, !torch.vtensor<[1,3,16,16],f32>
+}

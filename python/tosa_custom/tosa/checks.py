@@ -14,7 +14,9 @@ from torch_mlir import ir
 
 from ..core import attrs as _attrs
 from ..core import builders as _b
+from ..core import dtypes as _dtypes
 from ..core import ir as _ir
+from ..core import torch_ir as _torch_ir
 from ..core.passes import Option, PassContext, parse_names, register_pass
 
 __all__ = [
@@ -128,24 +130,60 @@ def check_sign_semantics(module: ir.Operation, ctx: PassContext) -> None:
 
 
 # Upstream crashes (a signal, not a diagnostic) on valid torch IR, found by
-# the OpInfo suite and the pass fuzzer: stage -> op -> (when, what happens).
-# "contract": torch-mlir's lowering to the backend contract (unless the op is
-# kept: it then does not decompose it); "tosa": TorchToTosa.
+# the OpInfo suite, the fuzzers and a third-party suite: stage -> op -> (when,
+# what happens). "contract": torch-mlir's lowering to the backend contract, or
+# the TOSA lowering of what its decomposition makes of the op (unless the op is
+# kept: it then does not decompose it); "tosa": TorchToTosa. `when(op)` is
+# falsy, or true or a string that says which of the op's sizes crash it
+# (`{detail}` in the message; `{op}` is the op's name without "torch.aten.").
 def _zero_d_input(op) -> bool:
     return str(op.operands[0].type).startswith("!torch.vtensor<[],")
 
 
+def _zero_stride(op) -> str | None:
+    """TorchToTosa's pooling lowerings divide each spatial size by its stride
+    (an integer division: SIGFPE on 0). A stride list of another length than
+    the pool's rank is refused by the lowering before it divides."""
+    rank = int(op.name.partition("_pool")[2][0])  # torch.aten.max_pool2d -> 2
+    strides = _torch_ir.constant_list(op.operands[2])
+    return f"stride {strides}" if strides and len(strides) == rank and 0 in strides else None
+
+
+def _output_larger_than_input(op) -> str | None:
+    """torch-mlir decomposes adaptive max pooling into a max pool of stride
+    input size // output size: 0 where the output is the larger (a static
+    input size; a dynamic one makes a run-time stride TorchToTosa refuses)."""
+    shape, out = _dtypes.parse_vtensor(str(op.operands[0].type)), _torch_ir.constant_list(op.operands[1])
+    if shape is None or not out or len(shape[0]) < len(out):
+        return None
+    spatial = shape[0][-len(out):]
+    larger = any(i.isdigit() and isinstance(o, int) and o > int(i) for i, o in zip(spatial, out))
+    return f"{'x'.join(spatial)} -> {'x'.join(map(str, out))}" if larger else None
+
+
 _UPSAMPLE_0D = (_zero_d_input, "TorchToTosa's lowering of upsample_nearest2d crashes the process (a segmentation "
                 "fault) on a 0-d input; PyTorch needs a 4-d one")
+_POOL_ZERO_STRIDE = (_zero_stride, "TorchToTosa's lowering of {op} divides the input size by the stride and crashes "
+                     "the process (SIGFPE, a division by zero) on {detail}; PyTorch needs strides above 0 "
+                     "(torch-mlir's decomposition of adaptive_max_pool1d/2d makes a 0 where the output size exceeds "
+                     "the input size: keep that op as tosa.custom)")
+_ADAPTIVE_MAX_LARGER = (_output_larger_than_input, "torch-mlir decomposes {op} with an output size larger than its "
+                        "input ({detail}) into a max pool of stride 0 (input size // output size), on which "
+                        "TorchToTosa divides by zero and crashes the process (SIGFPE): keep the op as tosa.custom "
+                        "(backend_legal_ops=[\"aten.{op}\"], or \"auto\")")
 KNOWN_CRASHES = {
     "contract": {
         "torch.aten.nonzero": (_zero_d_input, "torch-mlir's decomposition of aten.nonzero crashes the process (a "
                                "segmentation fault) on a 0-d input, whose [N, 0] result no tosa.custom can carry "
                                "either (zero-size): give nonzero an input of rank 1 or more"),
+        "torch.aten.adaptive_max_pool1d": _ADAPTIVE_MAX_LARGER,
+        "torch.aten.adaptive_max_pool2d": _ADAPTIVE_MAX_LARGER,
     },
     "tosa": {
         "torch.aten.upsample_nearest2d": _UPSAMPLE_0D,
         "torch.aten.upsample_nearest2d.vec": _UPSAMPLE_0D,
+        **{f"torch.aten.{pool}": _POOL_ZERO_STRIDE
+           for pool in ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d")},
     },
 }
 
@@ -153,7 +191,10 @@ KNOWN_CRASHES = {
 def known_crash(op, stage: str) -> str | None:
     """Why `stage` would crash the process on this op, or None."""
     when, what = KNOWN_CRASHES[stage].get(op.name, (None, None))
-    return what if when is not None and when(op) else None
+    detail = when(op) if when is not None else None
+    if not detail:
+        return None
+    return what.format(op=op.name[len("torch.aten."):], detail=detail if isinstance(detail, str) else "")
 
 
 def _stage(text: str) -> str:
