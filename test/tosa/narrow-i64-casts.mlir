@@ -59,3 +59,106 @@ func.func @too_wide() -> tensor<1x2xi32> {
   %1 = tosa.cast %0 : (tensor<1x2xi64>) -> tensor<1x2xi32>
   return %1 : tensor<1x2xi32>
 }
+
+// -----
+
+// RoBERTa's positions: a cumsum of a 0/1 mask (made from the input ids),
+// lowered as pad, slice and add, is within [0, 4]: cast through i32.
+// CHECK-LABEL: func.func @mask_cumsum(
+// CHECK:         %[[S:.*]] = tosa.add
+// CHECK:         %[[N:.*]] = tosa.cast %[[S]] : (tensor<1x4xi64>) -> tensor<1x4xi32>
+// CHECK:         %[[F:.*]] = tosa.cast %[[N]] : (tensor<1x4xi32>) -> tensor<1x4xf32>
+// CHECK:         return %[[F]]
+func.func @mask_cumsum(%ids: tensor<1x4xi64>) -> tensor<1x4xf32> {
+  %pad_id = "tosa.const"() <{values = dense<1> : tensor<1x1xi64>}> : () -> tensor<1x1xi64>
+  %zero = "tosa.const"() <{values = dense<0> : tensor<1xi64>}> : () -> tensor<1xi64>
+  %padding = tosa.const_shape {values = dense<[0, 0, 1, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %start = tosa.const_shape {values = dense<[0, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %size = tosa.const_shape {values = dense<[1, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %0 = tosa.equal %ids, %pad_id : (tensor<1x4xi64>, tensor<1x1xi64>) -> tensor<1x4xi1>
+  %1 = tosa.logical_not %0 : (tensor<1x4xi1>) -> tensor<1x4xi1>
+  %2 = tosa.cast %1 : (tensor<1x4xi1>) -> tensor<1x4xi64>
+  %3 = tosa.pad %2, %padding, %zero : (tensor<1x4xi64>, !tosa.shape<4>, tensor<1xi64>) -> tensor<1x5xi64>
+  %4 = tosa.slice %3, %start, %size : (tensor<1x5xi64>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x4xi64>
+  %5 = tosa.add %2, %4 : (tensor<1x4xi64>, tensor<1x4xi64>) -> tensor<1x4xi64>
+  %6 = tosa.cast %5 : (tensor<1x4xi64>) -> tensor<1x4xf32>
+  return %6 : tensor<1x4xf32>
+}
+
+// -----
+
+// OPT's positions: a cumsum of f32 ones, minus one, truncated and cast to
+// i64: within [0, 3], so cast to i32 and widened.
+// CHECK-LABEL: func.func @ones_cumsum_to_i64(
+// CHECK:         %[[T:.*]] = tosa.select
+// CHECK:         %[[N:.*]] = tosa.cast %[[T]] : (tensor<1x4xf32>) -> tensor<1x4xi32>
+// CHECK:         %[[W:.*]] = tosa.cast %[[N]] : (tensor<1x4xi32>) -> tensor<1x4xi64>
+// CHECK:         return %[[W]]
+func.func @ones_cumsum_to_i64() -> tensor<1x4xi64> {
+  %ones = "tosa.const"() <{values = dense<1.0> : tensor<1x4xf32>}> : () -> tensor<1x4xf32>
+  %one = "tosa.const"() <{values = dense<1.0> : tensor<1x1xf32>}> : () -> tensor<1x1xf32>
+  %zero = "tosa.const"() <{values = dense<0.0> : tensor<1x1xf32>}> : () -> tensor<1x1xf32>
+  %pad = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %padding = tosa.const_shape {values = dense<[0, 0, 1, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %start = tosa.const_shape {values = dense<[0, 0]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %size = tosa.const_shape {values = dense<[1, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %0 = tosa.pad %ones, %padding, %pad : (tensor<1x4xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<1x5xf32>
+  %1 = tosa.slice %0, %start, %size : (tensor<1x5xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x4xf32>
+  %2 = tosa.add %ones, %1 : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %3 = tosa.sub %2, %one : (tensor<1x4xf32>, tensor<1x1xf32>) -> tensor<1x4xf32>
+  %4 = tosa.floor %3 : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  %5 = tosa.ceil %3 : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  %6 = tosa.greater %zero, %3 : (tensor<1x1xf32>, tensor<1x4xf32>) -> tensor<1x4xi1>
+  %7 = tosa.select %6, %5, %4 : (tensor<1x4xi1>, tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %8 = tosa.cast %7 : (tensor<1x4xf32>) -> tensor<1x4xi64>
+  return %8 : tensor<1x4xi64>
+}
+
+// -----
+
+// T5's buckets: |i - j| of two aranges, cast to f32 (bounded: narrowed), its
+// log truncated to i64, where log(0) = -inf: unbounded on the diagonal, but
+// the select reads the log's branch only where |i - j| >= 2, where it is
+// bounded: narrowed too.
+// CHECK-LABEL: func.func @select_drops_unbounded(
+// CHECK:         %[[A:.*]] = tosa.abs %{{.*}} : (tensor<3x3xi64>) -> tensor<3x3xi64>
+// CHECK:         %[[A32:.*]] = tosa.cast %[[A]] : (tensor<3x3xi64>) -> tensor<3x3xi32>
+// CHECK:         tosa.cast %[[A32]] : (tensor<3x3xi32>) -> tensor<3x3xf32>
+// CHECK:         %[[L:.*]] = tosa.floor
+// CHECK:         %[[L32:.*]] = tosa.cast %[[L]] : (tensor<3x3xf32>) -> tensor<3x3xi32>
+// CHECK:         %[[L64:.*]] = tosa.cast %[[L32]] : (tensor<3x3xi32>) -> tensor<3x3xi64>
+// CHECK:         tosa.select %{{.*}}, %[[A]], %[[L64]]
+func.func @select_drops_unbounded() -> tensor<3x3xi64> {
+  %row = "tosa.const"() <{values = dense<[[0], [1], [2]]> : tensor<3x1xi64>}> : () -> tensor<3x1xi64>
+  %col = "tosa.const"() <{values = dense<[[0, 1, 2]]> : tensor<1x3xi64>}> : () -> tensor<1x3xi64>
+  %two = "tosa.const"() <{values = dense<2> : tensor<1x1xi64>}> : () -> tensor<1x1xi64>
+  %0 = tosa.sub %col, %row : (tensor<1x3xi64>, tensor<3x1xi64>) -> tensor<3x3xi64>
+  %1 = tosa.abs %0 : (tensor<3x3xi64>) -> tensor<3x3xi64>
+  %2 = tosa.cast %1 : (tensor<3x3xi64>) -> tensor<3x3xf32>
+  %3 = tosa.log %2 : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  %4 = tosa.floor %3 : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  %5 = tosa.cast %4 : (tensor<3x3xf32>) -> tensor<3x3xi64>
+  %6 = tosa.greater %two, %1 : (tensor<1x1xi64>, tensor<3x3xi64>) -> tensor<3x3xi1>
+  %7 = tosa.select %6, %1, %5 : (tensor<3x3xi1>, tensor<3x3xi64>, tensor<3x3xi64>) -> tensor<3x3xi64>
+  return %7 : tensor<3x3xi64>
+}
+
+// -----
+
+// Refusals: the same log read where it is -inf (no select drops it), a float
+// argument (its range is unknown), and i64 arithmetic whose bounds leave i32.
+// CHECK-LABEL: func.func @unbounded_stays(
+// CHECK:         tosa.cast %{{.*}} : (tensor<3xf32>) -> tensor<3xi64>
+// CHECK:         tosa.cast %{{.*}} : (tensor<3xf32>) -> tensor<3xi64>
+// CHECK:         tosa.cast %{{.*}} : (tensor<3xi64>) -> tensor<3xf32>
+// CHECK-NOT:     xi32>
+func.func @unbounded_stays(%x: tensor<3xf32>) -> (tensor<3xi64>, tensor<3xi64>, tensor<3xf32>) {
+  %c = "tosa.const"() <{values = dense<[0.0, 1.0, 2.0]> : tensor<3xf32>}> : () -> tensor<3xf32>
+  %0 = tosa.log %c : (tensor<3xf32>) -> tensor<3xf32>
+  %1 = tosa.cast %0 : (tensor<3xf32>) -> tensor<3xi64>
+  %2 = tosa.cast %x : (tensor<3xf32>) -> tensor<3xi64>
+  %big = "tosa.const"() <{values = dense<[0, 1, 2147483647]> : tensor<3xi64>}> : () -> tensor<3xi64>
+  %3 = tosa.add %big, %big : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %4 = tosa.cast %3 : (tensor<3xi64>) -> tensor<3xf32>
+  return %1, %2, %4 : tensor<3xi64>, tensor<3xi64>, tensor<3xf32>
+}

@@ -52,3 +52,36 @@ func.func @resource_table(%i: tensor<1x3xi32>) -> tensor<1x3x1xi64> {
     }
   }
 #-}
+
+// -----
+
+// RoBERTa's token-type buffer: an i64 constant, tiled and reshaped before the
+// gather. Moves keep its values, which fit in i32.
+// CHECK-LABEL: func.func @moved_constant_table(
+// CHECK:         %[[T:.*]] = tosa.reshape
+// CHECK:         %[[N:.*]] = tosa.cast %[[T]] : (tensor<1x8x1xi64>) -> tensor<1x8x1xi32>
+// CHECK:         tosa.gather %[[N]], %{{.*}} : (tensor<1x8x1xi32>, tensor<1x3xi32>) -> tensor<1x3x1xi32>
+func.func @moved_constant_table(%i: tensor<1x3xi32>) -> tensor<1x3x1xi64> {
+  %c = "tosa.const"() <{values = dense<[[0, 0, 0, 1]]> : tensor<1x4xi64>}> : () -> tensor<1x4xi64>
+  %multiples = tosa.const_shape {values = dense<[2, 1]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %shape = tosa.const_shape {values = dense<[1, 8, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %0 = tosa.tile %c, %multiples : (tensor<1x4xi64>, !tosa.shape<2>) -> tensor<2x4xi64>
+  %1 = tosa.reshape %0, %shape : (tensor<2x4xi64>, !tosa.shape<3>) -> tensor<1x8x1xi64>
+  %2 = tosa.gather %1, %i : (tensor<1x8x1xi64>, tensor<1x3xi32>) -> tensor<1x3x1xi64>
+  return %2 : tensor<1x3x1xi64>
+}
+
+// -----
+
+// A table computed at run time from i32 values (topk's indices): it fits.
+// Doubled in i64 it may not: that gather stays.
+// CHECK-LABEL: func.func @computed_tables(
+// CHECK:         tosa.gather %{{.*}} : (tensor<1x8x1xi32>, tensor<1x3xi32>) -> tensor<1x3x1xi32>
+// CHECK:         tosa.gather %{{.*}} : (tensor<1x8x1xi64>, tensor<1x3xi32>) -> tensor<1x3x1xi64>
+func.func @computed_tables(%t: tensor<1x8x1xi32>, %i: tensor<1x3xi32>) -> (tensor<1x3x1xi64>, tensor<1x3x1xi64>) {
+  %0 = tosa.cast %t : (tensor<1x8x1xi32>) -> tensor<1x8x1xi64>
+  %1 = tosa.gather %0, %i : (tensor<1x8x1xi64>, tensor<1x3xi32>) -> tensor<1x3x1xi64>
+  %2 = tosa.add %0, %0 : (tensor<1x8x1xi64>, tensor<1x8x1xi64>) -> tensor<1x8x1xi64>
+  %3 = tosa.gather %2, %i : (tensor<1x8x1xi64>, tensor<1x3xi32>) -> tensor<1x3x1xi64>
+  return %1, %3 : tensor<1x3x1xi64>, tensor<1x3x1xi64>
+}
