@@ -1,0 +1,142 @@
+"""IREE with our native kernels against IREE on stock TOSA, the reference
+runtime and eager PyTorch, at 1 and 2 threads, in one run.
+
+Models: the example block (tosa_custom.tools.example, hidden 256, batch 4 x
+64 tokens) and a 4-layer BERT from `transformers` built offline from a
+random config (hidden 256, 4 heads, intermediate 1024, batch 2 x 128),
+layer_norm, softmax and gelu kept as tosa.custom for the first and the
+third engines, and compiled in stock mode for IREE stock.
+
+  iree+kernels  tosa_custom.iree.load(threads=n): IREE's code for the TOSA,
+                our native kernels for the kept ops, in IREE dispatches;
+  iree stock    the stock-mode TOSA compiled by IREE alone, same device;
+  reference     tosa_custom.runtime.load (single-threaded: one row);
+  eager         PyTorch with torch.set_num_threads(n).
+
+Each time is the median of 30 calls after 5 warm-up calls. Goals (reported,
+not enforced): iree+kernels within 1.1x of iree stock at the same thread
+count, and faster than eager at 2 threads. The machine may be shared: read
+the ratios, not the absolute numbers. Exit code 0 unless an answer differs
+from eager by more than 1e-3. Usage: `python benchmarks/iree.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+import warnings
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+# This file is called iree.py: its folder, first on sys.path, would shadow IREE's own package.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
+
+import numpy as np
+import torch
+
+import tosa_custom
+from tosa_custom import iree, runtime
+from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
+
+KEPT = ["aten.layer_norm", "aten.softmax.int", "aten.gelu"]
+
+
+def _median(fn, runs: int = 30, warmup: int = 5) -> float:
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _bert():
+    import transformers
+
+    torch.manual_seed(0)
+    config = transformers.BertConfig(hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
+                                     intermediate_size=1024, vocab_size=1000, max_position_embeddings=128,
+                                     hidden_act="gelu", attn_implementation="eager")
+    bert = transformers.BertModel(config).eval()
+    for m in bert.modules():
+        m._non_persistent_buffers_set.clear()
+
+    class Bert(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bert = bert
+
+        def forward(self, ids, mask):
+            return self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
+
+    ids = torch.randint(0, 1000, (2, 128), generator=torch.Generator().manual_seed(0))
+    return Bert().eval(), (ids, torch.ones(2, 128, dtype=torch.int64)), KEPT
+
+
+def _block():
+    torch.manual_seed(0)
+    return TransformerBlock(dim=256, heads=4).eval(), (torch.randn(4, 64, 256),), KEPT_OPS
+
+
+def _compile(model, args, ops):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tosa_custom.compile(model, args, backend_legal_ops=ops)
+
+
+class _Stock:
+    """The stock-mode TOSA run by IREE alone, on the device iree.load uses."""
+
+    def __init__(self, model, args, threads):
+        import iree.runtime as rt
+
+        from tosa_custom.iree.program import _device, compile_to_vmfb
+
+        module = _compile(model, args, None)
+        vmfb = compile_to_vmfb(module.operation.get_asm(print_generic_op_form=True))
+        config = rt.Config(device=_device(threads))
+        self.context = rt.SystemContext(config=config)
+        self.context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
+        self.fn = self.context.modules.module["forward"]
+        self.args = [a.numpy() for a in args]
+
+    def __call__(self):
+        return np.asarray(self.fn(*self.args).to_host())
+
+
+def main() -> int:
+    failed = False
+    rows = []
+    for name, make in (("example block", _block), ("BERT 4x256", _bert)):
+        model, args, ops = make()
+        with torch.no_grad():
+            expected = model(*args)
+        reference = runtime.load(_compile(model, args, ops))
+        t_ref = _median(lambda: reference(*args))
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            with torch.no_grad():
+                t_eager = _median(lambda: model(*args))
+            program = iree.load(_compile(model, args, ops), threads=threads)
+            error = float((program(*args) - expected).abs().max())
+            failed |= error > 1e-3
+            t_ours = _median(lambda: program(*args))
+            stock = _Stock(model, args, threads)
+            error_stock = float(np.abs(stock() - expected.numpy()).max())
+            t_stock = _median(stock)
+            rows.append((name, threads, t_ours, t_stock, t_ref, t_eager, error, error_stock))
+    print(f"{'model':<14} {'thr':>3} {'iree+kernels':>12} {'iree stock':>10} {'reference':>10} {'eager':>8} "
+          f"{'ours/stock':>10} {'ours/eager':>10} {'max err':>8}")
+    for name, threads, ours, stock, ref, eager, error, _ in rows:
+        print(f"{name:<14} {threads:>3} {ours * 1e3:>10.3f}ms {stock * 1e3:>8.3f}ms {ref * 1e3:>8.3f}ms "
+              f"{eager * 1e3:>6.3f}ms {ours / stock:>10.2f} {ours / eager:>10.2f} {error:>8.1e}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
