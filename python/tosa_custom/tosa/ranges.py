@@ -277,7 +277,10 @@ class Ranges:
             values = self._constant(value, op)
             return unbounded if values is None else _nan_unbounded(values, values)
         with np.errstate(all="ignore"):
-            found = _transfer(op, [self._bounds.get(o) for o in op.operands], shape)
+            try:
+                found = _transfer(op, [self._bounds.get(o) for o in op.operands], shape)
+            except (ValueError, IndexError, TypeError, AttributeError, KeyError):  # IR of another form than modelled
+                found = None
         if found is None:
             return unbounded
         lo, hi = _nan_unbounded(*(np.broadcast_to(b, shape).astype(np.float64) for b in found))
@@ -324,14 +327,19 @@ class Ranges:
         read = np.zeros(shape, dtype=bool)
         for use in value.uses:
             part = self._read_by(use.owner, use.operand_number, shape) if _traced(use.owner) else None
-            if part is None:
+            if part is None or part.shape != read.shape:
                 return None
             read |= part
         return read
 
     def _read_by(self, user, index: int, shape) -> np.ndarray | None:
         """The elements of `user`'s operand `index` (of `shape`) it reads."""
-        user = user.operation
+        try:
+            return self._operand_read(user.operation, index, shape)
+        except (ValueError, IndexError, TypeError):  # IR of another form than modelled: all of it
+            return None
+
+    def _operand_read(self, user, index: int, shape) -> np.ndarray | None:
         result = self._demand.get(user.results[0])
         if result is None:  # all of the result is read
             result_shape = _shape(user.results[0])
