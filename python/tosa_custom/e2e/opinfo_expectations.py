@@ -131,9 +131,6 @@ XFAIL: dict[str, dict[str, str]] = {
     },
     # Auto mode passes every sample stock or dummy passes except these (the full float32+int64 auto run).
     "auto": {
-        "stft/float32":
-            "lowering-failed: a complex value between two tunneled ops (view_as_complex) has no TOSA type; dummy "
-            "tunnels stft at import, before torch-mlir decomposes it",
         "linspace.tensor_overload":
             "lowering-failed: after auto tunnels empty.memory_format, the torch.vtensor.literal that fills it is "
             "left for TorchToTosa, which does not lower it",
