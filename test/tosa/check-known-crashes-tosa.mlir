@@ -124,3 +124,47 @@ func.func @max_pool2d_positive_or_short_stride(%arg0: !torch.vtensor<[1,3,8,8],f
   %1 = torch.aten.max_pool2d %arg0, %kernel, %short, %padding, %dilation, %false : !torch.vtensor<[1,3,8,8],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool -> !torch.vtensor<[1,3,16,16],f32>
   return %0, %1 : !torch.vtensor<[1,3,8,8],f32>, !torch.vtensor<[1,3,16,16],f32>
 }
+
+// -----
+
+// TorchToTosa computes arange.start_step's values at compile time:
+// floor((end - start) / step) + 1 of them, which an LLVM SmallVector cannot
+// hold beyond 2**32 - 1 (an abort; found by the pass fuzzer, seed 31337).
+func.func @arange_too_long() -> !torch.vtensor<[2,3],f32> {
+  %start = torch.constant.float -3.604534888576224e+16
+  %end = torch.constant.int -36276
+  %step = torch.constant.int 329017
+  %none = torch.constant.none
+  // expected-error @+1 {{TorchToTosa's lowering of arange.start_step builds its values at compile time and crashes the process on 109554670081 values from start -3.604534888576224e+16, end -36276, step 329017}}
+  %0 = torch.aten.arange.start_step %start, %end, %step, %none, %none, %none, %none : !torch.float, !torch.int, !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[2,3],f32>
+  return %0 : !torch.vtensor<[2,3],f32>
+}
+
+// -----
+
+// An integer step of 0 is an integer division by zero there (SIGFPE).
+func.func @arange_int_step_zero() -> !torch.vtensor<[?],si64> {
+  %int0 = torch.constant.int 0
+  %int10 = torch.constant.int 10
+  %none = torch.constant.none
+  // expected-error @+1 {{crashes the process on an integer step of 0 (a division by zero, SIGFPE)}}
+  %0 = torch.aten.arange.start_step %int0, %int10, %int0, %none, %none, %none, %none : !torch.int, !torch.int, !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[?],si64>
+  return %0 : !torch.vtensor<[?],si64>
+}
+
+// -----
+
+// A float among them makes the division a float one, which does not trap,
+// and a count that fits lowers: untouched.
+// CHECK-LABEL: func.func @arange_lowers(
+// CHECK-COUNT-2: torch.aten.arange.start_step
+func.func @arange_lowers() -> (!torch.vtensor<[?],f32>, !torch.vtensor<[5],si64>) {
+  %float0 = torch.constant.float 0.0
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int5 = torch.constant.int 5
+  %none = torch.constant.none
+  %0 = torch.aten.arange.start_step %float0, %int5, %int0, %none, %none, %none, %none : !torch.float, !torch.int, !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[?],f32>
+  %1 = torch.aten.arange.start_step %int0, %int5, %int1, %none, %none, %none, %none : !torch.int, !torch.int, !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[5],si64>
+  return %0, %1 : !torch.vtensor<[?],f32>, !torch.vtensor<[5],si64>
+}

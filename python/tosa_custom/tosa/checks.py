@@ -161,6 +161,27 @@ def _output_larger_than_input(op) -> str | None:
     return f"{'x'.join(spatial)} -> {'x'.join(map(str, out))}" if larger else None
 
 
+_SMALLVECTOR_MAX = 2**32 - 1  # LLVM's SmallVector counts in 32 bits: a larger size aborts the process
+
+
+def _arange_crash(op) -> str | None:
+    """TorchToTosa's arange.start_step computes its values at compile time:
+    floor((end - start) / step) + 1 of them, divided in integers when all
+    three are ints (SIGFPE on step 0), counted in a SmallVector (an abort
+    beyond 2**32 - 1)."""
+    values = [_torch_ir.constant(v) for v in op.operands[:3]]
+    if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
+        return None
+    start, end, step = values
+    if step == 0:
+        return "an integer step of 0 (a division by zero, SIGFPE)" if all(isinstance(v, int) for v in values) else None
+    count = (end - start) // step + 1
+    if count > _SMALLVECTOR_MAX:
+        return (f"{count:.0f} values from start {start}, end {end}, step {step}, beyond the 2**32 - 1 an LLVM "
+                "SmallVector holds (LLVM ERROR: SmallVector unable to grow, an abort)")
+    return None
+
+
 _UPSAMPLE_0D = (_zero_d_input, "TorchToTosa's lowering of upsample_nearest2d crashes the process (a segmentation "
                 "fault) on a 0-d input; PyTorch needs a 4-d one")
 _POOL_ZERO_STRIDE = (_zero_stride, "TorchToTosa's lowering of {op} divides the input size by the stride and crashes "
@@ -171,6 +192,9 @@ _ADAPTIVE_MAX_LARGER = (_output_larger_than_input, "torch-mlir decomposes {op} w
                         "input ({detail}) into a max pool of stride 0 (input size // output size), on which "
                         "TorchToTosa divides by zero and crashes the process (SIGFPE): keep the op as tosa.custom "
                         "(backend_legal_ops=[\"aten.{op}\"], or \"auto\")")
+_ARANGE = (_arange_crash, "TorchToTosa's lowering of arange.start_step builds its values at compile time and "
+           "crashes the process on {detail}: PyTorch refuses a step of 0, and a tensor that long could not be "
+           "allocated either")
 KNOWN_CRASHES = {
     "contract": {
         "torch.aten.nonzero": (_zero_d_input, "torch-mlir's decomposition of aten.nonzero crashes the process (a "
@@ -182,6 +206,7 @@ KNOWN_CRASHES = {
     "tosa": {
         "torch.aten.upsample_nearest2d": _UPSAMPLE_0D,
         "torch.aten.upsample_nearest2d.vec": _UPSAMPLE_0D,
+        "torch.aten.arange.start_step": _ARANGE,
         **{f"torch.aten.{pool}": _POOL_ZERO_STRIDE
            for pool in ("max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d")},
     },
