@@ -41,7 +41,7 @@ import re
 from hypothesis import strategies as st
 
 from ..outcome import CLEAN, CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _common
+from . import _common, _edges
 
 __all__ = ["strategy", "check"]
 
@@ -90,9 +90,38 @@ def strategy_(draw):
 
 
 def strategy():
-    return st.sampled_from(["mutate"] * 3 + ["inplace", "auto"]).flatmap(
+    return st.sampled_from(["mutate"] * 3 + ["inplace", "auto", "edge"]).flatmap(
         lambda kind: inplace_strategy_().map(_emit_inplace) if kind == "inplace"
+        else _edges.edge_case() if kind == "edge"
         else strategy_().map(_emit_text).map(lambda case: {**case, "kind": kind} if kind == "auto" else case))
+
+
+def _check_edge(case) -> Outcome:
+    """Edge sizes (_edges.py) the three ways compile() meets them, then the
+    lowering after the tunnel: any diagnostic is clean; the process must live."""
+    from torch_mlir import ir
+
+    from tosa_custom.core.diagnostics import DiagnosticLog
+    from tosa_custom.core.passes import build_pass_manager
+    from tosa_custom.tunnel.pipelines import after_tunnel
+
+    ctx = _common.context()
+    with ctx, ir.Location.unknown():
+        module = _parse(case["text"])
+        if isinstance(module, Outcome):
+            raise Defect("exception", f"the edge generator wrote IR that does not parse: {module.detail}\n"
+                                      f"{case['text']}")
+        log = DiagnosticLog().attach(ctx)
+        try:
+            build_pass_manager([*_edges.CASE_PIPELINES[case["pipeline"]], *after_tunnel()], log).run(module.operation)
+        except ir.MLIRError as e:
+            _no_internal_error(log, case["text"])
+            errors = [d.message for d in e.error_diagnostics] or [str(e)]
+            return Outcome(CLEAN, f"{case['pipeline']}: {errors[0][:150]}")
+        finally:
+            log.detach()
+        _no_internal_error(log, case["text"])
+    return Outcome(CORRECT, f"{case['pipeline']}: {case['op']} {case['sizes']}")
 
 
 # --------------------------------------------------------------------------
@@ -392,6 +421,8 @@ def check(case: dict) -> Outcome:
         return _check_inplace(case)
     if case.get("kind") == "auto":
         return _check_auto(case)
+    if case.get("kind") == "edge":
+        return _check_edge(case)
     if not case["mutations"]:
         return _valid(case)
     text = _mutate(case["text"], case["mutations"])

@@ -142,6 +142,19 @@ func.func @arange_too_long() -> !torch.vtensor<[2,3],f32> {
 
 // -----
 
+// It counts a span against a step of the other sign as well (the edge cases).
+func.func @arange_too_long_backwards() -> !torch.vtensor<[?],f32> {
+  %start = torch.constant.float 0.0
+  %end = torch.constant.float -3.6e16
+  %step = torch.constant.int 7
+  %none = torch.constant.none
+  // expected-error @+1 {{crashes the process on 5142857142857143 values from start 0.0, end -3.6e+16, step 7}}
+  %0 = torch.aten.arange.start_step %start, %end, %step, %none, %none, %none, %none : !torch.float, !torch.float, !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[?],f32>
+  return %0 : !torch.vtensor<[?],f32>
+}
+
+// -----
+
 // An integer step of 0 is an integer division by zero there (SIGFPE).
 func.func @arange_int_step_zero() -> !torch.vtensor<[?],si64> {
   %int0 = torch.constant.int 0
@@ -154,17 +167,31 @@ func.func @arange_int_step_zero() -> !torch.vtensor<[?],si64> {
 
 // -----
 
-// A float among them makes the division a float one, which does not trap,
-// and a count that fits lowers: untouched.
+// A float step of 0 makes an infinite count (out of memory, found by the
+// pass fuzzer's edge cases); PyTorch refuses any step of 0.
+func.func @arange_float_step_zero() -> !torch.vtensor<[?],f32> {
+  %int0 = torch.constant.int 0
+  %float0 = torch.constant.float 0.0
+  %end = torch.constant.float -3.6e16
+  %none = torch.constant.none
+  // expected-error @+1 {{crashes the process on a step of 0 (an infinite count: out of memory)}}
+  %0 = torch.aten.arange.start_step %int0, %end, %float0, %none, %none, %none, %none : !torch.int, !torch.float, !torch.float, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[?],f32>
+  return %0 : !torch.vtensor<[?],f32>
+}
+
+// -----
+
+// A count that fits lowers: untouched.
 // CHECK-LABEL: func.func @arange_lowers(
 // CHECK-COUNT-2: torch.aten.arange.start_step
-func.func @arange_lowers() -> (!torch.vtensor<[?],f32>, !torch.vtensor<[5],si64>) {
+func.func @arange_lowers() -> (!torch.vtensor<[10],f32>, !torch.vtensor<[5],si64>) {
   %float0 = torch.constant.float 0.0
+  %float05 = torch.constant.float 0.5
   %int0 = torch.constant.int 0
   %int1 = torch.constant.int 1
   %int5 = torch.constant.int 5
   %none = torch.constant.none
-  %0 = torch.aten.arange.start_step %float0, %int5, %int0, %none, %none, %none, %none : !torch.float, !torch.int, !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[?],f32>
+  %0 = torch.aten.arange.start_step %float0, %int5, %float05, %none, %none, %none, %none : !torch.float, !torch.int, !torch.float, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[10],f32>
   %1 = torch.aten.arange.start_step %int0, %int5, %int1, %none, %none, %none, %none : !torch.int, !torch.int, !torch.int, !torch.none, !torch.none, !torch.none, !torch.none -> !torch.vtensor<[5],si64>
-  return %0, %1 : !torch.vtensor<[?],f32>, !torch.vtensor<[5],si64>
+  return %0, %1 : !torch.vtensor<[10],f32>, !torch.vtensor<[5],si64>
 }

@@ -166,16 +166,18 @@ _SMALLVECTOR_MAX = 2**32 - 1  # LLVM's SmallVector counts in 32 bits: a larger s
 
 def _arange_crash(op) -> str | None:
     """TorchToTosa's arange.start_step computes its values at compile time:
-    floor((end - start) / step) + 1 of them, divided in integers when all
-    three are ints (SIGFPE on step 0), counted in a SmallVector (an abort
-    beyond 2**32 - 1)."""
+    floor(|end - start| / |step|) + 1 of them, divided in integers when all
+    three are ints (SIGFPE on step 0; a float 0 gives an infinite count that
+    ran out of memory), counted in a SmallVector (an abort beyond 2**32 - 1).
+    PyTorch refuses a step of 0 itself."""
     values = [_torch_ir.constant(v) for v in op.operands[:3]]
     if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in values):
         return None
     start, end, step = values
-    if step == 0:
-        return "an integer step of 0 (a division by zero, SIGFPE)" if all(isinstance(v, int) for v in values) else None
-    count = (end - start) // step + 1
+    if step == 0:  # a float 0 makes an infinite count, cast to an integer: no crash only by luck
+        return ("an integer step of 0 (a division by zero, SIGFPE)" if all(isinstance(v, int) for v in values)
+                else "a step of 0 (an infinite count: out of memory)")
+    count = abs(end - start) // abs(step) + 1  # it counts a span against a step of the other sign too
     if count > _SMALLVECTOR_MAX:
         return (f"{count:.0f} values from start {start}, end {end}, step {step}, beyond the 2**32 - 1 an LLVM "
                 "SmallVector holds (LLVM ERROR: SmallVector unable to grow, an abort)")
