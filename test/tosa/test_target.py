@@ -68,7 +68,7 @@ class _F64(torch.nn.Module):
 
 def test_f64_result_is_said_before_lowering():
     """No profile has f64 and no narrowing touches a result: said first, by
-    name, with fixes that help (test/frontend/test_boundary.py has the rest)."""
+    name, with fixes that help (test/frontend/test_boundary_types.py has the rest)."""
     with pytest.raises(tosa_custom.CompileError) as info:
         _compile(_F64(), (torch.randn(2, 3),))
     assert info.value.category == "no-tosa-profile" and "  result 0: float64" in str(info.value)

@@ -63,17 +63,22 @@ def compile_to_vmfb(text: str) -> bytes:
 
 
 def _device(threads: int | None):
-    """A CPU device whose loader knows the plugin: its flag is parsed once per
-    process, before the first device; `threads` is IREE's worker count
-    (1: the caller's thread, local-sync)."""
+    """A CPU device whose loader knows the plugin; `threads` is IREE's worker
+    count (1: the caller's thread, local-sync).
+
+    A driver reads the flags (the plugin, the topology) when it is created,
+    and `iree.runtime.get_device` reuses the driver cached by whoever asked
+    first in the process (a stock-TOSA program, say), which may predate the
+    plugin flag: so the driver is made here, after the flags."""
     _, runtime = _iree()
     if not _PLUGIN_FLAG_SET:
         runtime.flags.parse_flags(f"--executable_plugin={_plugin.plugin_path()}")
         _PLUGIN_FLAG_SET.append(True)
-    if threads == 1:
-        return runtime.get_device("local-sync", cache=False)
-    runtime.flags.parse_flags(f"--task_topology_group_count={threads or 0}")
-    return runtime.get_device("local-task", cache=False)
+    if threads != 1:
+        runtime.flags.parse_flags(f"--task_topology_group_count={threads or 0}")
+    from iree.runtime import _binding  # create_hal_driver: not re-exported by iree.runtime
+
+    return _binding.create_hal_driver("local-sync" if threads == 1 else "local-task").create_default_device()
 
 
 class _DeviceWeights:
