@@ -41,6 +41,12 @@ import tosa_custom
 from tosa_custom import iree, runtime
 from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 
+# `iree` is a namespace package: even last on sys.path, this folder's iree.py
+# would hide it, so the shared models are imported from the folder and it is dropped again.
+sys.path.append(_HERE)
+from _models import bert  # noqa: E402
+sys.path.remove(_HERE)
+
 KEPT = ["aten.layer_norm", "aten.softmax.int", "aten.gelu"]
 
 
@@ -56,26 +62,8 @@ def _median(fn, runs: int = 30, warmup: int = 5) -> float:
 
 
 def _bert():
-    import transformers
-
-    torch.manual_seed(0)
-    config = transformers.BertConfig(hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
-                                     intermediate_size=1024, vocab_size=1000, max_position_embeddings=128,
-                                     hidden_act="gelu", attn_implementation="eager")
-    bert = transformers.BertModel(config).eval()
-    for m in bert.modules():
-        m._non_persistent_buffers_set.clear()
-
-    class Bert(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.bert = bert
-
-        def forward(self, ids, mask):
-            return self.bert(input_ids=ids, attention_mask=mask).last_hidden_state
-
-    ids = torch.randint(0, 1000, (2, 128), generator=torch.Generator().manual_seed(0))
-    return Bert().eval(), (ids, torch.ones(2, 128, dtype=torch.int64)), KEPT
+    model, inputs = bert(layers=4, hidden=256, heads=4, intermediate=1024, seq=128)
+    return model, inputs, KEPT
 
 
 def _block():
