@@ -6,31 +6,21 @@ it. And a tosa.scatter whose indices may repeat is never left as TOSA."""
 
 from __future__ import annotations
 
-import warnings
 
 import pytest
 import torch
 import torch.nn.functional as F
 
-import tosa_custom
 from tosa_custom import runtime
 from tosa_custom.core.diagnostics import CompileError, Diagnostic
 from tosa_custom.e2e.modules import Fn
-from tosa_custom.frontend.compiler import CompileReport
 from tosa_custom.frontend.feedback import MAX_ROUNDS, Feedback
 from tosa_custom.tunnel.auto import STAGES
+from _compile import compile_with_report
 
 
 def _gen(seed=0):
     return torch.Generator().manual_seed(seed)
-
-
-def _compile(model, args, **kw):
-    report = CompileReport()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        module = tosa_custom.compile(model, args, report=report, **kw)
-    return module, report
 
 
 def _stages(report) -> dict[str, set[str]]:
@@ -52,8 +42,8 @@ def test_a_contract_failure_naming_no_op_tunnels_the_op_at_its_location():
     model = Fn(lambda x, w, b: torch.conv_tbc(x, w, b, 1))
     args = (torch.randn(7, 2, 4, generator=_gen()), torch.randn(3, 4, 5, generator=_gen(1)), torch.randn(5, generator=_gen(2)))
     with pytest.raises(CompileError, match="doesn't match function result type"):
-        _compile(model, args)
-    module, report = _compile(model, args, backend_legal_ops="auto")
+        compile_with_report(model, args)
+    module, report = compile_with_report(model, args, backend_legal_ops="auto")
     assert _stages(report) == {"torch.aten.conv_tbc": {"retry-contract"}}
     site = report.tunneled[0]
     assert site.category == "no-tosa-lowering" and site.reason.startswith(STAGES["retry-contract"])
@@ -71,7 +61,7 @@ def test_an_assert_left_for_torch_mlir_is_tunneled_after_the_lowering_fails():
         return x + n
 
     model, args = Fn(f), (torch.randn(5, 3, generator=_gen()), torch.tensor(2))
-    module, report = _compile(model, args, backend_legal_ops="auto")
+    module, report = compile_with_report(model, args, backend_legal_ops="auto")
     assert "retry-lowering" in _stages(report)["torch.aten._assert_scalar"]
     _matches_eager(module, model, args)
 
@@ -83,7 +73,7 @@ def test_constant_indices_known_unique_stay_tosa(indices, tunneled):
             return torch.index_put(x, (torch.tensor(indices),), v)
 
     model, args = ConstantIndices(), (torch.randn(4, 3, generator=_gen()), torch.randn(2, 3, generator=_gen(1)))
-    module, report = _compile(model, args, backend_legal_ops="auto")
+    module, report = compile_with_report(model, args, backend_legal_ops="auto")
     assert ("tosa.scatter" in str(module)) is not tunneled
     assert bool(report.tunneled) is tunneled
     if not tunneled:
@@ -95,10 +85,10 @@ def test_run_time_indices_that_may_repeat_are_tunneled():
     mode tunnels index_put, and the report says its tosa.scatter was why."""
     model = Fn(lambda x, i, v: torch.index_put(x, (i,), v))
     args = (torch.randn(6, 4, generator=_gen()), torch.tensor([1, 3, 1]), torch.randn(4, generator=_gen(1)).expand(3, 4))
-    stock, _ = _compile(model, args)
+    stock, _ = compile_with_report(model, args)
     with pytest.raises(runtime.KernelError, match="one row"):
         runtime.load(stock)(*args)
-    module, report = _compile(model, args, backend_legal_ops="auto")
+    module, report = compile_with_report(model, args, backend_legal_ops="auto")
     assert "tosa.scatter" not in str(module)
     assert {s.identifier: s.category for s in report.tunneled} == {"torch.aten.index_put": "wrong-lowering"}
     assert "tosa.scatter with indices that are not constants known unique" in report.tunneled[0].reason
@@ -109,9 +99,9 @@ def test_grid_sampler_casts_the_target_forbids_are_tunneled():
     model = Fn(lambda x, g: F.grid_sample(x, g, mode="bilinear", padding_mode="zeros", align_corners=False))
     args = (torch.randn(1, 2, 5, 6, generator=_gen()), torch.rand(1, 3, 4, 2, generator=_gen(1)) * 2 - 1)
     with pytest.raises(CompileError) as stock:
-        _compile(model, args)
+        compile_with_report(model, args)
     assert stock.value.category == "not-conformant"
-    module, report = _compile(model, args, backend_legal_ops="auto")
+    module, report = compile_with_report(model, args, backend_legal_ops="auto")
     assert report.tosa_target and report.tunneled
     assert all(s.category == "not-conformant" for s in report.tunneled)
     _matches_eager(module, model, args)

@@ -9,7 +9,6 @@ the torch op it came from and the fixes.
 from __future__ import annotations
 
 import os
-import warnings
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -22,16 +21,9 @@ from tosa_custom.e2e import Fn
 from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 from tosa_custom.tosa.target import TosaTarget, parse_target
 from _models import small_bert
+from _compile import compile_with_report
 
 PRO_FP = "profiles=pro_fp level=8k specification_version=1.0"
-
-
-def _compile(model, args, **kw):
-    report = tosa_custom.CompileReport()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        module = tosa_custom.compile(model, args, report=report, **kw)
-    return module, report
 
 
 def _bert():
@@ -42,7 +34,7 @@ def _bert():
 @pytest.mark.parametrize("ops", [None, KEPT_OPS], ids=["stock", "selective"])
 def test_example_block_validates_for_pro_fp(ops):
     torch.manual_seed(0)
-    module, report = _compile(TransformerBlock(dim=32, heads=4).eval(), (torch.randn(2, 8, 32),),
+    module, report = compile_with_report(TransformerBlock(dim=32, heads=4).eval(), (torch.randn(2, 8, 32),),
                               backend_legal_ops=ops)
     assert report.tosa_target == PRO_FP
     assert str(module.operation.attributes["tosa_custom.tosa_target"]) == f'"{PRO_FP}"'
@@ -54,7 +46,7 @@ def test_example_block_validates_for_pro_fp(ops):
                          ids=["stock", "selective"])
 def test_bert_validates_for_pro_fp(ops):
     model, args = _bert()
-    module, report = _compile(model, args, backend_legal_ops=ops)
+    module, report = compile_with_report(model, args, backend_legal_ops=ops)
     assert report.tosa_target == PRO_FP
     text = module.operation.get_asm(large_elements_limit=4)
     assert "f64" not in text
@@ -70,7 +62,7 @@ def test_f64_result_is_said_before_lowering():
     """No profile has f64 and no narrowing touches a result: said first, by
     name, with fixes that help (test/frontend/test_boundary_types.py has the rest)."""
     with pytest.raises(tosa_custom.CompileError) as info:
-        _compile(_F64(), (torch.randn(2, 3),))
+        compile_with_report(_F64(), (torch.randn(2, 3),))
     assert info.value.category == "no-tosa-profile" and "  result 0: float64" in str(info.value)
 
 
@@ -78,7 +70,7 @@ def test_not_conformant_names_every_op_rule_location_and_fix():
     """An i64 gather of a run-time table: every rejected op with its rule,
     its location in the model's source, the torch op and the fixes."""
     with pytest.raises(tosa_custom.CompileError) as info:
-        _compile(_Gather(), (torch.randint(0, 9, (2, 5)), torch.randint(0, 5, (2, 3))))
+        compile_with_report(_Gather(), (torch.randint(0, 9, (2, 5)), torch.randint(0, 5, (2, 3))))
     e = info.value
     text = str(e)
     assert e.category == "not-conformant" and e.ops == ("tosa.gather",)
@@ -91,7 +83,7 @@ def test_not_conformant_names_every_op_rule_location_and_fix():
 
 
 def test_none_skips_the_check_and_attaches_no_target():
-    module, report = _compile(_F64(), (torch.randn(2, 3),), tosa_target=None)
+    module, report = compile_with_report(_F64(), (torch.randn(2, 3),), tosa_target=None)
     assert report.tosa_target == ""
     assert "tosa_custom.tosa_target" not in module.operation.attributes
 
@@ -104,23 +96,23 @@ class _Gather(torch.nn.Module):
 def test_integer_model_gets_pro_int_and_an_i64_gather_of_an_input_is_named():
     args = (torch.randint(0, 9, (2, 5)), torch.randint(0, 5, (2, 3)))
     with pytest.raises(tosa_custom.CompileError) as info:
-        _compile(_Gather(), args)
+        compile_with_report(_Gather(), args)
     assert info.value.category == "not-conformant" and info.value.ops == ("tosa.gather",)
     assert "(profiles=pro_int " in str(info.value) and "lowered from torch.aten.gather" in str(info.value)
     # Kept as tosa.custom, the gather is the backend's business: the module validates.
-    _, report = _compile(_Gather(), args, backend_legal_ops=["aten.gather"])
+    _, report = compile_with_report(_Gather(), args, backend_legal_ops=["aten.gather"])
     assert report.tosa_target == "profiles=pro_int level=8k specification_version=1.0"
 
 
 def test_bf16_model_needs_the_bf16_extension():
     model = torch.nn.Linear(8, 4).to(torch.bfloat16)
-    _, report = _compile(model, (torch.randn(2, 8, dtype=torch.bfloat16),))
+    _, report = compile_with_report(model, (torch.randn(2, 8, dtype=torch.bfloat16),))
     assert report.tosa_target == "profiles=pro_fp extensions=bf16 level=8k specification_version=1.0"
 
 
 def test_float_model_with_int16_tensors_gets_pro_int_for_the_int16_extension():
     """EXT-INT16 extends pro_int: tosa-validate refuses it under pro_fp alone."""
-    module, report = _compile(Fn(lambda x, y: (x * 2, y.to(torch.int16))),
+    module, report = compile_with_report(Fn(lambda x, y: (x * 2, y.to(torch.int16))),
                               (torch.randn(2, 3), torch.randint(-9, 9, (2, 3), dtype=torch.int32)))
     assert report.tosa_target == "profiles=pro_int,pro_fp extensions=int16 level=8k specification_version=1.0"
 
@@ -130,10 +122,10 @@ def test_small_integer_arithmetic_and_positions_validate_after_the_rewrites():
     (narrow-i64-casts) and a Python float result (narrow-f64) all validate
     and compute what eager does."""
     a, b = torch.tensor([100, -100, 7], dtype=torch.int8), torch.tensor([100, -100, 9], dtype=torch.int8)
-    module, _ = _compile(Fn(lambda a, b: a + b), (a, b))
+    module, _ = compile_with_report(Fn(lambda a, b: a + b), (a, b))
     assert torch.equal(tosa_custom.runtime.load(module)(a, b), a + b)
     x = torch.randn(2, 4)
-    module, report = _compile(Fn(lambda x: (x + torch.arange(4.0), x.shape[1] / 8)), (x,))
+    module, report = compile_with_report(Fn(lambda x: (x + torch.arange(4.0), x.shape[1] / 8)), (x,))
     assert report.tosa_target == PRO_FP
     y, half = tosa_custom.runtime.load(module)(x)
     assert torch.allclose(y, x + torch.arange(4.0)) and half == 0.5 and type(half) is float
@@ -165,7 +157,7 @@ def test_bad_targets_are_refused_before_compiling(spec, message):
 
 
 def test_verbose_pipeline_ends_with_the_target(capsys):
-    _compile(torch.nn.Linear(4, 4), (torch.randn(2, 4),), verbose=True)
+    compile_with_report(torch.nn.Linear(4, 4), (torch.randn(2, 4),), verbose=True)
     pipeline = capsys.readouterr().out.split("==== pipeline")[1].splitlines()[1]
     assert pipeline.endswith(
         f"tosa-custom-verify-tosa, tosa-attach-target{{{PRO_FP}}}, tosa-validate, tosa-custom-record-target)")

@@ -8,7 +8,6 @@ mode (issue 16).
 
 from __future__ import annotations
 
-import warnings
 
 import pytest
 import torch
@@ -16,10 +15,10 @@ import torch.nn.functional as F
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.frontend.compiler import CompileReport
 from tosa_custom.core.diagnostics import CompileError
 from tosa_custom.e2e.modules import Fn
 from tosa_custom.tools.example import TransformerBlock
+from _compile import compile_with_report
 
 
 def _randn(*shape):
@@ -77,14 +76,6 @@ _CASES = {
 _STOCK_WRONG = {"negative_pad", "logcumsumexp"}
 
 
-def _compile(model, args, **kw):
-    report = CompileReport()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        module = tosa_custom.compile(model, args, report=report, **kw)
-    return module, report
-
-
 def _flat(value):
     return list(value) if isinstance(value, (tuple, list)) else [value]
 
@@ -94,12 +85,12 @@ def test_auto_tunnels_exactly_what_stock_cannot_lower(name):
     fn, args, expected = _CASES[name]
     model = fn.eval() if isinstance(fn, torch.nn.Module) else Fn(fn)
     if name in _STOCK_WRONG:  # stock mode computes something else
-        stock, _ = _compile(model, args)
+        stock, _ = compile_with_report(model, args)
         assert not torch.allclose(runtime.load(stock)(*args), model(*args))
     else:
         with pytest.raises(CompileError):  # stock mode stops on it
-            _compile(model, args)
-    module, report = _compile(model, args, backend_legal_ops="auto")
+            compile_with_report(model, args)
+    module, report = compile_with_report(model, args, backend_legal_ops="auto")
     tunneled = {site.identifier: site.category for site in report.tunneled}
     assert tunneled == expected
     assert all(site.reason for site in report.tunneled)
@@ -114,7 +105,7 @@ def test_a_python_number_result_of_a_tunneled_op():
     """item() as a Python float: Float.Tensor has no TOSA lowering; its f64
     result is outside TOSA 1.0, hence no target here."""
     model, args = Fn(lambda x: x.sum().item()), (_randn(3, 4),)
-    module, report = _compile(model, args, backend_legal_ops="auto", tosa_target=None)
+    module, report = compile_with_report(model, args, backend_legal_ops="auto", tosa_target=None)
     assert [(s.identifier, s.category) for s in report.tunneled] == [("torch.aten.Float.Tensor", _NONE)]
     result = runtime.load(module)(*args)
     assert type(result) is float and result == pytest.approx(model(*args), rel=1e-6)
@@ -123,15 +114,15 @@ def test_a_python_number_result_of_a_tunneled_op():
 def test_auto_with_nothing_to_tunnel_is_stock():
     torch.manual_seed(0)
     model, args = TransformerBlock(dim=16, heads=2).eval(), (torch.randn(1, 4, 16),)
-    stock, _ = _compile(model, args)
-    auto, report = _compile(model, args, backend_legal_ops="auto")
+    stock, _ = compile_with_report(model, args)
+    auto, report = compile_with_report(model, args, backend_legal_ops="auto")
     assert report.tunneled == []
     assert str(auto) == str(stock)
 
 
 def test_auto_keeps_the_listed_ops_and_adds_what_is_needed():
     model, args = Fn(lambda x, y: torch.atan2(torch.tanh(x), y).softmax(-1)), (_randn(3, 4), _randn(3, 4) + 1)
-    module, report = _compile(model, args, backend_legal_ops=["aten.tanh", "auto"])
+    module, report = compile_with_report(model, args, backend_legal_ops=["aten.tanh", "auto"])
     assert sorted((s.identifier, s.category) for s in report.tunneled) == [
         ("torch.aten.atan2", _NONE), ("torch.aten.tanh", "user-listed")]
     assert str(module).count("tosa_custom.tunneled") == 1  # what auto mode added says why; listed ops need not
@@ -143,9 +134,9 @@ def test_not_conformant_instances_are_tunneled_and_the_output_validates():
     TOSA 1.0 profile allows: stock fails the target check, auto tunnels it."""
     model, args = Fn(lambda x: torch.argmin(x, 1)), (torch.tensor([[3, 1, 2], [0, 5, -1]]),)
     with pytest.raises(CompileError) as stock:
-        _compile(model, args)
+        compile_with_report(model, args)
     assert stock.value.category == "not-conformant"
-    module, report = _compile(model, args, backend_legal_ops="auto")
+    module, report = compile_with_report(model, args, backend_legal_ops="auto")
     # torch-mlir made the min.dim from the model's argmin: the argmin is tunneled, as PyTorch wrote it.
     assert [(s.identifier, s.category) for s in report.tunneled] == [("torch.aten.argmin", "not-conformant")]
     assert report.tosa_target  # validated
@@ -153,7 +144,7 @@ def test_not_conformant_instances_are_tunneled_and_the_output_validates():
 
 
 def test_verbose_prints_each_tunneled_site(capsys):
-    _compile(Fn(lambda x: torch.atan2(x, x + 1)), (_randn(2, 3),), backend_legal_ops="auto", verbose=True)
+    compile_with_report(Fn(lambda x: torch.atan2(x, x + 1)), (_randn(2, 3),), backend_legal_ops="auto", verbose=True)
     out = capsys.readouterr().out
     assert "==== tunneled ops" in out
     assert "no-tosa-lowering: torch.aten.atan2 at " in out and "failed to legalize" in out
@@ -166,7 +157,7 @@ def test_auto_is_refused_where_tosa_custom_cannot_go():
 
 def test_tosa_target_none_tunnels_nothing_for_conformance():
     model, args = Fn(lambda x: torch.argmin(x, 1)), (torch.tensor([[3, 1, 2], [0, 5, -1]]),)
-    module, report = _compile(model, args, backend_legal_ops="auto", tosa_target=None)
+    module, report = compile_with_report(model, args, backend_legal_ops="auto", tosa_target=None)
     assert report.tunneled == [] and "tosa.custom" not in str(module)
 
 
@@ -175,8 +166,8 @@ def test_an_op_whose_decomposition_has_effects_is_kept_whole():
     check (with_effects) torch-mlir's FX importer cannot import."""
     model, args = Fn(torch.linalg.inv), (_randn(3, 3) + 3 * torch.eye(3),)
     with pytest.raises(CompileError, match="with_effects"):
-        _compile(model, args)
-    module, report = _compile(model, args, backend_legal_ops="auto")
+        compile_with_report(model, args)
+    module, report = compile_with_report(model, args, backend_legal_ops="auto")
     assert list(report.kept_from_decomposition) == ["torch.aten.linalg_inv"]
     assert [(s.identifier, s.category) for s in report.tunneled] == [("torch.aten.linalg_inv", _NONE)]
     torch.testing.assert_close(runtime.load(module)(*args), model(*args))
@@ -201,10 +192,10 @@ class _Gpt2Sdpa(torch.nn.Module):
 def test_a_failing_pytorch_decomposition_is_named_in_stock_and_kept_in_auto():
     model, args = _Gpt2Sdpa(), (torch.randint(0, 64, (2, 8), generator=torch.Generator().manual_seed(0)),)
     with pytest.raises(CompileError, match=r"decomposition of aten\.scaled_dot_product_attention fails") as stock:
-        _compile(model, args)
+        compile_with_report(model, args)
     assert stock.value.category == "decomposition-failed"
     assert list(stock.value.ops) == ["torch.aten.scaled_dot_product_attention"]
-    module, report = _compile(model, args, backend_legal_ops="auto")
+    module, report = compile_with_report(model, args, backend_legal_ops="auto")
     assert list(report.kept_from_decomposition) == ["torch.aten.scaled_dot_product_attention"]
     assert ("torch.aten.scaled_dot_product_attention", _NONE) in {(s.identifier, s.category) for s in report.tunneled}
     with torch.no_grad():
@@ -249,7 +240,7 @@ def test_four_index_select_calls_on_computed_indices():
 
     model = Fn(lambda a, b: torch.index_select(a, 1, i1()) * torch.index_select(b, 1, i2())
                - torch.index_select(a, 1, i2()) * torch.index_select(b, 1, i1()))
-    module, _ = _compile(model, (a, b), backend_legal_ops=["aten.index_select"], tosa_target=None)
+    module, _ = compile_with_report(model, (a, b), backend_legal_ops=["aten.index_select"], tosa_target=None)
     torch.testing.assert_close(runtime.load(module)(a, b), model(a, b))
 
 
@@ -258,7 +249,7 @@ def test_nonzero_of_a_0d_tensor_is_a_compile_error_not_a_crash(ops):
     """Found by the OpInfo suite: torch-mlir's decomposition of nonzero on a
     0-d input is a segmentation fault (tosa-custom-check-known-crashes)."""
     with pytest.raises(CompileError, match=r"decomposition of aten\.nonzero crashes the process") as e:
-        _compile(Fn(torch.nonzero), (torch.tensor(1.5),), backend_legal_ops=ops)
+        compile_with_report(Fn(torch.nonzero), (torch.tensor(1.5),), backend_legal_ops=ops)
     assert "torch.aten.nonzero" in e.value.ops
 
 
