@@ -102,10 +102,6 @@ _INDICES_STOCK = "torch-mlir has no TOSA lowering for aten.max_pool2d_with_indic
 _UNEVEN = ("torch-mlir decomposes adaptive max pooling to an output size that does not divide the input only for "
            "windows of one stride: otherwise it leaves torch.runtime.assert false ('only support cases with fixed "
            "stride size'), which TorchToTosa cannot lower")
-_UNEVEN_AUTO = ("the decomposition's torch.runtime.assert false is not traced back to the adaptive pooling it "
-                "came from, so auto mode does not keep that op (issue 25 item 1: auto mode's feedback)")
-
-
 @case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY, xfail={"stock": _LARGER_STOCK})
 def AdaptiveMaxPool2dModule_larger_output():
     """Output larger than the input: windows of one element, repeated (auto
@@ -145,13 +141,13 @@ def AdaptiveMaxPool2dModule_same_size():
     return nn.AdaptiveMaxPool2d((7, 9))
 
 
-@case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY, xfail={"stock": _UNEVEN, "auto": _UNEVEN_AUTO})
+@case(inputs=randn_inputs(1, 3, 8, 8), family=FAMILY, xfail={"stock": _UNEVEN})
 def AdaptiveMaxPool2dModule_non_divisible():
     """8 -> 3: windows of 3 or 4 elements, overlapping."""
     return nn.AdaptiveMaxPool2d((3, 3))
 
 
-@case(inputs=randn_inputs(2, 3, 10), family=FAMILY, xfail={"stock": _UNEVEN, "auto": _UNEVEN_AUTO})
+@case(inputs=randn_inputs(2, 3, 10), family=FAMILY, xfail={"stock": _UNEVEN})
 def AdaptiveMaxPool1dModule_non_divisible():
     return nn.AdaptiveMaxPool1d(7, return_indices=True)
 
