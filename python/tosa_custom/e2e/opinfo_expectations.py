@@ -129,14 +129,14 @@ XFAIL: dict[str, dict[str, str]] = {
         "unique_consecutive/int64":
             "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
     },
-    # Auto mode passes every sample stock or dummy passes except these (the full float32+int64 auto run).
+    # Auto mode passes every sample stock or dummy passes except these (float32 and int64, every sample
+    # of linspace and roll checked after the feedback from later stages landed).
     "auto": {
-        "linspace.tensor_overload":
-            "lowering-failed: after auto tunnels empty.memory_format, the torch.vtensor.literal that fills it is "
-            "left for TorchToTosa, which does not lower it",
-        "roll":
-            "lowering-failed: the zero-size slice torch-mlir decomposes this roll into has dynamic dims, so the "
-            "contract cannot carry it and no site is tunneled to redo roll as PyTorch wrote it",
+        # Dummy mode passes these: an open issue-25 gap (TorchToTosa's int64
+        # linspace rounds some steps off by one; auto does not see it as wrong).
+        **{f"linspace.tensor_overload/int64/{i}":
+           "numeric-mismatch: TorchToTosa's int64 linspace rounds some elements one off eager PyTorch's"
+           for i in (96, 97, 98, 105, 106, 107, 114, 115, 116, 132, 133, 134, 159, 160, 161)},
     },
 }
 
