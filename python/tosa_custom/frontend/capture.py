@@ -186,8 +186,29 @@ def _index_put_on_leading_dims(self, indices, values, accumulate=False):
     return out.movedim(front, list(range(lead, lead + k)))
 
 
+def _linspace_converting_ends(overload):
+    """linspace with a tensor start or end and an integer dtype, as eager
+    computes it: the ends converted to the dtype first (4.3 -> 4), then the
+    steps. PyTorch's decomposition steps from the float ends, so elements
+    land one off eager's (OpInfo linspace.tensor_overload int64); a float
+    dtype decomposes as PyTorch does."""
+    pytorch = get_decomposition_table()[overload]
+
+    def decompose(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=False):
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            start, end = (x.to(dtype) if isinstance(x, torch.Tensor) else int(x) for x in (start, end))
+        return pytorch(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+    return decompose
+
+
 # Ours, on top of torch-mlir's table (a listed op is left out of it too).
-_OUR_DECOMPOSITIONS = {torch.ops.aten.index_put.default: _index_put_on_leading_dims}
+_OUR_DECOMPOSITIONS = {
+    torch.ops.aten.index_put.default: _index_put_on_leading_dims,
+    **{o: _linspace_converting_ends(o) for o in (torch.ops.aten.linspace.Tensor_Tensor,
+                                                torch.ops.aten.linspace.Tensor_Scalar,
+                                                torch.ops.aten.linspace.Scalar_Tensor)},
+}
 
 
 def decomposition_table(selection: OpSelection, program=None) -> dict:
