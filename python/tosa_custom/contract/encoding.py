@@ -19,6 +19,7 @@ import torch
 from ..core import dtypes as _dtypes
 from ..core import schema as _schema
 from ..core.registry import Registry
+from .errors import ContractError
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -41,10 +42,6 @@ CONTRACT_VERSION = 2
 CARRIED_DTYPES = {d.name: d.torch for d in _dtypes.DTYPES if d.carrier}
 DOMAIN = "torch_mlir"
 ENCODINGS = ("json", "const")
-
-
-class ContractError(ValueError):
-    """An `implementation_attrs` (or a call) that the contract cannot represent."""
 
 
 @dataclasses.dataclass(frozen=True)
