@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import sympy
 import torch
 from torch_mlir import ir
 from torch_mlir.extras import fx_importer as _fx
 
+from ..contract import shapes as _shapes
 from ..core import attrs as _attrs
 from ..core.diagnostics import CompileError
 
@@ -71,29 +71,22 @@ def static_where_specialized(importer: _fx.FxImporter) -> _fx.FxImporter:
 # --------------------------------------------------------------------------
 
 
-def _dim_attr(d, names: set[str]) -> ir.Attribute:
+def _dim_attr(d) -> ir.Attribute:
     """One dim of `tosa_custom.shape`: an i64 when static, else the
     expression's text over the boundary's symbols."""
     value = dim_value(d)
     if value is not None:
         return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)
-    return ir.StringAttr.get(_expression_text(d.node.expr, names))
+    return ir.StringAttr.get(_expression_text(d.node.expr))
 
 
-def _expression_text(expr, names: set[str]) -> str:
-    """The §1 text of a torch sympy size expression: the shared parser's
-    `from_sympy` (contract/shapes.py) when present; a bare symbol otherwise."""
+def _expression_text(expr) -> str:
+    """The §1 text of a torch sympy size expression, over torch's own symbol names."""
     try:
-        from ..contract import shapes as _shapes
-    except ImportError:
-        _shapes = None
-    if _shapes is not None:
         return str(_shapes.from_sympy(expr, {s: s.name for s in expr.free_symbols}))
-    if all(a.is_Symbol or a.is_Integer for a in expr.atoms()) and all(
-            f.is_Add or f.is_Mul or f.is_Symbol or f.is_Integer for f in sympy.preorder_traversal(expr)):
-        return str(expr)  # sympy writes sums and products of symbols in §1's grammar
-    raise CompileError(f"an input or result dim of size {expr} cannot be written as a boundary expression by "
-                       "this build (contract/shapes.py missing)", category="compile-failed")
+    except _shapes.ShapeError as e:
+        raise CompileError(f"a dynamic input or result size ({expr}) cannot be written in the boundary's "
+                           f"grammar (CONTRACT.md §15.1): {e}", category="compile-failed") from None
 
 
 def _range(constraint) -> list[int]:
@@ -105,12 +98,12 @@ def _range(constraint) -> list[int]:
     return [max(bound(constraint.lower, 0), 0), min(bound(constraint.upper, INT64_MAX), INT64_MAX)]
 
 
-def _shape_attrs(vals, names: set[str]) -> dict[int, ir.Attribute]:
+def _shape_attrs(vals) -> dict[int, ir.Attribute]:
     """position -> `tosa_custom.shape` for each fake tensor with a symbolic dim."""
     found = {}
     for i, val in enumerate(vals):
         if isinstance(val, torch.Tensor) and any(dim_value(d) is None for d in val.shape):
-            found[i] = ir.ArrayAttr.get([_dim_attr(d, names) for d in val.shape])
+            found[i] = ir.ArrayAttr.get([_dim_attr(d) for d in val.shape])
     return found
 
 
@@ -148,5 +141,5 @@ def mark_boundary(func, program) -> None:
     ranges = {str(k): _range(v) for k, v in program.range_constraints.items() if str(k) in names}
     func.attributes[_attrs.SYMBOLS] = ir.DictAttr.get({
         name: ir.DenseI64ArrayAttr.get(ranges.get(name, [0, INT64_MAX])) for name in sorted(names)})
-    _add(func, "arg_attrs", len(ftype.inputs), _shape_attrs(inputs, names))
-    _add(func, "res_attrs", len(ftype.results), _shape_attrs(outputs, names))
+    _add(func, "arg_attrs", len(ftype.inputs), _shape_attrs(inputs))
+    _add(func, "res_attrs", len(ftype.results), _shape_attrs(outputs))
