@@ -76,6 +76,10 @@ class SizeExprs:
 
     def __init__(self, root: ir.Operation):
         self.bound: dict[ir.Value, list[_shapes.ShapeExpr]] = {}
+        self.ranges: dict[str, tuple[int, int]] = {  # symbol -> (min, max), as torch.export bounds it
+            ir.StringAttr(op.attributes["symbol_name"]).value: (ir.IntegerAttr(op.attributes["min_val"]).value,
+                                                                ir.IntegerAttr(op.attributes["max_val"]).value)
+            for op in _ir.collect_ops(root, lambda op: op.name == _SYMBOL)}
         for bind in _ir.collect_ops(root, lambda op: op.name == _BIND):
             names = [_symbol_name(v) for v in list(bind.operands)[1:]]
             if None in names:
@@ -236,7 +240,7 @@ def _result_sizes(op: ir.Operation, entries: list, shapes: Shapes) -> list | Non
     found = []
     for j, entry in enumerate(entries):
         expr = entry if isinstance(entry, int) else shapes.sizes.of_int(entry)
-        if not shapes.can(expr):
+        if not shapes.can(expr) or expr == -1:  # -1: the dim the view infers
             expr = shapes.sizes.dim(op.results[0], j)
         if not shapes.can(expr):
             return None
@@ -254,6 +258,10 @@ def _reshape_by_shape_ops(op: ir.Operation, entries: list, shapes: Shapes) -> bo
     _replace_by_builtin(op, _b.create("tosa.reshape", _builtin_type(op.results[0].type),
                                       [_to_builtin(op.operands[0]), shape]))
     return True
+
+
+def _dynamic_view(op: ir.Operation) -> bool:
+    return any(None in (_dims(v.type) or []) for v in (op.operands[0], op.results[0]))
 
 
 def _identity(op: ir.Operation, entries: list[int]) -> bool:
@@ -277,7 +285,7 @@ def resolve_size_lists(module: ir.Operation, ctx: PassContext) -> dict:
         if entries is None:
             continue
         unknown = [e for e in entries if not isinstance(e, int)]
-        if len(unknown) == 1 and op.name in _VIEWS:
+        if len(unknown) == 1 and op.name in _VIEWS and -1 not in entries:
             entries = [-1 if not isinstance(e, int) else e for e in entries]
             unknown = []
         if not unknown and op.name in _EXPANDS and _identity(op, entries):  # TorchToTosa refuses it on `?`
@@ -286,7 +294,11 @@ def resolve_size_lists(module: ir.Operation, ctx: PassContext) -> dict:
             done["identity"] += 1
             continue
         with ir.InsertionPoint(op), op.location:
-            if not unknown:
+            if not unknown and op.name in _VIEWS and _dynamic_view(op):  # TorchToTosa refuses views on `?`
+                _replace_by_builtin(op, _b.create("tosa.reshape", _builtin_type(op.results[0].type),
+                                                  [_to_builtin(op.operands[0]), _const_shape(entries)]))
+                done["minus-one"] += 1
+            elif not unknown:
                 op.operands[1] = _int_list(entries)
                 done["minus-one" if -1 in entries else "constant"] += 1
             elif op.name in _VIEWS and _reshape_by_shape_ops(op, entries, shapes):
