@@ -8,6 +8,7 @@ import json
 
 import pytest
 import torch
+from _tolerance import reduction_tolerance
 from torch_mlir import ir
 from torch_mlir.extras.fx_importer import FxImporter
 from torch_mlir.passmanager import PassManager
@@ -52,14 +53,14 @@ OPS = ["aten.softmax.int", "aten.cat", "aten.view", "aten.gelu", "aten.constant_
        "aten.slice.Tensor", "aten.layer_norm"]
 
 
-def _import(ctx, model, args, dynamic_shapes):
+def _import(ctx, model, args, dynamic_shapes, ops=None):
     ep = torch.export.export(model, args, dynamic_shapes=dynamic_shapes)
     ep = ep.run_decompositions({})
     importer = FxImporter(context=ctx)
     importer.import_frozen_program(ep, import_symbolic_shape_expressions=True)
     module = importer.module
     with ctx:
-        legal = ",".join(OPS)
+        legal = ",".join(ops or OPS)
         PassManager.parse(f"builtin.module(torch-lower-to-backend-contract{{backend-legal-ops={legal}}})").run(
             module.operation)
     return module
@@ -170,3 +171,66 @@ def test_decode_refuses_malformed_result_shapes(ctx, operands, results, result_s
     with pytest.raises(ContractError) as info:
         _decode(ctx, _custom(operands, results, result_shapes, version))
     assert message in str(info.value)
+
+
+# --- A consumer: results allocated from result_shapes, Python kernels ---------
+
+
+class Heads(torch.nn.Module):
+    """Each op on the inputs themselves, every activation dim dynamic."""
+
+    def forward(self, x, ids, table, q, k, v):
+        return (F.layer_norm(x, (16,)), F.rms_norm(x, (16,)), torch.softmax(x, 1), torch.log_softmax(x, -1),
+                F.gelu(x), F.silu(x), F.embedding(ids, table), F.scaled_dot_product_attention(q, k, v))
+
+
+HEAD_OPS = ["aten.layer_norm", "aten.rms_norm", "aten.softmax.int", "aten.log_softmax.int", "aten.gelu", "aten.silu",
+            "aten.embedding", "aten.scaled_dot_product_attention"]
+
+
+def test_python_kernels_fill_results_sized_by_result_shapes(ctx):
+    """What a consumer does with a dynamic tosa.custom: evaluate result_shapes
+    on the actual operands, allocate, call the kernel. The built-in Python
+    kernels (numpy ones and the generic torch one) take their sizes from the
+    tensors they are given, at every size, never from the IR's types."""
+    from tosa_custom.runtime.kernels import KernelCall, find_kernel, torch_kernel
+
+    b, t, s = Dim("b", min=1, max=16), Dim("t", min=2, max=64), Dim("s", min=2, max=64)
+    example = _heads_inputs(2, 5, 7)
+    module = _import(ctx, Heads(), example, ({0: b, 1: t}, {0: b, 1: t}, None, {0: b, 2: t}, {0: b, 2: s},
+                                             {0: b, 2: s}), HEAD_OPS)
+    with ctx:
+        result = convert_module(module.operation, PassOptions(",".join(HEAD_OPS)))
+        assert not result.skipped, result.skipped
+        customs = tosa_custom.custom_ops(module)
+        assert len(customs) == len(HEAD_OPS)
+        func = module.body.operations[0]
+        args = list(func.regions[0].blocks[0].arguments)
+        returned = list(func.regions[0].blocks[0].operations[-1].operands)
+        calls = []
+        for custom in customs:
+            decoded = decode(custom)
+            assert decoded.result_shapes is not None
+            operands = [args.index(v.owner.operands[0]) for v in custom.operands]
+            position = returned.index(next(u.owner for u in custom.results[0].uses).result)
+            kernel = find_kernel(custom.attributes["operator_name"].value, tosa_custom.DOMAIN, decoded)
+            calls.append((decoded, operands, position, kernel))
+        assert sum(kernel is not torch_kernel for _, _, _, kernel in calls) >= 6  # numpy kernels, not only torch
+    for sizes in [(1, 2, 2), (2, 5, 7), (3, 17, 9), (16, 64, 64)]:
+        inputs = _heads_inputs(*sizes)
+        eager = Heads()(*inputs)
+        for decoded, operands, position, kernel in calls:
+            values = [inputs[i] for i in operands]
+            shape = shapes.evaluate(decoded.result_shapes[0], dim=lambda k, i: values[k].shape[i])
+            assert shape == tuple(eager[position].shape)
+            out = torch.full(shape, float("nan"))
+            got = kernel(KernelCall(decoded, values, [out]))
+            got = out if got is None else got
+            torch.testing.assert_close(got, eager[position], **reduction_tolerance(64))
+
+
+def _heads_inputs(b, t, s):
+    g = torch.Generator().manual_seed(b * 100 + t)
+    return (torch.randn(b, t, 16, generator=g), torch.randint(0, 10, (b, t), generator=g),
+            torch.randn(10, 8, generator=g), torch.randn(b, 2, t, 8, generator=g), torch.randn(b, 2, s, 8, generator=g),
+            torch.randn(b, 2, s, 8, generator=g))
