@@ -1,4 +1,4 @@
-// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --convert-torch-backend-legal-to-tosa-custom="ops=aten.softmax.int,aten.cat,aten.gelu,aten.view,aten.zeros,aten.sum,aten.nonzero,aten.tanh" | FileCheck %s
+// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --convert-torch-backend-legal-to-tosa-custom="ops=aten.softmax.int,aten.cat,aten.gelu,aten.view,aten.zeros,aten.sum,aten.nonzero,aten.tanh,aten.slice.Tensor" | FileCheck %s
 
 // (aten.size.int is not selected: a size operand is read through it.)
 // CONTRACT.md §15.2: a tosa.custom with `?` result dims states each result's
@@ -118,4 +118,28 @@ func.func @unbound(%x: !torch.vtensor<[?,64],f32>) -> !torch.vtensor<[?,64],f32>
   // expected-warning@+1 {{torch.aten.tanh left unconverted [dynamic-result-shape]: result #0 of torch.aten.tanh has type tensor<?x64xf32> and no torch.bind_symbolic_shape says how big its ? dims are (import with import_symbolic_shape_expressions=True, as compile() does)}}
   %0 = torch.aten.tanh %x : !torch.vtensor<[?,64],f32> -> !torch.vtensor<[?,64],f32>
   return %0 : !torch.vtensor<[?,64],f32>
+}
+
+// -----
+
+// A symbol held only as c*s or s+c by an operand (a [64*s0] operand viewed
+// as [s0, 64], a [s1+2] one sliced [1:-1]): solved exactly from that dim.
+// CHECK-LABEL: func.func @solved(
+// CHECK:         tosa.custom {{.*}}\22result_shapes\22:[[\22dim(0,0)//64\22,64]],\22version\22:3}", operator_name = "torch.aten.view"}
+// CHECK:         tosa.custom {{.*}}\22result_shapes\22:[[\22dim(0,0)-2\22]],\22version\22:3}", operator_name = "torch.aten.slice.Tensor"}
+func.func @solved(%x: !torch.vtensor<[?],f32>, %y: !torch.vtensor<[?],f32>) -> (!torch.vtensor<[?,64],f32>, !torch.vtensor<[?],f32>) {
+  %s0 = torch.symbolic_int "s0" {min_val = 1, max_val = 64} : !torch.int
+  %s1 = torch.symbolic_int "s1" {min_val = 1, max_val = 64} : !torch.int
+  torch.bind_symbolic_shape %x, [%s0], affine_map<()[s0] -> (s0 * 64)> : !torch.vtensor<[?],f32>
+  torch.bind_symbolic_shape %y, [%s1], affine_map<()[s0] -> (s0 + 2)> : !torch.vtensor<[?],f32>
+  %int-1 = torch.constant.int -1
+  %int64 = torch.constant.int 64
+  %size = torch.prim.ListConstruct %int-1, %int64 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.view %x, %size : !torch.vtensor<[?],f32>, !torch.list<int> -> !torch.vtensor<[?,64],f32>
+  torch.bind_symbolic_shape %0, [%s0], affine_map<()[s0] -> (s0, 64)> : !torch.vtensor<[?,64],f32>
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %1 = torch.aten.slice.Tensor %y, %int0, %int1, %int-1, %int1 : !torch.vtensor<[?],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[?],f32>
+  torch.bind_symbolic_shape %1, [%s1], affine_map<()[s0] -> (s0)> : !torch.vtensor<[?],f32>
+  return %0, %1 : !torch.vtensor<[?,64],f32>, !torch.vtensor<[?],f32>
 }

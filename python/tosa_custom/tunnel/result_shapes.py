@@ -81,7 +81,25 @@ def _operand_sizes(sources: Sequence[ir.Value | None]) -> dict[str, _shapes.Shap
             size = _scalar_size(source)
             if size is not None and size.kind != "const":
                 found.setdefault(str(size), _shapes.value(k))
+    for size, held in list(found.items()):  # a symbol no operand holds bare, from c*s or s+c
+        inverted = _solve(_shapes.parse(size, symbols=True), held)
+        if inverted is not None:
+            found.setdefault(*inverted)
     return found
+
+
+def _solve(size: _shapes.ShapeExpr, held: _shapes.ShapeExpr) -> tuple[str, _shapes.ShapeExpr] | None:
+    """(symbol, its expression) when an operand holding `held` has the size
+    `c*s`, `s+c` or `s-c` (a view to [s, 64] of a [64*s] operand): exact, as
+    the size is that of the operand at every value of s."""
+    if size.kind not in ("mul", "add", "sub") or len(size.args) != 2:
+        return None
+    a, b = size.args
+    if size.kind == "mul" and a.kind == "const" and b.kind == "symbol" and a.value > 0:
+        return b.value, held // a.value
+    if size.kind in ("add", "sub") and a.kind == "symbol" and b.kind == "const":
+        return a.value, held - b.value if size.kind == "add" else held + b.value
+    return None
 
 
 def _over_operands(size: _shapes.ShapeExpr, found: dict[str, _shapes.ShapeExpr], what: str) -> _shapes.ShapeExpr:
