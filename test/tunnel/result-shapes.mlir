@@ -1,4 +1,4 @@
-// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --convert-torch-backend-legal-to-tosa-custom="ops=aten.softmax.int,aten.cat,aten.gelu,aten.view,aten.zeros,aten.sum,aten.nonzero,aten.tanh,aten.slice.Tensor" | FileCheck %s
+// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --convert-torch-backend-legal-to-tosa-custom="ops=aten.softmax.int,aten.cat,aten.gelu,aten.view,aten.zeros,aten.sum,aten.nonzero,aten.tanh,aten.slice.Tensor,aten.split.Tensor" | FileCheck %s
 
 // (aten.size.int is not selected: a size operand is read through it.)
 // CONTRACT.md §15.2: a tosa.custom with `?` result dims states each result's
@@ -142,4 +142,21 @@ func.func @solved(%x: !torch.vtensor<[?],f32>, %y: !torch.vtensor<[?],f32>) -> (
   %1 = torch.aten.slice.Tensor %y, %int0, %int1, %int-1, %int1 : !torch.vtensor<[?],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[?],f32>
   torch.bind_symbolic_shape %1, [%s1], affine_map<()[s0] -> (s0)> : !torch.vtensor<[?],f32>
   return %0, %1 : !torch.vtensor<[?,64],f32>, !torch.vtensor<[?],f32>
+}
+
+// -----
+
+// A list result unpacked: one entry per element, read from the unpacked values' bindings.
+// CHECK-LABEL: func.func @list_result(
+// CHECK:         tosa.custom {{.*}}\22result_shapes\22:[[\22dim(0,0)\22,4],[\22dim(0,0)\22,4]],\22version\22:3}", operator_name = "torch.aten.split.Tensor"} : (tensor<?x8xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
+func.func @list_result(%x: !torch.vtensor<[?,8],f32>) -> (!torch.vtensor<[?,4],f32>, !torch.vtensor<[?,4],f32>) {
+  %s0 = torch.symbolic_int "s0" {min_val = 1, max_val = 64} : !torch.int
+  torch.bind_symbolic_shape %x, [%s0], affine_map<()[s0] -> (s0, 8)> : !torch.vtensor<[?,8],f32>
+  %int4 = torch.constant.int 4
+  %int1 = torch.constant.int 1
+  %0 = torch.aten.split.Tensor %x, %int4, %int1 : !torch.vtensor<[?,8],f32>, !torch.int, !torch.int -> !torch.list<vtensor>
+  %1:2 = torch.prim.ListUnpack %0 : !torch.list<vtensor> -> !torch.vtensor<[?,4],f32>, !torch.vtensor<[?,4],f32>
+  torch.bind_symbolic_shape %1#0, [%s0], affine_map<()[s0] -> (s0, 4)> : !torch.vtensor<[?,4],f32>
+  torch.bind_symbolic_shape %1#1, [%s0], affine_map<()[s0] -> (s0, 4)> : !torch.vtensor<[?,4],f32>
+  return %1#0, %1#1 : !torch.vtensor<[?,4],f32>, !torch.vtensor<[?,4],f32>
 }
