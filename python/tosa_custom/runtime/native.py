@@ -19,6 +19,11 @@ ABI version 2 (CONTRACT.md 11.1) adds what running a kernel on slices needs:
 descriptors. Libraries built for version 1 still load: their `tck_call` is
 the same up to `error_capacity`, they see `abi_version` 1, and declare no
 split (they run whole).
+
+Dynamic shapes (CONTRACT.md 15): a site dim known only at run time (None in
+`CustomCallSite` shapes) is TCK_DYNAMIC at prepare; each call's sizes are in
+its descriptors, so one prepare serves every size, and a failed call's
+outputs are zeroed by those sizes (lib/runtime.c), not by sizes fixed at load.
 """
 
 from __future__ import annotations
