@@ -203,6 +203,63 @@ def test_kernel_error_reaches_the_caller_naming_the_op(fixture_library):
     torch.testing.assert_close(program(x.abs()), x.abs().sqrt())  # the program stays usable
 
 
+_RENDEZVOUS = """
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.custom %a {domain_name = "acme", implementation_attrs = "", operator_name = "rendezvous_fail"} : (tensor<4xf32>) -> tensor<4xf32> loc(WHERE)
+  return %0 : tensor<4xf32>
+}"""
+
+
+@pytest.fixture
+def rendezvous_library(tmp_path):
+    so = native.compile_kernel_library([Path(__file__).with_name("fixture_rendezvous.c")], tmp_path / "librdv.so")
+    library = runtime.load_kernel_library(so)
+    yield library
+    native.unload_kernel_library(library)
+
+
+def _failure(program, x):
+    try:
+        program(x)
+    except runtime.KernelError as e:
+        return e
+    return None
+
+
+def test_failures_of_concurrent_calls_each_name_their_own_op(rendezvous_library):
+    """Two programs called from two threads fail at the same time (the
+    fixture's kernel fails only once the other call has arrived): each
+    KernelError names its own location and input, not the other's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    wheres = ['"first.py":1:1', '"second.py":22:2']
+    programs = [iree.load(_RENDEZVOUS.replace("WHERE", w), threads=2) for w in wheres]
+    for _ in range(3):
+        with ThreadPoolExecutor(2) as pool:
+            errors = list(pool.map(_failure, programs, [torch.full((4,), 1.0), torch.full((4,), 2.0)]))
+        for error, where, value in zip(errors, wheres, ("1", "2")):
+            assert error is not None and error.op == "rendezvous_fail"
+            assert f"at loc({where}) failed" in str(error) and f"first element {value}" in str(error), str(error)
+
+
+def test_failing_calls_of_one_program_from_two_threads(fixture_library):
+    """One program, two threads, each call failing on its own element: the
+    calls take turns (an IREE context runs one call at a time) and each
+    error names its own element."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    program = iree.load(_CHECKED_SQRT, threads=2)
+    inputs = []
+    for i in range(8):
+        x = torch.rand(4, 8)
+        x.view(-1)[i] = -1.0
+        inputs.append(x)
+    with ThreadPoolExecutor(2) as pool:
+        errors = list(pool.map(lambda x: _failure(program, x), inputs))
+    for i, error in enumerate(errors):
+        assert error is not None and f"element {i} is negative" in str(error), str(error)
+
+
 def test_saved_artifact_runs_with_iree_run_module(tmp_path):
     """save() writes a directory iree-run-module runs without Python: the
     line it returns, run in a fresh environment, prints eager's result."""
