@@ -150,6 +150,27 @@ def test_in_place_updates_and_state(weights):
     assert not program.state_dict()["total"].any()
 
 
+class _Dtypes(torch.nn.Module):
+    """A 0-d input, uint8 in and out, bfloat16 in and out, beside a kept gelu."""
+
+    def forward(self, scale, small, half, x):
+        return F.gelu(x) * scale, small + 3, (half * 2).exp()
+
+
+def test_zero_rank_uint8_and_bfloat16_at_the_boundary():
+    """IREE takes and returns these as the signature carries them (uint8 on
+    i8, bfloat16 as ml_dtypes'); the program gives back eager's dtypes."""
+    args = (torch.tensor(1.5), torch.tensor([250, 1, 7], dtype=torch.uint8),
+            torch.randn(2, 3).to(torch.bfloat16), torch.randn(2, 8))
+    program = iree.load(_compile(_Dtypes(), args, ["aten.gelu"]), threads=2)
+    assert [s.dtype for s in program.input_specs] == [torch.float32, torch.uint8, torch.bfloat16, torch.float32]
+    got, expected = program(*args), _Dtypes()(*args)
+    assert [t.dtype for t in got] == [torch.float32, torch.uint8, torch.bfloat16]
+    torch.testing.assert_close(got[0], expected[0], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(got[1], expected[1], rtol=0, atol=0)  # 253, 4, 10: wraps as eager's would
+    torch.testing.assert_close(got[2], expected[2], rtol=1.6e-2, atol=1e-2)  # bfloat16's 8-bit mantissa
+
+
 def test_weights_as_arguments_swap_without_recompiling():
     torch.manual_seed(0)
     model, x = TransformerBlock(dim=32, heads=2), torch.randn(2, 8, 32)

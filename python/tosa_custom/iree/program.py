@@ -54,10 +54,15 @@ _INVOCATIONS = itertools.count(1)
 
 
 def host_array(t: torch.Tensor) -> np.ndarray:
-    """A C-contiguous numpy view or copy of `t` for IREE, keeping its rank
-    (np.ascontiguousarray makes a 0-d array 1-d, which IREE refuses);
-    bfloat16, which numpy lacks, as ml_dtypes' (IREE's own)."""
+    """A C-contiguous numpy view or copy of `t` as the TOSA signature
+    carries it (uint8 as i8, complex as real pairs: CONTRACT.md 3.5),
+    keeping its rank (np.ascontiguousarray makes a 0-d array 1-d, which IREE
+    refuses); bfloat16, which numpy lacks, as ml_dtypes' (IREE's own)."""
     t = t.detach().cpu()
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    if t.dtype == torch.uint8:
+        t = t.view(torch.int8)
     if t.dtype == torch.bfloat16:
         import ml_dtypes  # IREE's runtime depends on it
 
@@ -244,8 +249,7 @@ class Program:
             if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
                 raise ValueError(f"input #{i} is {list(x.shape)} {str(x.dtype).replace('torch.', '')}; expected "
                                  f"{spec.describe()}: shapes and dtypes are fixed at compile time")
-            x = torch.view_as_real(x) if x.is_complex() else x  # as the signature carries them
-            arrays.append(host_array(x.view(torch.int8) if x.dtype == torch.uint8 else x))
+            arrays.append(host_array(x))
         return arrays
 
     def __call__(self, *inputs):
