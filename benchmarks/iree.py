@@ -20,7 +20,18 @@ time at 2 threads depends on what else runs, the CPU time much less). The
 measured calls: it shows that eager and IREE do run on n threads (IREE's
 workers, the caller waiting). The load average is printed before and after.
 Goals (reported, not enforced): iree+kernels within 1.1x of iree stock at
-the same thread count, and faster than eager at 2 threads. Exit code 0
+the same thread count, and faster than eager at 2 threads.
+
+What the 2-thread rows depend on (measured on a 2-core host): IREE runs n
+workers plus the caller, which waits in IREE's semaphore wait and, once
+woken, spins until the signalling worker's callback returns (1.6-1.8 ms of
+the caller's CPU per call of the example block, stock IREE as well); a
+core taken by another process leaves both workers one core (CPU time =
+wall time); eager's OpenMP team then slows down far more (a waiting
+barrier). Pinned workers (`--task_topology_max_group_count`) measured
+slower than unpinned ones (`--task_topology_group_count`, which
+`tosa_custom.iree` uses). One submission per call, ~20 dispatches, as many
+as stock IREE. Exit code 0
 unless an answer differs from eager by more than 1e-3. Usage:
 `python benchmarks/iree.py`.
 """
