@@ -200,13 +200,16 @@ def build(run) -> dict[str, Any]:
 
 
 def _by_executor(results: list[CaseResult]) -> dict[str, Any]:
-    """Per executor, the cases it ran by status, and the cases IREE refused
-    at load by design (runner.REFUSALS), by category, with the ops that had
-    no native kernel."""
+    """Per executor, the cases it ran by status, those that stopped before
+    reaching it (compile), and the cases IREE refused at load by design
+    (runner.REFUSALS), by category, with the ops that had no native kernel."""
     out: dict[str, Any] = {}
     for r in results:
-        entry = out.setdefault(r.executor, {"ran": {}, "refused": {}, "refused_ops": collections.Counter()})
-        if r.refused:
+        entry = out.setdefault(r.executor, {"ran": {}, "not_reached": 0, "refused": {},
+                                            "refused_ops": collections.Counter()})
+        if "load" not in r.timings:
+            entry["not_reached"] += 1
+        elif r.refused:
             entry["refused"][r.category] = entry["refused"].get(r.category, 0) + 1
             entry["refused_ops"].update(set(r.failing_ops) if r.category == "no-kernel" else ())
         else:
@@ -217,9 +220,11 @@ def _by_executor(results: list[CaseResult]) -> dict[str, Any]:
 
 
 def _executor_line(executor: str, entry: dict) -> str:
-    """`on iree: 300 ran (290 pass, 10 xfail); refused at load: 120 no-kernel (torch.aten.atan2 (3), ...), 9
-    not-conformant`."""
+    """`on iree: 300 ran (290 pass, 10 xfail), 80 stopped before it (compile); refused at load: 120 no-kernel
+    (torch.aten.atan2 (3), ...), 9 not-conformant`."""
     line = f"on {executor}: {sum(entry['ran'].values())} ran ({status_counts(entry['ran']) or 'none'})"
+    if entry.get("not_reached"):
+        line += f", {entry['not_reached']} stopped before it (compile)"
     refused = []
     for category, n in entry["refused"].items():
         top = ", ".join(f"{op} ({k})" for op, k in list(entry["refused_ops"].items())[:5])
