@@ -68,3 +68,22 @@ def test_an_iree_expectation_holds_on_iree_only():
         case(inputs=lambda: (), family="x", xfail={"cuda": "no"}, name="CudaModule_basic")(lambda: None)
     with pytest.raises(ValueError, match="unknown executor 'tvm'"):
         runner.run_case(c, "selective", executor="tvm")
+
+
+def test_a_dynamic_shape_is_an_expected_refusal():
+    """tosa_custom.iree runs static shapes only: the load says so under
+    dynamic-shape, which the audit files as a refusal by design."""
+    from tosa_custom import iree
+    from tosa_custom.core.diagnostics import CompileError
+
+    dynamic = """
+func.func @f(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = tosa.abs %a : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}"""
+    with pytest.raises(CompileError) as info:
+        iree.load(dynamic)
+    assert info.value.category == "dynamic-shape"
+    failure = runner._classify_load_error(info.value)
+    assert runner._refusal("iree", failure, True) is failure
+    assert runner._refusal("reference", failure, True) is None

@@ -79,8 +79,8 @@ class CaseResult:
     nonconformant_reason: str | None = None  # why the case is listed as not conformant in this mode
     executor: str = "reference"  # what ran the program: the reference runtime or IREE (EXECUTORS)
     # IREE refused the program by design (REFUSALS: an op without a native
-    # kernel, TOSA that does not conform): not a regression; the status is
-    # "xfail", the category and xfail_reason say which.
+    # kernel, TOSA that does not conform, a dynamic shape): not a regression;
+    # the status is "xfail", the category and xfail_reason say which.
     refused: bool = False
 
     @property
@@ -359,6 +359,8 @@ REFUSALS = {
                  "reference runtime)",
     "not-conformant": "IREE validates the TOSA for the pro_fp/pro_int profiles before compiling it, and this "
                       "output does not conform (f64 or i64 values: see the case's conformance)",
+    "dynamic-shape": "tosa_custom.iree runs static shapes only: a program with a dynamic dim is refused at load "
+                     "(run it on the reference runtime)",
 }
 
 
@@ -366,7 +368,7 @@ def _refusal(executor: str, failure: _Failure, conformant: bool | None) -> _Fail
     """The load failure as an IREE refusal by design, or None when it is not one."""
     if executor != "iree":
         return None
-    if failure.category == "no-kernel":
+    if failure.category in ("no-kernel", "dynamic-shape"):
         return failure
     if conformant is False:
         return _Failure("not-conformant", str(failure), failure.failing_ops)
