@@ -22,9 +22,14 @@
  * base pointer, element offset and one stride per dim, then the scalars
  * (here the size of every dim of every operand, as index).
  *
- * A failing kernel returns non-zero to IREE (the dispatch fails); its
- * message, with the op's name and location, is kept (first failure wins) for
- * tck_iree_last_error() and written to stderr.
+ * The last scalar is the invocation's id: the program passes a fresh one
+ * per call (an i64 argument the dispatch pass adds to the entry function),
+ * a saved program 0. A failing kernel returns non-zero to IREE (the dispatch
+ * fails); its message, with the op's name and location, is kept per
+ * invocation (the first failure of each wins) until the caller takes it with
+ * tck_iree_take_error(id): two calls failing at once, in two threads or two
+ * programs, each get their own. Invocation 0's failure is the process's
+ * (tck_iree_last_error) and is written to stderr, for iree-run-module.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -92,9 +97,22 @@ typedef struct site {
 static _Atomic(site *) *chunks[CHUNKS];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
-static int32_t last_status; /* first failure since tck_iree_clear_error */
+static int32_t last_status; /* invocation 0: first failure since tck_iree_clear_error */
 static uint64_t last_site;
 static char last_error[2 * ERROR_CAPACITY];
+
+/* The failures of invocations with an id, newest first, until taken. A
+ * caller that never takes its failure (it died) leaves one behind: the list
+ * keeps the newest MAX_FAILURES. */
+#define MAX_FAILURES 1024
+typedef struct failure {
+    struct failure *next;
+    uint64_t invocation, site;
+    int32_t status;
+    char message[2 * ERROR_CAPACITY];
+} failure;
+static failure *failures;
+static int32_t failure_count;
 
 static site *site_at(uint64_t id) {
     if (id >= (uint64_t)CHUNK * CHUNKS) return NULL;
@@ -121,14 +139,39 @@ static const char *status_name(int32_t status) {
     }
 }
 
-static void record_failure(const site *s, int32_t status, const char *message) {
+static void describe(char *out, size_t capacity, const site *s, int32_t status, const char *message) {
+    snprintf(out, capacity, "kernel for %s at %s failed: native (%s): %s (status %d): %s", s->call.operator_name,
+             s->call.location, s->kernel->description ? s->kernel->description : "", status_name(status),
+             (int)status, message[0] ? message : "(no message)");
+}
+
+/* Keep the first failure of `invocation` (caller holds error_lock). */
+static void record_invocation(uint64_t invocation, const site *s, int32_t status, const char *message) {
+    for (failure *f = failures; f; f = f->next)
+        if (f->invocation == invocation) return;
+    failure *f = malloc(sizeof *f);
+    if (!f) return;
+    f->invocation = invocation, f->site = s->id, f->status = status ? status : TCK_ERROR;
+    describe(f->message, sizeof f->message, s, status, message);
+    f->next = failures;
+    failures = f;
+    if (++failure_count > MAX_FAILURES) { /* drop the oldest */
+        failure **last = &failures;
+        while ((*last)->next) last = &(*last)->next;
+        free(*last);
+        *last = NULL;
+        --failure_count;
+    }
+}
+
+static void record_failure(const site *s, uint64_t invocation, int32_t status, const char *message) {
     pthread_mutex_lock(&error_lock);
-    if (last_status == TCK_OK) {
+    if (invocation) {
+        record_invocation(invocation, s, status, message);
+    } else if (last_status == TCK_OK) {
         last_status = status ? status : TCK_ERROR;
         last_site = s->id;
-        snprintf(last_error, sizeof last_error, "kernel for %s at %s failed: native (%s): %s (status %d): %s",
-                 s->call.operator_name, s->call.location, s->kernel->description ? s->kernel->description : "",
-                 status_name(status), (int)status, message[0] ? message : "(no message)");
+        describe(last_error, sizeof last_error, s, status, message);
         fprintf(stderr, "tosa_custom: %s\n", last_error);
     }
     pthread_mutex_unlock(&error_lock);
@@ -157,6 +200,7 @@ static int run_site(void *params, void *context, void *reserved) {
         packed += 2 + r;
         w += 3 + 2 * r;
     }
+    const uint64_t invocation = (uint64_t)*sizes; /* the scalar after every operand's sizes */
     tck_call call = s->call; /* an error buffer of this invocation's own */
     char error[ERROR_CAPACITY];
     error[0] = '\0';
@@ -164,7 +208,7 @@ static int run_site(void *params, void *context, void *reserved) {
     call.error_capacity = sizeof error;
     int32_t status = s->kernel->run(&call, descriptors, descriptors + s->call.num_inputs);
     if (status == TCK_OK) return 0;
-    record_failure(s, status, error);
+    record_failure(s, invocation, status, error);
     return 1;
 }
 
@@ -408,6 +452,26 @@ TCK_EXPORT int32_t tck_iree_last_error(char *buffer, size_t capacity, uint64_t *
     int32_t status = last_status;
     *site_id = last_site;
     if (capacity) snprintf(buffer, capacity, "%s", status ? last_error : "");
+    pthread_mutex_unlock(&error_lock);
+    return status;
+}
+
+/* Take (and forget) the failure of `invocation`: its status (0: none), message and site. */
+TCK_EXPORT int32_t tck_iree_take_error(uint64_t invocation, char *buffer, size_t capacity, uint64_t *site_id) {
+    pthread_mutex_lock(&error_lock);
+    int32_t status = TCK_OK;
+    if (capacity) buffer[0] = '\0';
+    for (failure **f = &failures; *f; f = &(*f)->next) {
+        if ((*f)->invocation != invocation) continue;
+        failure *found = *f;
+        status = found->status;
+        *site_id = found->site;
+        if (capacity) snprintf(buffer, capacity, "%s", found->message);
+        *f = found->next;
+        free(found);
+        --failure_count;
+        break;
+    }
     pthread_mutex_unlock(&error_lock);
     return status;
 }

@@ -181,3 +181,28 @@ def test_no_conformance_section_without_validated_outputs():
     summary = _summary([_result("AddModule_basic", "pass", seen=[ADD], converted=[ADD])])
     assert "Conformance to the TOSA target" not in report.to_html(summary)
     assert "TOSA target:" not in report.text_summary(summary)
+
+
+def test_counts_per_executor():
+    """An IREE run says how many cases ran there (by status) and how many
+    IREE refused by design, by category, with the ops lacking a native kernel."""
+    ran = _result("GeluModule_basic", "pass")
+    refused = [_result(f"Atan2Module_{i}", "xfail", "no-kernel", failing=["torch.aten.atan2"]) for i in range(2)]
+    f64 = _result("DoubleModule_basic", "xfail", "not-conformant")
+    stopped = _result("SinModule_basic", "xfail", "lowering-failed", loaded=False)  # never reached IREE
+    for r in [ran, *refused, f64, stopped]:
+        r.executor = "iree"
+    for r in [*refused, f64]:
+        r.refused = True
+    summary = report.build(AuditRun("selective", None, [ran, *refused, f64, stopped], 3.0, 1, 60.0, ["cases.py"],
+                                    executor="iree"))
+    assert summary["by_executor"] == {"iree": {"ran": {"pass": 1}, "not_reached": 1,
+                                               "refused": {"no-kernel": 2, "not-conformant": 1},
+                                               "refused_ops": {"torch.aten.atan2": 2}}}
+    text = report.text_summary(summary)
+    assert text.startswith("selective mode on iree: 5 cases")
+    assert ("on iree: 1 ran (1 pass), 1 stopped before it (compile); refused at load: 2 no-kernel "
+            "(torch.aten.atan2 (2)), 1 not-conformant") in text
+    assert report.to_markdown(summary).startswith("# tosa-custom audit: selective mode on iree")
+    # A reference run's summary has no executor line.
+    assert "on reference" not in report.text_summary(_summary([_result("GeluModule_basic", "pass")]))

@@ -150,6 +150,27 @@ def test_in_place_updates_and_state(weights):
     assert not program.state_dict()["total"].any()
 
 
+class _Dtypes(torch.nn.Module):
+    """A 0-d input, uint8 in and out, bfloat16 in and out, beside a kept gelu."""
+
+    def forward(self, scale, small, half, x):
+        return F.gelu(x) * scale, small + 3, (half * 2).exp()
+
+
+def test_zero_rank_uint8_and_bfloat16_at_the_boundary():
+    """IREE takes and returns these as the signature carries them (uint8 on
+    i8, bfloat16 as ml_dtypes'); the program gives back eager's dtypes."""
+    args = (torch.tensor(1.5), torch.tensor([250, 1, 7], dtype=torch.uint8),
+            torch.randn(2, 3).to(torch.bfloat16), torch.randn(2, 8))
+    program = iree.load(_compile(_Dtypes(), args, ["aten.gelu"]), threads=2)
+    assert [s.dtype for s in program.input_specs] == [torch.float32, torch.uint8, torch.bfloat16, torch.float32]
+    got, expected = program(*args), _Dtypes()(*args)
+    assert [t.dtype for t in got] == [torch.float32, torch.uint8, torch.bfloat16]
+    torch.testing.assert_close(got[0], expected[0], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(got[1], expected[1], rtol=0, atol=0)  # 253, 4, 10: wraps as eager's would
+    torch.testing.assert_close(got[2], expected[2], rtol=1.6e-2, atol=1e-2)  # bfloat16's 8-bit mantissa
+
+
 def test_weights_as_arguments_swap_without_recompiling():
     torch.manual_seed(0)
     model, x = TransformerBlock(dim=32, heads=2), torch.randn(2, 8, 32)
@@ -201,6 +222,63 @@ def test_kernel_error_reaches_the_caller_naming_the_op(fixture_library):
         program(x)
     assert info.value.op == "checked_sqrt"
     torch.testing.assert_close(program(x.abs()), x.abs().sqrt())  # the program stays usable
+
+
+_RENDEZVOUS = """
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = tosa.custom %a {domain_name = "acme", implementation_attrs = "", operator_name = "rendezvous_fail"} : (tensor<4xf32>) -> tensor<4xf32> loc(WHERE)
+  return %0 : tensor<4xf32>
+}"""
+
+
+@pytest.fixture
+def rendezvous_library(tmp_path):
+    so = native.compile_kernel_library([Path(__file__).with_name("fixture_rendezvous.c")], tmp_path / "librdv.so")
+    library = runtime.load_kernel_library(so)
+    yield library
+    native.unload_kernel_library(library)
+
+
+def _failure(program, x):
+    try:
+        program(x)
+    except runtime.KernelError as e:
+        return e
+    return None
+
+
+def test_failures_of_concurrent_calls_each_name_their_own_op(rendezvous_library):
+    """Two programs called from two threads fail at the same time (the
+    fixture's kernel fails only once the other call has arrived): each
+    KernelError names its own location and input, not the other's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    wheres = ['"first.py":1:1', '"second.py":22:2']
+    programs = [iree.load(_RENDEZVOUS.replace("WHERE", w), threads=2) for w in wheres]
+    for _ in range(3):
+        with ThreadPoolExecutor(2) as pool:
+            errors = list(pool.map(_failure, programs, [torch.full((4,), 1.0), torch.full((4,), 2.0)]))
+        for error, where, value in zip(errors, wheres, ("1", "2")):
+            assert error is not None and error.op == "rendezvous_fail"
+            assert f"at loc({where}) failed" in str(error) and f"first element {value}" in str(error), str(error)
+
+
+def test_failing_calls_of_one_program_from_two_threads(fixture_library):
+    """One program, two threads, each call failing on its own element: the
+    calls take turns (an IREE context runs one call at a time) and each
+    error names its own element."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    program = iree.load(_CHECKED_SQRT, threads=2)
+    inputs = []
+    for i in range(8):
+        x = torch.rand(4, 8)
+        x.view(-1)[i] = -1.0
+        inputs.append(x)
+    with ThreadPoolExecutor(2) as pool:
+        errors = list(pool.map(lambda x: _failure(program, x), inputs))
+    for i, error in enumerate(errors):
+        assert error is not None and f"element {i} is negative" in str(error), str(error)
 
 
 def test_saved_artifact_runs_with_iree_run_module(tmp_path):

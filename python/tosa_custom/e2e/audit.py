@@ -34,7 +34,7 @@ import tosa_custom
 
 from ..core.schema import OpSelection
 from . import opinfo, report
-from .registry import MODES, Case, cases as registered_cases, get_case
+from .registry import EXECUTORS, MODES, Case, cases as registered_cases, get_case
 from .report import failure_line, status_counts
 from .runner import CaseResult, expected_reason, final_status, run_case
 
@@ -123,7 +123,7 @@ def _load_opinfo(spec: str) -> list[Case]:
 
 
 def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch_fallback: bool, threads: int,
-                 log_path: str, kernels: str = "all") -> None:
+                 log_path: str, kernels: str = "all", executor: str = "reference") -> None:
     """A worker: load the cases once, then run what the supervisor sends."""
     # Everything the case, torch or MLIR prints goes to the worker's log: the
     # progress bar stays readable, and a crash's last words are kept.
@@ -145,7 +145,8 @@ def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch
             return
         print(f"\n=== case {name}", flush=True)
         try:
-            result = run_case(get_case(name), mode, ops, torch_fallback=torch_fallback, kernels=kernels)
+            result = run_case(get_case(name), mode, ops, torch_fallback=torch_fallback, kernels=kernels,
+                              executor=executor)
         except Exception as e:  # the harness itself is broken: stop the audit
             conn.send(("error", f"{type(e).__name__}: {e}"))
             return
@@ -202,6 +203,7 @@ class AuditRun:
     filter: str | None = None
     torch_fallback: bool = True
     kernels: str = "all"
+    executor: str = "reference"
 
     @property
     def unexpected(self) -> list[CaseResult]:
@@ -211,10 +213,10 @@ class AuditRun:
 class _Supervisor:
     def __init__(self, cases: Sequence[Case], files: list[str], mode: str, ops: list[str] | None,
                  jobs: int, timeout: float, on_result, log_dir: Path, torch_fallback: bool = True,
-                 kernels: str = "all"):
+                 kernels: str = "all", executor: str = "reference"):
         self.cases = {c.name: c for c in cases}
         self.files, self.mode, self.ops, self.torch_fallback = files, mode, ops, torch_fallback
-        self.kernels = kernels
+        self.kernels, self.executor = kernels, executor
         self.jobs = max(1, min(jobs, len(cases)))
         self.timeout, self.on_result, self.log_dir = timeout, on_result, log_dir
         self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
@@ -227,7 +229,8 @@ class _Supervisor:
         log = self.log_dir / f"worker-{index}.log"
         process = self.ctx.Process(
             target=_worker_main,
-            args=(child, self.files, self.mode, self.ops, self.torch_fallback, self.threads, str(log), self.kernels),
+            args=(child, self.files, self.mode, self.ops, self.torch_fallback, self.threads, str(log), self.kernels,
+                  self.executor),
             daemon=True
         )
         process.start()
@@ -247,8 +250,9 @@ class _Supervisor:
 
     def _lost(self, w: _Worker, measured: str, message: str) -> None:
         case = self.cases[w.case]
-        result = CaseResult(case.name, self.mode, case.family, case.source, xfail_reason=expected_reason(case, self.mode))
-        result.status = final_status(case, self.mode, measured)
+        result = CaseResult(case.name, self.mode, case.family, case.source, executor=self.executor,
+                            xfail_reason=expected_reason(case, self.mode, self.executor))
+        result.status = final_status(case, self.mode, measured, self.executor)
         result.category = measured
         result.message = message
         result.timings["total"] = round(self.timeout if measured == "timeout" else 0.0, 4)
@@ -323,12 +327,19 @@ class _Supervisor:
 
 def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = None, jobs: int | None = None,
               timeout: float = DEFAULT_TIMEOUT, name_filter: str | None = None, on_result=None,
-              on_start=None, torch_fallback: bool = True, kernels: str = "all") -> AuditRun:
+              on_start=None, torch_fallback: bool = True, kernels: str = "all",
+              executor: str = "reference") -> AuditRun:
     """Run every case of `files` (matching `name_filter`) in `mode`; without
     `torch_fallback`, custom ops run only by registered kernels; `kernels="user"`:
-    only by the user's own (not the package's built-in ones)."""
+    only by the user's own (not the package's built-in ones); `executor`:
+    what runs the compiled program (registry.EXECUTORS)."""
     if mode not in MODES:
         raise AuditError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
+    if executor not in EXECUTORS:
+        raise AuditError(f"unknown executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
+    if executor == "iree" and kernels == "user":
+        raise AuditError("--only-user-kernels applies to the reference runtime: IREE binds each kept op to the "
+                         "newest native kernel for it, yours or the package's")
     files = [str(f) if opinfo.is_spec(f) else str(Path(f).resolve()) for f in files]
     cases = load_case_files(Path(f) for f in files)
     if name_filter:
@@ -345,10 +356,10 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
     jobs = jobs or os.cpu_count() or 1
     with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-") as tmp:
         supervisor = _Supervisor(cases, files, mode, list(ops) if ops else None, jobs, timeout,
-                                 on_result or (lambda r: None), Path(tmp), torch_fallback, kernels)
+                                 on_result or (lambda r: None), Path(tmp), torch_fallback, kernels, executor)
         results = supervisor.run([c.name for c in cases])
     return AuditRun(mode, list(ops) if ops else None, results, round(time.monotonic() - start, 2),
-                    supervisor.jobs, timeout, files, name_filter, torch_fallback, kernels)
+                    supervisor.jobs, timeout, files, name_filter, torch_fallback, kernels, executor)
 
 
 # --------------------------------------------------------------------------
@@ -393,6 +404,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--no-torch-fallback", action="store_true",
                    help="run custom ops only by registered kernels (numpy, native, and those the case files "
                         "register), never the generic torch kernel: the ops without one fail as no-kernel")
+    p.add_argument("--executor", choices=EXECUTORS, default="reference",
+                   help="what runs each compiled case: the reference runtime (default), or IREE (tosa_custom.iree: "
+                        "IREE's code, each kept op by its native kernel; a case with a kept op no native kernel "
+                        "takes is an expected refusal, counted apart)")
     p.add_argument("--only-user-kernels", action="store_true",
                    help="run custom ops only by the kernels your case files register or load (not the package's "
                         "built-in numpy, native or generic torch ones): shows which ops lack a kernel of yours")
@@ -472,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run = run_audit(args.mode, files=files, ops=ops, jobs=args.jobs, timeout=args.timeout,
                         name_filter=args.filter, on_result=progress, on_start=progress.start,
                         torch_fallback=not args.no_torch_fallback,
-                        kernels="user" if args.only_user_kernels else "all")
+                        kernels="user" if args.only_user_kernels else "all", executor=args.executor)
     except AuditError as e:
         progress.close()
         print(f"tosa-custom-audit: error: {e}", file=sys.stderr)

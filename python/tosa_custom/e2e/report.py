@@ -174,10 +174,11 @@ def build(run) -> dict[str, Any]:
         "meta": {
             "mode": run.mode, "ops": run.ops, "jobs": run.jobs, "timeout": run.timeout, "seconds": run.seconds,
             "filter": run.filter, "files": run.files, "torch_fallback": run.torch_fallback,
-            "kernels": run.kernels, "versions": _versions(),
+            "kernels": run.kernels, "executor": getattr(run, "executor", "reference"), "versions": _versions(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         },
         "counts": {s: counts.get(s, 0) for s in STATUSES},
+        "by_executor": _by_executor(results),
         "total": len(results),
         "unexpected": [r.name for r in results if r.failed],
         "ok": not any(r.failed for r in results),
@@ -196,6 +197,40 @@ def build(run) -> dict[str, Any]:
         "cases": [r.to_json() for r in results],
         "ops": ops,
     }
+
+
+def _by_executor(results: list[CaseResult]) -> dict[str, Any]:
+    """Per executor, the cases it ran by status, those that stopped before
+    reaching it (compile), and the cases IREE refused at load by design
+    (runner.REFUSALS), by category, with the ops that had no native kernel."""
+    out: dict[str, Any] = {}
+    for r in results:
+        entry = out.setdefault(r.executor, {"ran": {}, "not_reached": 0, "refused": {},
+                                            "refused_ops": collections.Counter()})
+        if "load" not in r.timings:
+            entry["not_reached"] += 1
+        elif r.refused:
+            entry["refused"][r.category] = entry["refused"].get(r.category, 0) + 1
+            entry["refused_ops"].update(set(r.failing_ops) if r.category == "no-kernel" else ())
+        else:
+            entry["ran"][r.status] = entry["ran"].get(r.status, 0) + 1
+    for entry in out.values():
+        entry["refused_ops"] = dict(entry["refused_ops"].most_common())
+    return out
+
+
+def _executor_line(executor: str, entry: dict) -> str:
+    """`on iree: 300 ran (290 pass, 10 xfail), 80 stopped before it (compile); refused at load: 120 no-kernel
+    (torch.aten.atan2 (3), ...), 9 not-conformant`."""
+    line = f"on {executor}: {sum(entry['ran'].values())} ran ({status_counts(entry['ran']) or 'none'})"
+    if entry.get("not_reached"):
+        line += f", {entry['not_reached']} stopped before it (compile)"
+    refused = []
+    for category, n in entry["refused"].items():
+        top = ", ".join(f"{op} ({k})" for op, k in list(entry["refused_ops"].items())[:5])
+        refused.append(f"{n} {category}" + (f" ({top}{', ...' if len(entry['refused_ops']) > 5 else ''})"
+                                              if category == "no-kernel" and top else ""))
+    return line + ("; refused at load: " + ", ".join(refused) if refused else "")
 
 
 def status_counts(counts) -> str:
@@ -288,11 +323,14 @@ def _conformance_line(conformance: dict) -> str:
 
 def text_summary(summary: dict) -> str:
     meta, counts = summary["meta"], summary["counts"]
+    executor = meta.get("executor", "reference")
     lines = [
-        f"{meta['mode']} mode: {summary['total']} cases in {meta['seconds']:.1f} s (-j {meta['jobs']}): "
-        + status_counts(counts),
+        f"{meta['mode']} mode{'' if executor == 'reference' else ' on ' + executor}: {summary['total']} cases in "
+        f"{meta['seconds']:.1f} s (-j {meta['jobs']}): " + status_counts(counts),
         _ops_line(summary["ops"]),
     ]
+    lines += [_executor_line(e, entry) for e, entry in summary.get("by_executor", {}).items()
+              if e != "reference" or len(summary["by_executor"]) > 1]
     export = summary.get("export")
     if export and (export["strict"] or export["non-strict"]):
         fallbacks = len(export.get("fallbacks", []))
@@ -361,7 +399,8 @@ def _conformance_markdown(conformance: dict) -> list[str]:
 
 def to_markdown(summary: dict) -> str:
     meta = summary["meta"]
-    out = [f"# tosa-custom audit: {meta['mode']} mode", ""]
+    executor = meta.get("executor", "reference")
+    out = [f"# tosa-custom audit: {meta['mode']} mode" + ("" if executor == "reference" else f" on {executor}"), ""]
     out.append(text_summary(summary).replace("\n", "  \n"))
     if meta["ops"]:
         out.append(f"\nops kept: {', '.join(meta['ops'])}")

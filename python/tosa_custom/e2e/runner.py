@@ -24,11 +24,11 @@ from ..frontend.compiler import CompileReport, compile as tc_compile
 from ..core.diagnostics import CompileError
 from ..tosa.target import NO_PROFILE
 from .categories import CATEGORIES
-from .registry import MODES, Case
+from .registry import EXECUTORS, MODES, Case
 
 __all__ = ["CaseResult", "SkippedOp", "STATUSES", "CONFORMANCE", "UNEXPECTED_CONFORMANCE", "run_case",
            "compare_outputs", "compare_structure", "legal_ops_for", "final_status", "expected_reason",
-           "conformance_verdict", "conformance_message"]
+           "conformance_verdict", "conformance_message", "REFUSALS"]
 
 # pass / fail / crash / timeout as measured, then adjusted by the case's xfail:
 # an expected failure becomes "xfail", an expected failure that passed "xpass".
@@ -77,6 +77,11 @@ class CaseResult:
     kept_from_decomposition: list[str] = dataclasses.field(default_factory=list)  # auto mode
     conformance: str | None = None  # one of CONFORMANCE; None when no output was validated
     nonconformant_reason: str | None = None  # why the case is listed as not conformant in this mode
+    executor: str = "reference"  # what ran the program: the reference runtime or IREE (EXECUTORS)
+    # IREE refused the program by design (REFUSALS: an op without a native
+    # kernel, TOSA that does not conform, a dynamic shape): not a regression;
+    # the status is "xfail", the category and xfail_reason say which.
+    refused: bool = False
 
     @property
     def failed(self) -> bool:
@@ -102,23 +107,23 @@ class _Failure(Exception):
         self.failing_ops = list(failing_ops)
 
 
-def final_status(case: Case, mode: str, measured: str) -> str:
+def final_status(case: Case, mode: str, measured: str, executor: str = "reference") -> str:
     """lit's rule: an xfailed case that fails is fine ("xfail"); one that
     passes is an unexpected pass ("xpass"), which fails the run. A failure
     a mode inherits (selective from stock, auto from dummy) is not strict:
     passing is a pass; but it covers failing, not crashing: a crash the other
     mode did not list is news (the OpInfo auto run hid two so)."""
-    if case.expected_failure(mode) is None:
+    if case.expected_failure(mode, executor) is None:
         inherited = measured not in ("pass", "crash") and case.inherited_failure(mode)
         return "xfail" if inherited else measured
     return "xpass" if measured == "pass" else "xfail"
 
 
-def expected_reason(case: Case, mode: str) -> str | None:
+def expected_reason(case: Case, mode: str, executor: str = "reference") -> str | None:
     """Why `case` is expected to fail in `mode`, if it is (stock's, inherited, says so)."""
     inherited = case.inherited_failure(mode)
     source = "dummy" if mode == "auto" else "stock"
-    return case.expected_failure(mode) or (f"as in {source} mode: {inherited}" if inherited else None)
+    return case.expected_failure(mode, executor) or (f"as in {source} mode: {inherited}" if inherited else None)
 
 
 def conformance_verdict(case: Case, mode: str, conformant: bool | None) -> str | None:
@@ -348,6 +353,41 @@ def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compi
     raise AssertionError("unreachable")
 
 
+# What IREE refuses by design, by the category it is filed under, and why.
+REFUSALS = {
+    "no-kernel": "IREE runs native kernels only: an op without one is refused at load (run the program on the "
+                 "reference runtime)",
+    "not-conformant": "IREE validates the TOSA for the pro_fp/pro_int profiles before compiling it, and this "
+                      "output does not conform (f64 or i64 values: see the case's conformance)",
+    "dynamic-shape": "tosa_custom.iree runs static shapes only: a program with a dynamic dim is refused at load "
+                     "(run it on the reference runtime)",
+}
+
+
+def _refusal(executor: str, failure: _Failure, conformant: bool | None) -> _Failure | None:
+    """The load failure as an IREE refusal by design, or None when it is not one."""
+    if executor != "iree":
+        return None
+    if failure.category in ("no-kernel", "dynamic-shape"):
+        return failure
+    if conformant is False:
+        return _Failure("not-conformant", str(failure), failure.failing_ops)
+    return None
+
+
+def _load(module, executor: str, torch_fallback: bool, kernels: str):
+    """The program on `executor`; IREE runs with as many worker threads as
+    the audit gives this worker (torch's thread count), and never a torch
+    kernel, so `torch_fallback` does not apply to it."""
+    if executor == "iree":
+        from .. import iree  # lazily: IREE's compiler and runtime only where a case runs there
+
+        return iree.load(module, threads=torch.get_num_threads())
+    from .. import runtime
+
+    return runtime.load(module, torch_fallback=torch_fallback, kernels=kernels)
+
+
 def _run_calls(case: Case, program, inputs) -> list[tuple]:
     """The program's (result, inputs after the call) for each call."""
     from .. import runtime  # lazily: the runtime (execution engine, kernels) only where a case runs
@@ -404,14 +444,15 @@ class _Clock:
 
 
 def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_fallback: bool = True,
-             kernels: str = "all") -> CaseResult:
+             kernels: str = "all", executor: str = "reference") -> CaseResult:
     """Run `case` in `mode` (`ops`: selective mode's list, else the case's own);
     without `torch_fallback`, custom ops run only by registered kernels; with
-    `kernels="user"`, only by the user's (runtime.load's `kernels=`)."""
-    from .. import runtime  # lazily: the runtime (execution engine, kernels) only where a case runs
-
-    result = CaseResult(case.name, mode, case.family, case.source, xfail_reason=expected_reason(case, mode),
-                        nonconformant_reason=case.expected_nonconformance(mode))
+    `kernels="user"`, only by the user's (runtime.load's `kernels=`);
+    `executor="iree"`: compiled by IREE, each kept op by its native kernel."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"unknown executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
+    result = CaseResult(case.name, mode, case.family, case.source, xfail_reason=expected_reason(case, mode, executor),
+                        nonconformant_reason=case.expected_nonconformance(mode), executor=executor)
     result.legal_ops = legal_ops_for(case, mode, ops)
     clock = _Clock(result.timings)
     start = time.perf_counter()
@@ -436,9 +477,12 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
             module = _compile_recording_conformance(result, model, inputs, tc_compile, case.export_strict)
         with clock.step("load"):
             try:
-                program = runtime.load(module, torch_fallback=torch_fallback, kernels=kernels)
+                program = _load(module, executor, torch_fallback, kernels)
             except Exception as e:
-                raise _classify_load_error(e) from None
+                failure = _classify_load_error(e)
+                refusal = _refusal(executor, failure, result.conformant)
+                result.refused = refusal is not None
+                raise refusal or failure from None
         with clock.step("run"):
             actual = _run_calls(case, program, inputs)
         with clock.step("compare"):
@@ -451,7 +495,9 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
         result.category, result.message, result.failing_ops = f.category, str(f), f.failing_ops
     result.timings["total"] = round(time.perf_counter() - start, 4)
     result.conformance = conformance_verdict(case, mode, result.conformant)
-    result.status = final_status(case, mode, measured)
+    result.status = "xfail" if result.refused else final_status(case, mode, measured, executor)
+    if result.refused:
+        result.xfail_reason = result.xfail_reason or REFUSALS[result.category]
     if result.status == "xpass":
         result.message = f"passed, but is expected to fail in {mode} mode: {result.xfail_reason}"
     elif result.status == "pass" and result.xfail_reason:

@@ -25,7 +25,7 @@ from torch_mlir import ir
 from ..core import ir as _ir
 from ..runtime.weights import WeightSlots
 from . import plugin as _plugin
-from .program import build, parse_module
+from .program import build, host_array, parse_module
 from .sites import write_sites
 
 __all__ = ["SavedProgram", "save", "VMFB_FILE", "SITES_FILE"]
@@ -49,7 +49,7 @@ class SavedProgram:
 
 def _npy(directory: Path, name: str, t) -> str:
     path = directory / f"{name}.npy"
-    np.save(path, np.ascontiguousarray(torch.as_tensor(t).detach().cpu().numpy()))
+    np.save(path, host_array(torch.as_tensor(t)))
     return f"--input=@{path}"
 
 

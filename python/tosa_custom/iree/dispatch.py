@@ -18,6 +18,13 @@ the region and IREE's CPU codegen then crashes); slices with dynamic sizes
 since these dialects are not in torch-mlir's MLIR (the pass allows
 unregistered dialects on the context, and IREE parses the generic form).
 
+The kernel's last scalar is the invocation's id, for the plugin to keep a
+failure per call (lib/iree_plugin.c): with `invocation=true` the pass adds
+an i64 argument to each public function holding a site, last, which the
+caller sets to a fresh id per call (tosa_custom.iree.load does); otherwise,
+or in a private function, it is 0 (the process's failure, for a saved
+program run by iree-run-module).
+
 Workgroups: parallel dim p (outermost first) maps to workgroup dimension
 z, y, x (innermost is x); the number of workgroups is at most `workgroups`,
 given to the outer dims first, and each keeps at least `grain` output
@@ -33,7 +40,7 @@ import math
 from torch_mlir import ir
 
 from ..contract.decode import custom_ops
-from ..core.passes import Option, PassContext, PassFailure, parse_count, register_pass
+from ..core.passes import Option, PassContext, PassFailure, parse_count, parse_flag, register_pass
 
 __all__ = ["DISPATCH_NATIVE", "SITE_ATTR", "SPLIT_ATTR", "SYMBOL_PREFIX", "dispatch_native", "plan_workgroups"]
 
@@ -126,9 +133,11 @@ def _slice_attrs(st_off, st_size, segments) -> dict:
 
 
 def _body(s: _Site, block: ir.Block) -> None:
-    """Slice, call the kernel, store: one workgroup's work."""
+    """Slice, call the kernel, store: one workgroup's work. The block's
+    arguments: the inputs, the parallel extents, the invocation id, the outputs."""
     args = list(block.arguments)
-    bindings, extents = args[:s.n_in] + args[s.n_in + s.parallel:], args[s.n_in:s.n_in + s.parallel]
+    bindings = args[:s.n_in] + args[s.n_in + s.parallel + 1:]
+    extents, invocation = args[s.n_in:s.n_in + s.parallel], args[s.n_in + s.parallel]
     with ir.InsertionPoint(block):
         offsets, sizes = [], []
         for p in range(s.parallel):
@@ -148,6 +157,7 @@ def _body(s: _Site, block: ir.Block) -> None:
                                    _slice_attrs(st_off, st_size, [1, 0, len(dyn_off), len(dyn_size), 0])).result)
             else:
                 outs.append(_create("tensor.empty", dyn_size, [s.slice_type(k)]).result)
+        scalars.append(invocation)
         call = _create("iree_codegen.ukernel.generic", ins + outs + scalars, [v.type for v in outs], {
             "operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(ins), len(outs), len(scalars)]),
             "u_kernel_fn_name": ir.StringAttr.get(f"{SYMBOL_PREFIX}{s.site}")})
@@ -159,18 +169,18 @@ def _body(s: _Site, block: ir.Block) -> None:
         _create("flow.return")
 
 
-def _rewrite(s: _Site) -> None:
+def _rewrite(s: _Site, invocation: ir.Value | None) -> None:
     op = s.op
     with ir.InsertionPoint(op), op.location:
         extents = [_index(e) for e in s.extents]
-        operands = list(op.operands) + extents
+        operands = list(op.operands) + extents + [invocation if invocation is not None else _index(0)]
         results = [r.type for r in op.results]
         dispatch = _create("flow.dispatch.workgroups", operands, results, {
             "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, len(operands), 0, 0]),
             "tied_operands": ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IndexType.get(), -1) for _ in results]),
         }, regions=2)
         types = [ir.Type.parse(f"{_TENSOR}<readonly:{t}>") for t in s.types[:s.n_in]]
-        types += [ir.IndexType.get()] * len(extents)
+        types += [ir.IndexType.get()] * (len(extents) + 1)
         types += [ir.Type.parse(f"{_TENSOR}<writeonly:{t}>") for t in results]
         _body(s, dispatch.regions[0].blocks.append(*types))
         count = dispatch.regions[1].blocks.append()
@@ -182,9 +192,36 @@ def _rewrite(s: _Site) -> None:
     op.erase()
 
 
+def _function(op) -> ir.Operation:
+    parent = op.operation.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return parent
+
+
+def _invocation_argument(func: ir.Operation) -> ir.Value | None:
+    """Append the invocation id (i64) to a public `func`'s arguments; its
+    value as an index, at the top of the body. None for a private function:
+    its callers' signatures would change too."""
+    if "sym_visibility" in func.attributes and ir.StringAttr(func.attributes["sym_visibility"]).value != "public":
+        return None
+    i64 = ir.IntegerType.get_signless(64)
+    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([*ftype.inputs, i64], ftype.results))
+    if "arg_attrs" in func.attributes:
+        attrs = list(ir.ArrayAttr(func.attributes["arg_attrs"]))
+        func.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs + [ir.DictAttr.get({})])
+    entry = func.regions[0].blocks[0]
+    argument = entry.add_argument(i64, func.location)
+    with ir.InsertionPoint.at_block_begin(entry), func.location:
+        return _create("arith.index_cast", [argument], [ir.IndexType.get()]).result
+
+
 _OPTIONS = (
     Option("workgroups", "most workgroups per op", 64, parse_count),
     Option("grain", "fewest output elements per workgroup", 16384, parse_count),
+    Option("invocation", "add an i64 argument (last) to each public function with a site: the invocation id "
+           "passed to every kernel, for the plugin to keep a failure per call (else 0)", False, parse_flag),
 )
 
 
@@ -205,6 +242,12 @@ def dispatch_native(module_op, ctx: PassContext) -> int:
             except PassFailure as e:
                 ctx.error(op, str(e))
     if not ctx.failed:
+        ids: list[tuple] = []  # (function, its invocation id or None)
         for s in sites:
-            _rewrite(s)
+            func = _function(s.op)
+            known = [value for f, value in ids if f == func]
+            if not known:
+                known = [_invocation_argument(func) if ctx.options.invocation and func is not None else None]
+                ids.append((func, known[0]))
+            _rewrite(s, known[0])
     return len(sites)

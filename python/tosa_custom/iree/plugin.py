@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.diagnostics import CompileError
 from ..runtime import native
 
-__all__ = ["plugin_path", "load_sites", "release_site", "last_error", "clear_error"]
+__all__ = ["plugin_path", "load_sites", "release_site", "take_error"]
 
 _ERROR_CAPACITY = 2048
 
@@ -39,6 +39,8 @@ def _plugin() -> ctypes.CDLL:
                                         f"this package {native.ABI_VERSION}: reinstall the package")
     dll.tck_iree_load_sites.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t]
     dll.tck_iree_last_error.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_uint64)]
+    dll.tck_iree_take_error.argtypes = [ctypes.c_uint64, ctypes.c_char_p, ctypes.c_size_t,
+                                        ctypes.POINTER(ctypes.c_uint64)]
     dll.tck_iree_release_site.argtypes = [ctypes.c_uint64]
     return dll
 
@@ -57,14 +59,11 @@ def release_site(site_id: int) -> None:
     _plugin().tck_iree_release_site(site_id)
 
 
-def last_error() -> tuple[int, str, int]:
-    """The first kernel failure since `clear_error`: (status, message, site
-    id); status 0: none."""
+def take_error(invocation: int) -> tuple[int, str, int]:
+    """The first kernel failure of call `invocation` (its id, passed to every
+    kernel of the call), forgotten once taken: (status, message, site id);
+    status 0: none."""
     error = ctypes.create_string_buffer(_ERROR_CAPACITY)
     site = ctypes.c_uint64()
-    status = _plugin().tck_iree_last_error(error, _ERROR_CAPACITY, ctypes.byref(site))
+    status = _plugin().tck_iree_take_error(invocation, error, _ERROR_CAPACITY, ctypes.byref(site))
     return status, error.value.decode(errors="replace"), site.value
-
-
-def clear_error() -> None:
-    _plugin().tck_iree_clear_error()

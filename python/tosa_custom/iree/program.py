@@ -15,8 +15,10 @@ before the device exists.
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
+import threading
 import weakref
 from pathlib import Path
 from typing import Any, Sequence
@@ -30,17 +32,58 @@ from ..core.diagnostics import CompileError, Diagnostic
 from ..core.passes import pipeline_text, run_pipeline
 from ..runtime import KernelError
 from ..runtime.boundary import Boundary
-from ..runtime.program import _SCALAR_TYPES, _spec
+from ..runtime.program import _SCALAR_TYPES, _apply_torch_dtypes, _spec
 from ..runtime.weights import WeightSlots
 from . import plugin as _plugin
 from .dispatch import DISPATCH_NATIVE
 from .sites import BoundSite, bind_sites, write_sites
 
-__all__ = ["Program", "load", "build", "parse_module", "COMPILE_FLAGS"]
+__all__ = ["Program", "load", "build", "dispatch_pipeline", "host_array", "parse_module", "COMPILE_FLAGS"]
 
+# f64 kept as f64: IREE would otherwise narrow it to f32 everywhere, the
+# signature and the native kernels' operands included (a kernel bound for
+# f64 would read f32 data); TOSA's profiles have no f64, so IREE's
+# validation then refuses such a program, as tosa-validate does.
 COMPILE_FLAGS = ("--iree-input-type=tosa", "--iree-hal-target-device=local",
-                 "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host")
+                 "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host",
+                 "--iree-input-demote-f64-to-f32=false")
 _PLUGIN_FLAG_SET = []
+# Each call's id, passed to its kernels (the dispatch pass's invocation
+# argument), under which the plugin keeps the call's failure; 0 is no call's.
+_INVOCATIONS = itertools.count(1)
+
+
+def host_array(t: torch.Tensor) -> np.ndarray:
+    """A C-contiguous numpy view or copy of `t` as the TOSA signature
+    carries it (uint8 as i8, complex as real pairs: CONTRACT.md 3.5),
+    keeping its rank (np.ascontiguousarray makes a 0-d array 1-d, which IREE
+    refuses); bfloat16, which numpy lacks, as ml_dtypes' (IREE's own)."""
+    t = t.detach().cpu()
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    if t.dtype == torch.uint8:
+        t = t.view(torch.int8)
+    if t.dtype == torch.bfloat16:
+        import ml_dtypes  # IREE's runtime depends on it
+
+        return np.require(t.view(torch.int16).numpy(), requirements="C").view(ml_dtypes.bfloat16)
+    return np.require(t.numpy(), requirements="C")
+
+
+def _result_tensor(array, dtype: torch.dtype) -> torch.Tensor:
+    """An IREE result as a tensor of the declared `dtype`: IREE gives
+    bfloat16 as ml_dtypes' type, an unsigned or boolean result in the
+    signless integer type of its width, and the signature carries complex
+    as real pairs [..., 2]."""
+    array = np.array(array)
+    if array.dtype.name == "bfloat16":
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    t = torch.from_numpy(array)
+    if dtype.is_complex and not t.is_complex():
+        return torch.view_as_complex(t.to(dtype.to_real()).contiguous())
+    if t.dtype != dtype and t.element_size() == torch.empty((), dtype=dtype).element_size():
+        t = t.view(dtype)
+    return t
 
 
 def _iree():
@@ -91,17 +134,22 @@ class _DeviceWeights:
         self.arrays: list[Any] = [None] * count
 
     def set(self, index: int, t: torch.Tensor) -> None:
-        array = np.ascontiguousarray(t.detach().cpu().numpy())
+        array = host_array(t)
         self.arrays[index - self._offset] = self._runtime.asdevicearray(self._device, array)
 
 
-def build(module: ir.Module) -> tuple[list[BoundSite], bytes]:
+def dispatch_pipeline(invocation: bool) -> list[str]:
+    return [DISPATCH_NATIVE + ("{invocation=true}" if invocation else "")]
+
+
+def build(module: ir.Module, *, invocation: bool = False) -> tuple[list[BoundSite], bytes]:
     """Bind every tosa.custom to a native kernel, rewrite it into an IREE
-    dispatch, compile: the sites (their kernels prepared) and the vmfb."""
+    dispatch, compile: the sites (their kernels prepared) and the vmfb.
+    `invocation`: the entry takes a last i64 argument, the call's id."""
     with module.context:
         sites = bind_sites(module)
         try:
-            run_pipeline(module, [DISPATCH_NATIVE], "the IREE dispatch of native kernels",
+            run_pipeline(module, dispatch_pipeline(invocation), "the IREE dispatch of native kernels",
                          category="runtime-lowering-failed")
             text = module.operation.get_asm(print_generic_op_form=True, assume_verified=True)
             return sites, compile_to_vmfb(text)
@@ -126,9 +174,14 @@ class Program:
         self.threads = threads
         with module.context:
             self._read_signature(module, entry)
-        self._sites, self.vmfb = build(module)
+        self._sites, self.vmfb = build(module, invocation=True)
+        with module.context:  # the entry takes the call's id if it holds a site (the pass added it)
+            entry_type = _ir.function_type(_ir.public_functions(module, self.entry)[0])
+            self._takes_invocation = len(entry_type.inputs) > self._arity
         weakref.finalize(self, _release, self._sites)
-        self.pipeline = pipeline_text([DISPATCH_NATIVE])
+        self.pipeline = pipeline_text(dispatch_pipeline(True))
+        # An IREE VM context is not thread-safe: one call at a time per program.
+        self._lock = threading.Lock()
         self._workdir = tempfile.TemporaryDirectory(prefix="tosa_custom_iree_")
         _plugin.load_sites(write_sites(self._sites, Path(self._workdir.name) / "sites.txt"))
         _, runtime = _iree()
@@ -149,10 +202,12 @@ class Program:
         func = funcs[0]
         self.entry = ir.StringAttr(func.attributes["sym_name"]).value
         ftype = _ir.function_type(func)
+        self._arity = len(ftype.inputs)
         self._weights = WeightSlots.prepare(module, func)
         n_inputs = len(ftype.inputs) - self._weights.count
         self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs[:n_inputs])]
         self.output_specs = [_spec(t, f"result #{i}") for i, t in enumerate(ftype.results)]
+        _apply_torch_dtypes(func, self.input_specs, self.output_specs)  # uint8 on i8, complex on pairs
         self._boundary = Boundary(func, self._weights.manifest.names)
 
     @property
@@ -194,27 +249,31 @@ class Program:
             if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
                 raise ValueError(f"input #{i} is {list(x.shape)} {str(x.dtype).replace('torch.', '')}; expected "
                                  f"{spec.describe()}: shapes and dtypes are fixed at compile time")
-            arrays.append(np.ascontiguousarray(x.detach().cpu().numpy()))
+            arrays.append(host_array(x))
         return arrays
 
     def __call__(self, *inputs):
         self._boundary.check(inputs)
-        args = self._check_inputs(inputs)
-        if self._weights.count:
-            self._weights.require()
-            args += self._device_weights.arrays
-        _plugin.clear_error()
-        try:
-            results = self._fn(*args)
-        except RuntimeError as e:
-            status, message, site = _plugin.last_error()
-            if not status:
-                raise
-            ops = [s.site.operator_name for s in self._sites if s.id == site]
-            raise KernelError(message, op=ops[0] if ops else None) from e
-        results = list(results) if isinstance(results, (tuple, list)) else [results]
-        tensors = [torch.from_numpy(np.array(r.to_host() if hasattr(r, "to_host") else r)) for r in results]
-        return self._boundary.finish(inputs, tensors, self._weights)
+        with self._lock:
+            args = self._check_inputs(inputs)
+            if self._weights.count:
+                self._weights.require()
+                args += self._device_weights.arrays
+            invocation = next(_INVOCATIONS)
+            if self._takes_invocation:
+                args.append(invocation)  # a Python int: IREE takes no numpy scalar for an i64
+            try:
+                results = self._fn(*args)
+            except RuntimeError as e:
+                status, message, site = _plugin.take_error(invocation)
+                if not status:
+                    raise
+                ops = [s.site.operator_name for s in self._sites if s.id == site]
+                raise KernelError(message, op=ops[0] if ops else None) from e
+            results = list(results) if isinstance(results, (tuple, list)) else [results]
+            tensors = [_result_tensor(r.to_host() if hasattr(r, "to_host") else r, spec.dtype)
+                       for r, spec in zip(results, self.output_specs)]
+            return self._boundary.finish(inputs, tensors, self._weights)
 
 
 def parse_module(module) -> ir.Module:

@@ -1,0 +1,89 @@
+"""The audit's IREE executor, in process: a case runs on IREE (compiled by
+IREE, each kept op by its native kernel) and is compared with eager; what
+IREE refuses by design (an op without a native kernel, TOSA that does not
+conform) is an expected refusal with its category; an `xfail` keyed "iree"
+holds on IREE only."""
+
+import pytest
+import torch
+
+from tosa_custom.e2e import runner
+from tosa_custom.e2e.registry import Case, case
+
+pytest.importorskip("iree.runtime")
+pytest.importorskip("iree.compiler")
+
+F = torch.nn.functional
+
+
+class _GeluLayerNorm(torch.nn.Module):
+    def forward(self, x):
+        return F.layer_norm(F.gelu(x), (16,)) * 2
+
+
+class _Atan2(torch.nn.Module):
+    def forward(self, x):
+        return torch.atan2(x, x + 1)
+
+
+class _Double(torch.nn.Module):
+    def forward(self, x):
+        return x.double() / 3
+
+
+def _case(name, module, inputs, xfail=None, **kwargs):
+    return Case(name, module, inputs, "iree", dict(xfail or {}), rtol=1e-4, atol=1e-4, **kwargs)
+
+
+def test_a_case_runs_on_iree_with_native_kernels():
+    c = _case("GeluLayerNormModule_iree", _GeluLayerNorm, lambda: (torch.randn(4, 8, 16),))
+    r = runner.run_case(c, "selective", ["aten.gelu", "aten.layer_norm"], executor="iree")
+    assert (r.status, r.category, r.executor, r.refused) == ("pass", None, "iree", False), r.message
+    assert r.converted == {"torch.aten.gelu": 1, "torch.aten.layer_norm": 1}
+
+
+def test_an_op_without_native_kernel_is_an_expected_refusal():
+    c = _case("Atan2Module_iree", _Atan2, lambda: (torch.randn(3, 4),))
+    r = runner.run_case(c, "selective", ["aten.atan2"], executor="iree")
+    assert (r.status, r.category, r.refused) == ("xfail", "no-kernel", True), r.message
+    assert r.failing_ops == ["torch.aten.atan2"] and "has no native kernel" in r.message
+    assert r.xfail_reason == runner.REFUSALS["no-kernel"]
+    # The reference runtime runs it (a numpy or torch kernel).
+    assert runner.run_case(c, "selective", ["aten.atan2"]).status == "pass"
+
+
+def test_tosa_that_does_not_conform_is_an_expected_refusal():
+    c = _case("DoubleModule_iree", _Double, lambda: (torch.randn(3, 4),), nonconformant={"stock": "f64 by design"})
+    r = runner.run_case(c, "stock", executor="iree")
+    assert (r.status, r.category, r.refused, r.conformant) == ("xfail", "not-conformant", True, False), r.message
+    assert "f64" in r.message and r.xfail_reason == runner.REFUSALS["not-conformant"]
+
+
+def test_an_iree_expectation_holds_on_iree_only():
+    c = _case("GeluLayerNormModule_xfail", _GeluLayerNorm, lambda: (torch.randn(2, 16),), xfail={"iree": "why"})
+    assert runner.expected_reason(c, "selective", "iree") == "why" and runner.expected_reason(c, "selective") is None
+    r = runner.run_case(c, "selective", ["aten.gelu"], executor="iree")
+    assert (r.status, r.xfail_reason) == ("xpass", "why")  # strict: a listed IREE failure that passes is news
+    with pytest.raises(ValueError, match=r"xfail modes \['cuda'\] are not among"):
+        case(inputs=lambda: (), family="x", xfail={"cuda": "no"}, name="CudaModule_basic")(lambda: None)
+    with pytest.raises(ValueError, match="unknown executor 'tvm'"):
+        runner.run_case(c, "selective", executor="tvm")
+
+
+def test_a_dynamic_shape_is_an_expected_refusal():
+    """tosa_custom.iree runs static shapes only: the load says so under
+    dynamic-shape, which the audit files as a refusal by design."""
+    from tosa_custom import iree
+    from tosa_custom.core.diagnostics import CompileError
+
+    dynamic = """
+func.func @f(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = tosa.abs %a : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}"""
+    with pytest.raises(CompileError) as info:
+        iree.load(dynamic)
+    assert info.value.category == "dynamic-shape"
+    failure = runner._classify_load_error(info.value)
+    assert runner._refusal("iree", failure, True) is failure
+    assert runner._refusal("reference", failure, True) is None
