@@ -268,10 +268,10 @@ def compare_structure(actual, expected, what: str = "the result") -> None:
             raise _Failure("result-mismatch", f"{what}: leaf #{i} is a {_kind(a)}, eager's is a {_kind(e)}")
 
 
-def _compare_call(case: Case, call: int, got, expected, args, eager_args) -> None:
+def _compare_call(case: Case, call: int, got, expected, args, eager_args, sizes: str = "") -> None:
     """One call: the results (structure, then values) and what the model
-    wrote into its inputs."""
-    where = f"call {call + 1}: " if case.calls > 1 else ""
+    wrote into its inputs; `sizes` names the input set of a dynamic case."""
+    where = sizes + (f"call {call + 1}: " if case.calls > 1 else "")
     compare_structure(got, expected, f"{where}the result")
     try:
         compare_outputs(_leaves(got), _leaves(expected), compare=case.compare, rtol=case.rtol, atol=case.atol)
@@ -318,7 +318,8 @@ def _program_call(program, inputs):
     return program(*tensors)
 
 
-def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compile, export_strict="auto"):
+def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compile, export_strict="auto",
+                                   dynamic_shapes=None):
     """compile() for the case, recording whether its TOSA validates for the
     declared target. A non-conformant output is recorded (with the ops and
     rules; the reports list them per mode) and the case goes on without the
@@ -326,6 +327,7 @@ def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compi
     model does; `conformance_verdict` then holds the outcome to the case's
     `nonconformant` listing."""
     declared = ""
+    dynamic = {} if dynamic_shapes is None else {"dynamic_shapes": dynamic_shapes}
     for target in ("auto", None):
         report = CompileReport()
         try:
@@ -333,7 +335,7 @@ def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compi
                 warnings.simplefilter("ignore")
                 module = tc_compile(model, _clone(inputs), output_type="tosa", backend_legal_ops=result.legal_ops,
                                     report=report, export_strict=export_strict,  # "auto": strict, then non-strict
-                                    tosa_target=target)
+                                    tosa_target=target, **dynamic)
         except Exception as e:
             conformance = isinstance(e, CompileError) and e.category in ("not-conformant", NO_PROFILE)
             if conformance:
@@ -388,7 +390,16 @@ def _load(module, executor: str, torch_fallback: bool, kernels: str):
     return runtime.load(module, torch_fallback=torch_fallback, kernels=kernels)
 
 
-def _run_calls(case: Case, program, inputs) -> list[tuple]:
+def _sizes(inputs: tuple, input_sets: list[tuple]) -> str:
+    """`at [2, 5], [7]: `, the shapes of one input set of a dynamic case
+    (nothing for a case with one input set)."""
+    if len(input_sets) == 1:
+        return ""
+    shapes = ", ".join(str(list(x.shape)) for x in _leaves(inputs) if isinstance(x, torch.Tensor))
+    return f"at {shapes}: "
+
+
+def _run_calls(case: Case, program, inputs, sizes: str = "") -> list[tuple]:
     """The program's (result, inputs after the call) for each call."""
     from .. import runtime  # lazily: the runtime (execution engine, kernels) only where a case runs
 
@@ -399,9 +410,9 @@ def _run_calls(case: Case, program, inputs) -> list[tuple]:
         try:
             calls.append((_program_call(program, args), args))
         except runtime.KernelError as e:
-            raise _Failure("kernel-error", str(e), [e.op] if e.op else []) from None
+            raise _Failure("kernel-error", sizes + str(e), [e.op] if e.op else []) from None
         except Exception as e:
-            raise _Failure("runtime-error", _first_line(e)) from None
+            raise _Failure("runtime-error", sizes + _first_line(e)) from None
     return calls
 
 
@@ -465,16 +476,19 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                 if isinstance(model, torch.nn.Module):
                     model.eval()  # as compile() does: the reference must be the program compiled
                 torch.manual_seed(0)
-                inputs = tuple(case.inputs())
+                input_sets = case.input_sets()
+                inputs = input_sets[0]
             except Exception as e:
                 raise _Failure("case-error", _first_line(e)) from None
         with clock.step("eager"):
             try:
-                expected, eager_model = _eager_calls(case, model, inputs)
+                eager = [_eager_calls(case, model, s) for s in input_sets]
             except Exception as e:
                 raise _Failure("eager-failed", _first_line(e)) from None
         with clock.step("compile"):
-            module = _compile_recording_conformance(result, model, inputs, tc_compile, case.export_strict)
+            module = _compile_recording_conformance(
+                result, model, inputs, tc_compile, case.export_strict,
+                case.dynamic_shapes() if case.dynamic_shapes else None)
         with clock.step("load"):
             try:
                 program = _load(module, executor, torch_fallback, kernels)
@@ -484,11 +498,13 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                 result.refused = refusal is not None
                 raise refusal or failure from None
         with clock.step("run"):
-            actual = _run_calls(case, program, inputs)
+            actual = [_run_calls(case, program, s, _sizes(s, input_sets)) for s in input_sets]
         with clock.step("compare"):
-            for call, ((got, args), (eager_result, eager_args)) in enumerate(zip(actual, expected)):
-                _compare_call(case, call, got, eager_result, args, eager_args)
-            _compare_state(program, eager_model)
+            for runs, (expected, _), s in zip(actual, eager, input_sets):
+                for call, ((got, args), (eager_result, eager_args)) in enumerate(zip(runs, expected)):
+                    _compare_call(case, call, got, eager_result, args, eager_args, _sizes(s, input_sets))
+            if len(input_sets) == 1:  # state carries from call to call of one input set
+                _compare_state(program, eager[0][1])
         measured = "pass"
     except _Failure as f:
         measured = "fail"
