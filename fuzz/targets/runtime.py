@@ -14,6 +14,8 @@ Case kinds:
   and run by eager PyTorch: the program gives its result, or the same kind of
   failure, as a clean error.
 - `module`: truncated or garbled module text through `runtime.load`.
+- `dynamic` (_dynamic.py): one load of a program with `?` dims, called at
+  sizes at the edges of its declared range and beyond them.
 - `results`: a valid module whose results are drawn from a computed value, a
   custom op's result, an argument, a constant and reshaped views of them, any
   of them repeated (what torch.export makes of an in-place update), or none,
@@ -36,6 +38,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
+from . import _dynamic
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -119,7 +122,10 @@ BEHAVIOURS = ["correct", "correct-in-place", "numpy", "non-contiguous-result", "
 
 @st.composite
 def strategy_(draw):
-    kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results"]))
+    kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
+                                 "dynamic", "dynamic"]))
+    if kind == "dynamic":
+        return draw(_dynamic.strategy())
     case = {"kind": kind, "seed": draw(st.integers(0, 2**31)), "native": draw(st.booleans())}
     if kind == "results":
         case["results"] = draw(st.lists(st.sampled_from(sorted(_RESULTS)), min_size=0, max_size=5))
@@ -524,4 +530,4 @@ def _check_results(case) -> Outcome:
 
 def check(case: dict) -> Outcome:
     return {"inputs": _check_inputs, "kernel": _check_kernel, "attrs": _check_attrs,
-            "module": _check_module, "results": _check_results}[case["kind"]](case)
+            "module": _check_module, "results": _check_results, "dynamic": _dynamic.check}[case["kind"]](case)
