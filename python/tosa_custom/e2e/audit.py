@@ -204,6 +204,7 @@ class AuditRun:
     torch_fallback: bool = True
     kernels: str = "all"
     executor: str = "reference"
+    shard: str | None = None  # "K/N": the K-th of N interleaved slices of the selected cases
 
     @property
     def unexpected(self) -> list[CaseResult]:
@@ -328,11 +329,13 @@ class _Supervisor:
 def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = None, jobs: int | None = None,
               timeout: float = DEFAULT_TIMEOUT, name_filter: str | None = None, on_result=None,
               on_start=None, torch_fallback: bool = True, kernels: str = "all",
-              executor: str = "reference") -> AuditRun:
+              executor: str = "reference", shard: tuple[int, int] | None = None) -> AuditRun:
     """Run every case of `files` (matching `name_filter`) in `mode`; without
     `torch_fallback`, custom ops run only by registered kernels; `kernels="user"`:
     only by the user's own (not the package's built-in ones); `executor`:
-    what runs the compiled program (registry.EXECUTORS)."""
+    what runs the compiled program (registry.EXECUTORS); `shard=(k, n)`: only
+    every n-th selected case from the k-th (1-based), so n machines (or runs)
+    cover a suite too long for one, each with a sample spread over all of it."""
     if mode not in MODES:
         raise AuditError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
     if executor not in EXECUTORS:
@@ -348,6 +351,8 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
         except re.error as e:
             raise AuditError(f"--filter {name_filter!r} is not a regular expression: {e}") from None
         cases = [c for c in cases if pattern.search(c.name)]
+    if shard is not None:
+        cases = cases[shard[0] - 1::shard[1]]
     if not cases:
         raise AuditError("no case to run" + (f": none matches --filter {name_filter!r}" if name_filter else ""))
     if on_start:
@@ -359,7 +364,8 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
                                  on_result or (lambda r: None), Path(tmp), torch_fallback, kernels, executor)
         results = supervisor.run([c.name for c in cases])
     return AuditRun(mode, list(ops) if ops else None, results, round(time.monotonic() - start, 2),
-                    supervisor.jobs, timeout, files, name_filter, torch_fallback, kernels, executor)
+                    supervisor.jobs, timeout, files, name_filter, torch_fallback, kernels, executor,
+                    f"{shard[0]}/{shard[1]}" if shard else None)
 
 
 # --------------------------------------------------------------------------
@@ -382,6 +388,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="selective mode's ops, comma-separated or repeated (e.g. aten.layer_norm,aten.gelu)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: all cores)")
     p.add_argument("--filter", metavar="REGEX", help="run only cases whose name matches (re.search)")
+    p.add_argument("--shard", type=_shard, metavar="K/N",
+                   help="run the K-th of N interleaved slices of the selected cases (e.g. 3/50), so a suite too "
+                        "long for one run (every OpInfo sample and dtype) is split across runs or machines")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"per-case time limit (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--report", type=Path, metavar="DIR", help="write audit.json, audit.md and audit.html there")
@@ -412,6 +421,13 @@ def _parser() -> argparse.ArgumentParser:
                    help="run custom ops only by the kernels your case files register or load (not the package's "
                         "built-in numpy, native or generic torch ones): shows which ops lack a kernel of yours")
     return p
+
+
+def _shard(text: str) -> tuple[int, int]:
+    k, slash, n = text.partition("/")
+    if not (slash and k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        raise argparse.ArgumentTypeError(f"{text!r}: give K/N with 1 <= K <= N, e.g. 3/50")
+    return int(k), int(n)
 
 
 def _select_files(args) -> list[Path]:
@@ -487,7 +503,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         run = run_audit(args.mode, files=files, ops=ops, jobs=args.jobs, timeout=args.timeout,
                         name_filter=args.filter, on_result=progress, on_start=progress.start,
                         torch_fallback=not args.no_torch_fallback,
-                        kernels="user" if args.only_user_kernels else "all", executor=args.executor)
+                        kernels="user" if args.only_user_kernels else "all", executor=args.executor,
+                        shard=args.shard)
     except AuditError as e:
         progress.close()
         print(f"tosa-custom-audit: error: {e}", file=sys.stderr)
