@@ -44,6 +44,7 @@ from ..core.passes import Option, PassContext, parse_names, pipeline_text, regis
 from .cpu import CpuTarget, cpu_target
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .tosa_fixes import INTEGER_NEGATE_AS_SUB
+from .shape_ops import LOWER_SHAPE_OPS
 from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
     GENERALIZE,
@@ -85,7 +86,8 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #   OUTLINE                 TOSA ops tosa-to-linalg lacks as runtime custom
 #                           ops; every tosa.custom as an extern call (kernels
 #                           are bound between these two: outline.py);
-#   _FRONTEND               TOSA to linalg on tensors, elementwise fusion;
+#   _FRONTEND               TOSA to linalg on tensors (1.1 shape ops into
+#                           tensor.reshape first), elementwise fusion;
 #   _TILE                   named ops (convolutions too) to linalg.generic,
 #                           B operands made column-contiguous and, for big
 #                           contractions, packed in panels; then the transform
@@ -109,7 +111,7 @@ JIT_FEATURES = "tosa-custom-jit-features"
 
 OUTLINE = [OUTLINE_TOSA_FALLBACKS, OUTLINE_CUSTOM_OPS]
 _FRONTEND = [
-    INTEGER_NEGATE_AS_SUB,
+    INTEGER_NEGATE_AS_SUB, LOWER_SHAPE_OPS,
     "func.func(tosa-optional-decompositions, tosa-infer-shapes, tosa-make-broadcastable, "
     "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf)",
     "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",
@@ -120,6 +122,9 @@ _ONE_SHOT = "one-shot-bufferize{bufferize-function-boundaries function-boundary-
 _OUT_PARAMS = [DISTINCT_RESULTS, "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"]
 _DEALLOCATE = [
     "buffer-deallocation-pipeline",
+    # The clones ownership-based deallocation makes of a returned buffer it
+    # does not own (an argument, a constant): alloc + copy.
+    "convert-bufferization-to-memref",
     # The wheel lacks the runner-utils library: memrefCopy would not resolve.
     "func.func(refback-munge-memref-copy)",
 ]
@@ -168,13 +173,19 @@ _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-s
 _VECTORIZE = _TILE + _BUFFERIZE_TILED + _DEALLOCATE + _VECTOR_TAIL  # CPU-independent parts: see _vectorize
 
 
-def _vectorize(cpu: CpuTarget) -> list[str]:
-    return _tile(cpu) + _BUFFERIZE_TILED + _DEALLOCATE + _vector_tail(cpu)
+def _returning(passes: list[str], returns: bool) -> list[str]:
+    """A program with results of dynamic size returns them (allocated by the
+    compiled code; ownership-based deallocation clones one it does not own)
+    instead of writing them into the caller's buffers."""
+    out_params = (*_OUT_PARAMS, WRITE_RESULTS_IN_PLACE)
+    return [p for p in passes if p not in out_params] if returns else passes
+
+
+def _vectorize(cpu: CpuTarget, returns: bool = False) -> list[str]:
+    return _tile(cpu) + _returning(_BUFFERIZE_TILED, returns) + _DEALLOCATE + _vector_tail(cpu)
 _NAIVE_BUFFERIZE = [TO_BUFFER_PER_CALL, _ONE_SHOT, *_OUT_PARAMS, *_DEALLOCATE]
-_NAIVE = _NAIVE_BUFFERIZE + [
-    "func.func(convert-linalg-to-loops)",
-    *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm")],
-]
+_NAIVE_LOOPS = ["func.func(convert-linalg-to-loops)", *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm")]]
+_NAIVE = _NAIVE_BUFFERIZE + _NAIVE_LOOPS
 
 FRONTEND_PIPELINE = pipeline_text(_FRONTEND)
 BUFFERIZE_PIPELINE = pipeline_text(_BUFFERIZE_TILED)
@@ -186,14 +197,17 @@ NAIVE_PIPELINE = pipeline_text(_FRONTEND + _NAIVE)
 LOWERING_PIPELINE = NAIVE_PIPELINE  # the historic name: one textual pipeline, naive loops
 
 
-def pipeline(vectorize: bool = True, *, outline: bool = True, cpu: "str | CpuTarget | None" = None) -> str:
+def pipeline(vectorize: bool = True, *, outline: bool = True, cpu: "str | CpuTarget | None" = None,
+             returns: bool = False) -> str:
     """The runtime lowering as one textual pipeline `tosa-custom-opt
     --pass-pipeline=...` replays: outline (unless `outline=False`, for a
     module already outlined), TOSA to linalg, tile and vectorize for `cpu`
     (cpu.cpu_target: default $TOSA_CUSTOM_CPU, else the host), or, without
-    `vectorize`, naive loops, bufferize, lower to the LLVM dialect."""
+    `vectorize`, naive loops, bufferize, lower to the LLVM dialect. With
+    `returns` (results of dynamic size), the entry returns its results
+    instead of taking out-params."""
     cpu = cpu_target(cpu)
-    body = _vectorize(cpu) + _BACKEND if vectorize else _NAIVE
+    body = _vectorize(cpu, returns) + _BACKEND if vectorize else _returning(_NAIVE, returns)
     return pipeline_text((OUTLINE if outline else []) + _FRONTEND + body + _jit(cpu))
 
 
@@ -407,7 +421,8 @@ def lower_to_vectors(module: ir.Module, cpu: "str | CpuTarget | None" = None) ->
     return plans
 
 
-def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | None" = None) -> str:
+def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | None" = None,
+          returns: bool = False) -> str:
     """Lower TOSA (custom ops already outlined) to the LLVM dialect, in place;
     returns the pipeline run (`pipeline(vectorize, outline=False)`, or the
     naive one it fell back to).
@@ -424,9 +439,9 @@ def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | Non
     cpu = cpu_target(cpu)
     jit = _jit(cpu)
     if not vectorize:
-        _run(module, _FRONTEND + _NAIVE + jit)
-        return pipeline(False, outline=False, cpu=cpu)
-    vectorizing = _vectorize(cpu)
+        _run(module, _FRONTEND + _returning(_NAIVE, returns) + jit)
+        return pipeline(False, outline=False, cpu=cpu, returns=returns)
+    vectorizing = _vectorize(cpu, returns)
     _run(module, _FRONTEND)
     with module.context:
         saved = module.operation.clone(ip=False)
@@ -440,8 +455,9 @@ def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | Non
             op.erase()
         for op in list(saved.regions[0].blocks[0].operations):
             module.body.append(op)
-        _run(module, _NAIVE_BUFFERIZE)
-        ran = _FRONTEND + _NAIVE_BUFFERIZE
+        naive = _returning(_NAIVE_BUFFERIZE, returns)
+        _run(module, naive)
+        ran = _FRONTEND + naive
     finally:
         saved.erase()
     _run(module, _BACKEND + jit)

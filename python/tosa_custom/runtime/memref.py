@@ -6,9 +6,14 @@ them per call costs ~300 us, per the platform notes).
 
 On the hot path nothing is built per call: `DescriptorBlock` holds the entry
 point's descriptors, made once per program, and a call only writes the data
-pointers; `ViewCache` hands a kernel the same torch view again when the
-compiled code passes it the same buffer (same descriptor bytes), which is the
-usual case from one call to the next.
+pointers (and, for an input with a `?` dim, its sizes and strides);
+`ViewCache` hands a kernel the same torch view again when the compiled code
+passes it the same buffer (same descriptor bytes), which is the usual case
+from one call to the next.
+
+A program with results of dynamic size returns them, allocated by the
+compiled code (malloc), in the block's result area: `owned_tensor` hands such
+a buffer out zero-copy as a tensor that frees it when the last view of it dies.
 """
 
 from __future__ import annotations
@@ -16,13 +21,15 @@ from __future__ import annotations
 import ctypes
 import functools
 import struct
+from typing import Sequence
 
+import numpy as np
 import torch
 
 from ..core import dtypes as _dtypes
 
 __all__ = [
-    "descriptor_class", "descriptor_for", "tensor_view", "ViewCache", "DescriptorBlock",
+    "descriptor_class", "descriptor_for", "tensor_view", "ViewCache", "DescriptorBlock", "owned_tensor",
     "MLIR_TO_TORCH", "TORCH_TO_MLIR",
 ]
 
@@ -74,8 +81,9 @@ class ViewCache:
     """Torch views of the memrefs one callback argument receives, by descriptor contents.
 
     The key is the descriptor's raw bytes (pointers, offset, sizes and
-    strides), so a hit is a view of exactly that memory. On a miss, a memref
-    that is exactly a contiguous tensor the current call was given or returns
+    strides), so a hit is a view of exactly that memory, at that call's size
+    (a `?` dim in `shape`, None, takes its size from the descriptor). On a
+    miss, a memref that is exactly a contiguous tensor the current call was given or returns
     (`known()`: data pointer -> tensor) is that tensor itself, not cached (the
     cache must not keep a caller's tensor alive); anything else gets a new
     view, and at most `capacity` views are kept (oldest dropped first), so a
@@ -95,6 +103,9 @@ class ViewCache:
         self._views: dict[bytes, torch.Tensor] = {}
         self._format = f"={_words(rank)}q"
         self._element = _ELEMENT_SIZE[dtype]
+        self._dense_tail = self._dense_bytes = None
+        if None in shape:  # sized per call: views are made from the descriptor's sizes
+            return
         # Offset, sizes and strides of a contiguous tensor of this shape.
         self._dense_tail = struct.pack(f"={1 + 2 * rank}q", 0, *shape, *_contiguous_strides(shape))
         # A dense buffer of this shape as ctypes bytes (the type made once):
@@ -110,10 +121,10 @@ class ViewCache:
         view = self._views.get(key)
         if view is not None:
             return view
-        if self.known is not None and key[16:] == self._dense_tail:
+        if self.known is not None and (key[16:] == self._dense_tail or self._dense_tail is None):
             t = self.known().get(int.from_bytes(key[8:16], "little"))
             # The same memory may be passed reshaped (a tosa.reshape of an input).
-            if t is not None and t.dtype is self.dtype and t.shape == self._shape:
+            if t is not None and t.dtype is self.dtype and self._is(t, key):
                 return t
         if self._dense_bytes is not None and key[16:] == self._dense_tail:
             aligned = int.from_bytes(key[8:16], "little")
@@ -129,6 +140,15 @@ class ViewCache:
 
     def __len__(self) -> int:
         return len(self._views)
+
+    def _is(self, t: torch.Tensor, key: bytes) -> bool:
+        """`t` is exactly the memref `key` describes (its shape; contiguous)."""
+        if self._dense_tail is not None:
+            return t.shape == self._shape
+        words = struct.unpack(self._format, key)
+        shape = words[3:3 + self.rank]
+        return (words[2] == 0 and tuple(t.shape) == shape and t.is_contiguous()
+                and tuple(words[3 + self.rank:]) == tuple(_contiguous_strides(shape)))
 
 
 def _contiguous_strides(shape) -> list[int]:
@@ -154,14 +174,22 @@ def _view(aligned: int, offset: int, shape, strides, dtype: torch.dtype, size: i
 class DescriptorBlock:
     """The entry point's arguments, packed once: one descriptor per tensor.
 
-    Every argument is a contiguous tensor of a fixed shape, so sizes, strides
-    and offset never change; `set(i, tensor)` writes only the two data
-    pointers of argument i. `packed` is the `void**` array the packed entry
-    point takes (each slot points at a pointer to a descriptor).
+    Every argument is a contiguous tensor; of a fixed shape, its sizes,
+    strides and offset never change and `set(i, tensor)` writes only the two
+    data pointers of argument i; one with a `?` dim (None in its shape) is
+    written by `set_sized`, sizes and strides too. `packed` is the `void**`
+    array the packed entry point takes (each slot points at a pointer to a
+    descriptor). An entry that returns its results (`returned`: their ranks)
+    takes first a pointer to where it writes their descriptors, one after
+    the other (the C interface's result struct: all 8-byte fields).
     """
 
-    def __init__(self, shapes: list[tuple[int, ...]]):
+    def __init__(self, shapes: list[tuple], returned: Sequence[int] = ()):
         offsets, total = [], 0
+        self.results = []
+        for rank in returned:
+            self.results.append(total)
+            total += _words(rank)
         for shape in shapes:
             offsets.append(total)
             total += _words(len(shape))
@@ -169,17 +197,20 @@ class DescriptorBlock:
         self.words = memoryview(self._buffer).cast("B").cast("q")
         base = ctypes.addressof(self._buffer)
         for offset, shape in zip(offsets, shapes):
-            strides = _contiguous_strides(shape)
-            rank = len(shape)
-            self.words[offset + 3: offset + 3 + rank] = memoryview(struct.pack(f"{rank}q", *shape)).cast("q")
-            self.words[offset + 3 + rank: offset + 3 + 2 * rank] = memoryview(
-                struct.pack(f"{rank}q", *strides)).cast("q")
+            if None not in shape:
+                self._write_shape(offset, shape)
         # One pointer per argument, to its descriptor; the packed array points at those.
-        self._pointers = (ctypes.c_void_p * max(len(shapes), 1))(*[base + 8 * o for o in offsets])
+        starts = ([0] if returned else []) + offsets
+        self._pointers = (ctypes.c_void_p * max(len(starts), 1))(*[base + 8 * o for o in starts])
         pointers_base = ctypes.addressof(self._pointers)
-        self.packed = (ctypes.c_void_p * max(len(shapes), 1))(
-            *[pointers_base + ctypes.sizeof(ctypes.c_void_p) * i for i in range(len(shapes))])
+        self.packed = (ctypes.c_void_p * max(len(starts), 1))(
+            *[pointers_base + ctypes.sizeof(ctypes.c_void_p) * i for i in range(len(starts))])
         self.slots = offsets  # word index of each argument's `allocated` pointer
+
+    def _write_shape(self, offset: int, shape) -> None:
+        rank = len(shape)
+        self.words[offset + 3: offset + 3 + 2 * rank] = memoryview(
+            struct.pack(f"{2 * rank}q", *shape, *_contiguous_strides(shape))).cast("q")
 
     def set(self, index: int, t: torch.Tensor) -> int:
         slot = self.slots[index]
@@ -187,3 +218,60 @@ class DescriptorBlock:
         self.words[slot] = ptr
         self.words[slot + 1] = ptr
         return ptr
+
+    def set_sized(self, index: int, t: torch.Tensor) -> int:
+        """`set` for an argument with a `?` dim: its sizes and (contiguous) strides too."""
+        self._write_shape(self.slots[index], t.shape)
+        return self.set(index, t)
+
+    def result(self, index: int, rank: int) -> tuple:
+        """Result `index`'s descriptor: allocated, aligned, offset, sizes, strides."""
+        start = self.results[index]
+        words = self.words[start:start + _words(rank)].tolist()
+        return words[0], words[1], words[2], tuple(words[3:3 + rank]), tuple(words[3 + rank:])
+
+
+_free = ctypes.CDLL(None).free
+_free.argtypes = [ctypes.c_void_p]
+
+
+class _Allocation:
+    """A buffer the compiled code allocated (malloc) and returned; freed
+    when the last tensor viewing it dies."""
+
+    __slots__ = ("pointer",)
+
+    def __init__(self, pointer: int):
+        self.pointer = pointer
+
+    def __del__(self):
+        _free(self.pointer)
+
+
+class _Bytes:
+    """The bytes a result reads, for numpy (which keeps this, and so the
+    allocation, alive as its base)."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, owner: _Allocation, aligned: int, nbytes: int):
+        self.owner = owner
+        self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (aligned, False), "version": 3}
+
+
+def owned_tensor(descriptor: tuple, dtype: torch.dtype, owners: dict | None = None) -> torch.Tensor:
+    """A returned memref (`DescriptorBlock.result`) as a tensor that owns its
+    buffer, no copy. `owners` (allocated pointer -> allocation) lets results
+    that share one buffer share its owner, so it is freed once."""
+    allocated, aligned, offset, sizes, strides = descriptor
+    owner = owners.get(allocated) if owners is not None else None
+    if owner is None:
+        owner = _Allocation(allocated)
+        if owners is not None:
+            owners[allocated] = owner
+    if 0 in sizes:
+        return torch.empty(sizes, dtype=dtype)  # nothing to read (the owner frees the buffer)
+    span = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+    size = _ELEMENT_SIZE[dtype]
+    flat = torch.from_numpy(np.asarray(_Bytes(owner, aligned, span * size)))
+    return torch.as_strided(flat.view(dtype), sizes, strides, offset)
