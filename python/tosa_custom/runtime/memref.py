@@ -208,9 +208,13 @@ class DescriptorBlock:
         self.slots = offsets  # word index of each argument's `allocated` pointer
 
     def _write_shape(self, offset: int, shape) -> None:
-        rank = len(shape)
-        self.words[offset + 3: offset + 3 + 2 * rank] = memoryview(
-            struct.pack(f"{2 * rank}q", *shape, *_contiguous_strides(shape))).cast("q")
+        words, rank = self.words, len(shape)
+        stride = 1
+        for i in range(rank - 1, -1, -1):  # sizes, and the contiguous strides
+            n = shape[i]
+            words[offset + 3 + i] = n
+            words[offset + 3 + rank + i] = stride
+            stride *= n if n > 1 else 1
 
     def set(self, index: int, t: torch.Tensor) -> int:
         slot = self.slots[index]
@@ -248,15 +252,24 @@ class _Allocation:
         _free(self.pointer)
 
 
-class _Bytes:
-    """The bytes a result reads, for numpy (which keeps this, and so the
-    allocation, alive as its base)."""
+class _Array:
+    """A result's memory for numpy (which keeps this, and so the allocation,
+    alive as its base)."""
 
     __slots__ = ("__array_interface__", "owner")
 
-    def __init__(self, owner: _Allocation, aligned: int, nbytes: int):
+    def __init__(self, owner: _Allocation, interface: dict):
         self.owner = owner
-        self.__array_interface__ = {"shape": (nbytes,), "typestr": "|u1", "data": (aligned, False), "version": 3}
+        self.__array_interface__ = interface
+
+
+# numpy's spelling of each dtype it has (bfloat16 has none: viewed from bytes).
+_TYPESTR = {}
+for _dtype in MLIR_TO_TORCH.values():
+    try:
+        _TYPESTR[_dtype] = torch.empty((), dtype=_dtype).numpy().dtype.str
+    except TypeError:
+        pass
 
 
 def owned_tensor(descriptor: tuple, dtype: torch.dtype, owners: dict | None = None) -> torch.Tensor:
@@ -271,7 +284,13 @@ def owned_tensor(descriptor: tuple, dtype: torch.dtype, owners: dict | None = No
             owners[allocated] = owner
     if 0 in sizes:
         return torch.empty(sizes, dtype=dtype)  # nothing to read (the owner frees the buffer)
-    span = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
     size = _ELEMENT_SIZE[dtype]
-    flat = torch.from_numpy(np.asarray(_Bytes(owner, aligned, span * size)))
+    typestr = _TYPESTR.get(dtype)
+    if typestr is not None:  # numpy views it as it is: one step
+        return torch.from_numpy(np.asarray(_Array(owner, {
+            "shape": sizes, "strides": tuple(st * size for st in strides), "typestr": typestr,
+            "data": (aligned + offset * size, False), "version": 3})))
+    span = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+    flat = torch.from_numpy(np.asarray(_Array(owner, {
+        "shape": (span * size,), "typestr": "|u1", "data": (aligned, False), "version": 3})))
     return torch.as_strided(flat.view(dtype), sizes, strides, offset)

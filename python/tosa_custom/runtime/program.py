@@ -366,6 +366,7 @@ class Program:
         complex_in = any(s.dtype.is_complex for s in self.input_specs)
         self._fast = None if complex_in else [(s.shape, s.dtype) for s in self.input_specs]
         self._complex_outputs = any(s.dtype.is_complex for s in self.output_specs)
+        self._sized = [s.dynamic for s in self.input_specs]  # inputs whose sizes are written per call
         # empty_like of a zero-size expanded template allocates a contiguous
         # result faster than torch.empty(shape, dtype=...) parses its arguments.
         self._out_templates = [] if self._returns else [
@@ -548,7 +549,7 @@ class DynamicProgram(Program):
 
     def __call__(self, *inputs):
         self._boundary.check(inputs)
-        tensors = self._check_inputs(inputs)
+        tensors = inputs if self._ready(inputs) else self._check_inputs(inputs)
         if self._shapes is not None:
             self._shapes.check(tensors)
         outputs = [] if self._returns else [torch.empty_like(t, memory_format=torch.contiguous_format)
@@ -556,11 +557,12 @@ class DynamicProgram(Program):
         with self._lock:
             block = self._descriptors
             current = {}
-            for i, (t, spec) in enumerate(zip(tensors, self.input_specs)):
-                ptr = block.set_sized(i, t) if spec.dynamic else block.set(i, t)
+            i = 0
+            for t, sized in zip(tensors, self._sized):
+                ptr = block.set_sized(i, t) if sized else block.set(i, t)
                 if not t.requires_grad:
                     current[ptr] = t
-            i = len(tensors)
+                i += 1
             if self._weights.count:
                 self._weights.require()
                 i += self._weights.count
@@ -572,6 +574,17 @@ class DynamicProgram(Program):
                 outputs = self._take_results()
         with self._lock:
             return self._boundary.finish(inputs, outputs, self._weights)
+
+    def _ready(self, inputs) -> bool:
+        """Every input a contiguous tensor of the right dtype and rank (sizes: `InputShapes`)."""
+        if self._shapes is None:  # no `?` input: the static check
+            return Program._ready(self, inputs)
+        if self._fast is None or len(inputs) != len(self._fast):
+            return False
+        for x, (shape, dtype) in zip(inputs, self._fast):
+            if type(x) is not torch.Tensor or x.dtype is not dtype or x.dim() != len(shape) or not x.is_contiguous():
+                return False
+        return True
 
     def _take_results(self) -> list[torch.Tensor]:
         """The returned buffers as tensors that own them (one owner per buffer)."""
