@@ -275,8 +275,7 @@ def _analyze(op, dynamic: bool = False) -> _LoopInfo | None:
                 terms = _linear_terms(e) or {}
                 bool_dims.update(terms)
     dynamic_loops = {d for d in dynamic_loops if ranges[d] is None}  # a static size elsewhere wins
-    for d in dynamic_loops:
-        ranges[d] = DYNAMIC_RANGE
+    ranges = [DYNAMIC_RANGE if d in dynamic_loops else r for d, r in enumerate(ranges)]
     if any(r is None for r in ranges) or 0 in ranges or (dynamic_loops and windows):
         return None  # a zero-size loop: nothing to vectorize (vector types have no zero dimension)
     body_ops = [o.name for o in op.regions[0].blocks[0].operations]
