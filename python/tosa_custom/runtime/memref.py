@@ -231,7 +231,7 @@ class DescriptorBlock:
     def result(self, index: int, rank: int) -> tuple:
         """Result `index`'s descriptor: allocated, aligned, offset, sizes, strides."""
         start = self.results[index]
-        words = self.words[start:start + _words(rank)].tolist()
+        words = self.words[start:start + 3 + 2 * rank].tolist()
         return words[0], words[1], words[2], tuple(words[3:3 + rank]), tuple(words[3 + rank:])
 
 
@@ -239,26 +239,27 @@ _free = ctypes.CDLL(None).free
 _free.argtypes = [ctypes.c_void_p]
 
 
-class _Allocation:
-    """A buffer the compiled code allocated (malloc) and returned; freed
-    when the last tensor viewing it dies."""
+class _Owned:
+    """A buffer the compiled code allocated (malloc) and returned, as numpy
+    sees it: the array's base, so the buffer is freed when the last tensor
+    viewing it dies."""
 
-    __slots__ = ("pointer",)
+    __slots__ = ("__array_interface__", "pointer")
 
-    def __init__(self, pointer: int):
+    def __init__(self, pointer: int, interface: dict):
         self.pointer = pointer
+        self.__array_interface__ = interface
 
     def __del__(self):
         _free(self.pointer)
 
 
-class _Array:
-    """A result's memory for numpy (which keeps this, and so the allocation,
-    alive as its base)."""
+class _Shared:
+    """Another view of a buffer an `_Owned` frees: keeps that one alive."""
 
     __slots__ = ("__array_interface__", "owner")
 
-    def __init__(self, owner: _Allocation, interface: dict):
+    def __init__(self, owner, interface: dict):
         self.owner = owner
         self.__array_interface__ = interface
 
@@ -272,25 +273,22 @@ for _dtype in MLIR_TO_TORCH.values():
         pass
 
 
-def owned_tensor(descriptor: tuple, dtype: torch.dtype, owners: dict | None = None) -> torch.Tensor:
+def owned_tensor(descriptor: tuple, dtype: torch.dtype, owners: dict) -> torch.Tensor:
     """A returned memref (`DescriptorBlock.result`) as a tensor that owns its
-    buffer, no copy. `owners` (allocated pointer -> allocation) lets results
-    that share one buffer share its owner, so it is freed once."""
+    buffer, no copy. `owners` (allocated pointer -> owner) lets results that
+    share one buffer share its owner, so it is freed once."""
     allocated, aligned, offset, sizes, strides = descriptor
-    owner = owners.get(allocated) if owners is not None else None
-    if owner is None:
-        owner = _Allocation(allocated)
-        if owners is not None:
-            owners[allocated] = owner
-    if 0 in sizes:
-        return torch.empty(sizes, dtype=dtype)  # nothing to read (the owner frees the buffer)
     size = _ELEMENT_SIZE[dtype]
     typestr = _TYPESTR.get(dtype)
     if typestr is not None:  # numpy views it as it is: one step
-        return torch.from_numpy(np.asarray(_Array(owner, {
-            "shape": sizes, "strides": tuple(st * size for st in strides), "typestr": typestr,
-            "data": (aligned + offset * size, False), "version": 3})))
-    span = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
-    flat = torch.from_numpy(np.asarray(_Array(owner, {
-        "shape": (span * size,), "typestr": "|u1", "data": (aligned, False), "version": 3})))
-    return torch.as_strided(flat.view(dtype), sizes, strides, offset)
+        interface = {"shape": sizes, "strides": tuple(st * size for st in strides), "typestr": typestr,
+                     "data": (aligned + offset * size, False), "version": 3}
+    else:  # its bytes, viewed as the dtype below
+        span = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides)) if 0 not in sizes else 0
+        interface = {"shape": (span * size,), "typestr": "|u1", "data": (aligned, False), "version": 3}
+    shared = owners.get(allocated)
+    base = _Shared(shared, interface) if shared is not None else _Owned(allocated, interface)
+    if shared is None:
+        owners[allocated] = base
+    t = torch.from_numpy(np.asarray(base))
+    return t if typestr is not None else torch.as_strided(t.view(dtype), sizes, strides, offset)

@@ -367,6 +367,8 @@ class Program:
         self._fast = None if complex_in else [(s.shape, s.dtype) for s in self.input_specs]
         self._complex_outputs = any(s.dtype.is_complex for s in self.output_specs)
         self._sized = [s.dynamic for s in self.input_specs]  # inputs whose sizes are written per call
+        # Each returned result: its rank, the dtype it is stored as (complex as real pairs), complex or not.
+        self._returned = [(len(s.stored_shape), s.dtype.to_real(), s.dtype.is_complex) for s in returned]
         # empty_like of a zero-size expanded template allocates a contiguous
         # result faster than torch.empty(shape, dtype=...) parses its arguments.
         self._out_templates = [] if self._returns else [
@@ -589,11 +591,11 @@ class DynamicProgram(Program):
     def _take_results(self) -> list[torch.Tensor]:
         """The returned buffers as tensors that own them (one owner per buffer)."""
         owners: dict = {}
+        block = self._descriptors
         results = []
-        for i, spec in enumerate(self.output_specs):
-            stored = spec.dtype.to_real()  # complex as its real pairs
-            t = owned_tensor(self._descriptors.result(i, len(spec.stored_shape)), stored, owners)
-            results.append(torch.view_as_complex(t) if spec.dtype.is_complex else t)
+        for i, (rank, stored, pairs) in enumerate(self._returned):
+            t = owned_tensor(block.result(i, rank), stored, owners)
+            results.append(torch.view_as_complex(t) if pairs else t)
         return results
 
 
