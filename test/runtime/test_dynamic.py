@@ -215,6 +215,32 @@ def test_save_and_load_keep_a_dynamic_program_working(tmp_path):
         loaded(torch.randn(65, 4))
 
 
+class _Mutates(torch.nn.Module):
+    def forward(self, x):
+        x.add_(1.0)
+        return torch.tanh(x), x.sum().item()
+
+
+def test_result_semantics_of_a_dynamic_program():
+    """CONTRACT.md §12 with results the compiled code allocates: the input
+    the model writes is written in place, the outputs come in the model's
+    structure, the scalar as a Python float."""
+    module = tosa_custom.compile(_Mutates().eval(), (torch.randn(3, 4),), backend_legal_ops="auto",
+                                 tosa_target=None)  # the sum's f64 scalar is outside TOSA 1.0
+    text = str(module).replace("tensor<3x4xf32>", "tensor<?x4xf32>")
+    text = text.replace("%arg0: tensor<?x4xf32>)", '%arg0: tensor<?x4xf32> {tosa_custom.shape = ["s0", 4]})')
+    assert "tensor<3x4xf32>" not in text and "tosa_custom.shape" in text
+    program = runtime.load(text)
+    for n in (1, 6, 33):
+        x = torch.randn(n, 4)
+        expected_x = x + 1.0
+        out, total = program(x)
+        torch.testing.assert_close(x, expected_x)  # written in place
+        torch.testing.assert_close(out, torch.tanh(expected_x))
+        assert type(total) is float
+        assert abs(total - expected_x.sum().item()) <= 1e-5 * (1 + expected_x.abs().sum().item())
+
+
 class _MLP(torch.nn.Module):
     def __init__(self):
         super().__init__()
