@@ -45,6 +45,7 @@ from .cpu import CpuTarget, cpu_target
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .tosa_fixes import INTEGER_NEGATE_AS_SUB
 from .shape_ops import LOWER_SHAPE_OPS
+from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
 from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
     GENERALIZE,
@@ -116,6 +117,19 @@ _FRONTEND = [
     "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf)",
     "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",
 ]
+# With `?` dims, before fusion: the dynamic broadcasts that equal boundary
+# sizes rule out, removed (broadcasts.py); a few rounds, as each exposes more.
+_DYNAMIC_BROADCASTS = [UNIFY_BOUNDARY_DIMS, "resolve-shaped-type-result-dims", "canonicalize", "cse",
+                       DROP_IDENTITY_BROADCASTS] * 3
+
+
+def _frontend(dynamic: bool) -> list[str]:
+    if not dynamic:
+        return _FRONTEND
+    fuse = _FRONTEND.index("func.func(linalg-fuse-elementwise-ops)")
+    return _FRONTEND[:fuse] + _DYNAMIC_BROADCASTS + _FRONTEND[fuse - 2:]
+
+
 _ONE_SHOT = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
 # buffer-results-to-out-params{hoist-static-allocs} frees a buffer returned
 # twice twice (a crash): DISTINCT_RESULTS runs right before it, always.
@@ -198,17 +212,18 @@ LOWERING_PIPELINE = NAIVE_PIPELINE  # the historic name: one textual pipeline, n
 
 
 def pipeline(vectorize: bool = True, *, outline: bool = True, cpu: "str | CpuTarget | None" = None,
-             returns: bool = False) -> str:
+             returns: bool = False, dynamic: bool = False) -> str:
     """The runtime lowering as one textual pipeline `tosa-custom-opt
     --pass-pipeline=...` replays: outline (unless `outline=False`, for a
     module already outlined), TOSA to linalg, tile and vectorize for `cpu`
     (cpu.cpu_target: default $TOSA_CUSTOM_CPU, else the host), or, without
     `vectorize`, naive loops, bufferize, lower to the LLVM dialect. With
     `returns` (results of dynamic size), the entry returns its results
-    instead of taking out-params."""
+    instead of taking out-params; with `dynamic` (`?` dims in the entry's
+    signature), impossible dynamic broadcasts are removed first."""
     cpu = cpu_target(cpu)
     body = _vectorize(cpu, returns) + _BACKEND if vectorize else _returning(_NAIVE, returns)
-    return pipeline_text((OUTLINE if outline else []) + _FRONTEND + body + _jit(cpu))
+    return pipeline_text((OUTLINE if outline else []) + _frontend(dynamic) + body + _jit(cpu))
 
 
 def _run(module, elements, on_result=None) -> None:
@@ -409,6 +424,16 @@ def jit_features(module, ctx: PassContext | None = None) -> int:
     return len(found)
 
 
+def _dynamic_signature(module) -> bool:
+    """Some function of `module` takes or returns a tensor with a `?` dim."""
+    for func in collect_ops(module, lambda op: op.name == "func.func", enter_matches=False):
+        ftype = ir.TypeAttr(func.attributes["function_type"]).value
+        if any(isinstance(t, ir.RankedTensorType) and not t.has_static_shape
+               for t in list(ftype.inputs) + list(ftype.results)):
+            return True
+    return False
+
+
 def lower_to_vectors(module: ir.Module, cpu: "str | CpuTarget | None" = None) -> dict[TilePlan, int]:
     """The vectorizing lowering up to, not including, the LLVM dialect, in place.
 
@@ -417,7 +442,8 @@ def lower_to_vectors(module: ir.Module, cpu: "str | CpuTarget | None" = None) ->
     tests and for looking at the code `lower` makes.
     """
     plans: dict[TilePlan, int] = {}
-    _run(module, _FRONTEND + _vectorize(cpu_target(cpu)), on_result={TILE_AND_VECTORIZE: plans.update})
+    _run(module, _frontend(_dynamic_signature(module)) + _vectorize(cpu_target(cpu)),
+         on_result={TILE_AND_VECTORIZE: plans.update})
     return plans
 
 
@@ -438,16 +464,18 @@ def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | Non
     """
     cpu = cpu_target(cpu)
     jit = _jit(cpu)
+    dynamic = _dynamic_signature(module)
+    frontend = _frontend(dynamic)
     if not vectorize:
-        _run(module, _FRONTEND + _returning(_NAIVE, returns) + jit)
-        return pipeline(False, outline=False, cpu=cpu, returns=returns)
+        _run(module, frontend + _returning(_NAIVE, returns) + jit)
+        return pipeline(False, outline=False, cpu=cpu, returns=returns, dynamic=dynamic)
     vectorizing = _vectorize(cpu, returns)
-    _run(module, _FRONTEND)
+    _run(module, frontend)
     with module.context:
         saved = module.operation.clone(ip=False)
     try:
         _run(module, vectorizing)
-        ran = _FRONTEND + vectorizing
+        ran = frontend + vectorizing
     except (ValueError, CompileError) as e:
         warnings.warn(f"tosa_custom.runtime: tiling/vectorization failed, lowering with naive loops: {e}",
                       RuntimeWarning, stacklevel=2)
@@ -457,7 +485,7 @@ def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | Non
             module.body.append(op)
         naive = _returning(_NAIVE_BUFFERIZE, returns)
         _run(module, naive)
-        ran = _FRONTEND + naive
+        ran = frontend + naive
     finally:
         saved.erase()
     _run(module, _BACKEND + jit)
