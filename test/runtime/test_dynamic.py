@@ -90,6 +90,20 @@ func.func @main(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
         torch.testing.assert_close(program(a), a.tanh())
 
 
+def test_dynamic_broadcasts_still_broadcast():
+    """`?` dims of different symbols may be 1 against n: TOSA's broadcast
+    holds at run time (only broadcasts the boundary rules out are dropped)."""
+    program = runtime.load("""
+func.func @main(%a: tensor<?x4xf32> {tosa_custom.shape = ["s0", 4]}, %b: tensor<?x4xf32> {tosa_custom.shape = ["s1", 4]})
+    -> tensor<?x4xf32> {
+  %0 = tosa.add %a, %b : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}""")
+    for m, n in [(1, 5), (5, 1), (3, 3), (1, 1)]:
+        a, b = torch.randn(m, 4), torch.randn(n, 4)
+        torch.testing.assert_close(program(a, b), a + b)
+
+
 def test_dynamic_inputs_static_result():
     """A reduction over the dynamic dim: the static result keeps the out-param path."""
     program = runtime.load("""
