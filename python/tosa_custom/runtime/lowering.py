@@ -97,7 +97,9 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #                           polynomials;
 #   _BUFFERIZE_TILED        accumulators hoisted out of the reduction loops,
 #                           bufferization, results as out-params, no copy for
-#                           a result computed in a reshaped buffer;
+#                           a result computed in a reshaped buffer (with
+#                           results of dynamic size: returned instead,
+#                           `_returning`);
 #   _DEALLOCATE             frees, memref.copy as loops;
 #   _VECTOR_TAIL            mul + add of generic contractions as FMAs, vector
 #                           ops to what LLVM lowers well (on a CPU without

@@ -24,6 +24,13 @@ with what binding decided written on the ops. An op with a native kernel
 `tosa_custom.kernel_context`: the compiled code calls the C kernel directly
 with it, and a failure is a status word read after the call.
 
+A module with `?` dims (CONTRACT.md §15) loads as a `DynamicProgram`: a
+call checks its inputs' sizes against the boundary (dynamic.py), writes them
+into the descriptors, and, when a result's size is dynamic, the entry
+returns every result, allocated by the compiled code, and each is handed out
+without a copy as a tensor that frees its buffer (memref.owned_tensor); a
+static program keeps the path above.
+
 Every error of loading is a CompileError carrying its category and the ops it
 names (CONTRACT.md 7.1), set here where it is raised.
 """
