@@ -77,8 +77,20 @@ class InputShapes:
         for name in self.binders:
             self.ranges.setdefault(name, (0, UNBOUNDED))
         self._shapes = shapes
+        self._passed: set[tuple] = set()  # input sizes that passed the checks
 
-    def check(self, tensors) -> dict[str, int]:
+    def check(self, tensors) -> None:
+        """ValueError naming the input, the dim, its size and what it must
+        be, unless every size fits; sizes that passed before pass at once."""
+        key = tuple([t.shape for t in tensors])
+        if key in self._passed:
+            return
+        self.symbols(tensors)
+        if len(self._passed) >= 64:  # sizes of a long-running server: keep the recent ones
+            self._passed.clear()
+        self._passed.add(key)
+
+    def symbols(self, tensors) -> dict[str, int]:
         """Each symbol's value for this call; ValueError naming the input,
         the dim, its size and what it must be."""
         for i, shape in enumerate(self._shapes):

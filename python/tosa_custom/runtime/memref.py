@@ -206,6 +206,7 @@ class DescriptorBlock:
         self.packed = (ctypes.c_void_p * max(len(starts), 1))(
             *[pointers_base + ctypes.sizeof(ctypes.c_void_p) * i for i in range(len(starts))])
         self.slots = offsets  # word index of each argument's `allocated` pointer
+        self._written: dict[int, tuple] = {}  # the sizes set_sized last wrote, per argument
 
     def _write_shape(self, offset: int, shape) -> None:
         words, rank = self.words, len(shape)
@@ -224,8 +225,12 @@ class DescriptorBlock:
         return ptr
 
     def set_sized(self, index: int, t: torch.Tensor) -> int:
-        """`set` for an argument with a `?` dim: its sizes and (contiguous) strides too."""
-        self._write_shape(self.slots[index], t.shape)
+        """`set` for an argument with a `?` dim: its sizes and (contiguous)
+        strides too, unless they are those it holds (the same size as before)."""
+        shape = t.shape
+        if self._written.get(index) != shape:
+            self._write_shape(self.slots[index], shape)
+            self._written[index] = shape
         return self.set(index, t)
 
     def result(self, index: int, rank: int) -> tuple:
