@@ -343,6 +343,8 @@ typedef struct plan {
     int32_t a, b;         /* row dims */
     int32_t param_rank;   /* rank of weight / bias */
     int32_t elementwise;  /* rows: the whole tensor if contiguous, else its last dim */
+    int32_t check_rows;   /* normalized dims dynamic at prepare: check them in each call */
+    int64_t norm[MAX_RANK]; /* normalized_shape, when check_rows */
     double eps;
 } plan;
 
@@ -357,9 +359,34 @@ static void release_plan(tck_call *call) {
 /* Re-entrant (ABI version 2): the plan is read-only, the sizes are the call's
    own (a slice along a parallel dim, or a dynamic dim), and scratch memory
    (rows that are not contiguous, strided parameters) belongs to this call. */
+/* What prepare could not check when dims were dynamic (TCK_DYNAMIC), for this
+   call: the output has the input's sizes, and the normalized dims of the input
+   and of weight and bias are normalized_shape. */
+static int32_t check_sizes(const tck_call *call, const plan *pl, tck_memref *const *inputs, const tck_memref *out) {
+    const int64_t *x = tck_sizes(inputs[pl->input]), *y = tck_sizes(out);
+    for (int32_t k = 0; k < pl->rank; ++k)
+        if (x[k] != y[k])
+            return tck_fail(call, TCK_INVALID_ARGUMENT, "%s: dim %d of the result is %lld, of the input %lld",
+                            call->operator_name, (int)k, (long long)y[k], (long long)x[k]);
+    if (!pl->check_rows) return TCK_OK;
+    int32_t params[3] = {pl->input, pl->weight, pl->bias};
+    for (int j = 0; j < 3; ++j) {
+        if (params[j] < 0) continue;
+        const int64_t *sizes = tck_sizes(inputs[params[j]]) + (j == 0 ? pl->a : 0);
+        for (int32_t k = 0; k < pl->param_rank; ++k)
+            if (sizes[k] != pl->norm[k])
+                return tck_fail(call, TCK_INVALID_ARGUMENT, "%s: normalized_shape[%d] is %lld, but the %s has %lld there",
+                                call->operator_name, (int)k, (long long)pl->norm[k],
+                                j == 0 ? "input" : (j == 1 ? "weight" : "bias"), (long long)sizes[k]);
+    }
+    return TCK_OK;
+}
+
 static int32_t run_plan(const tck_call *call, tck_memref *const *inputs, tck_memref *const *outputs) {
     const plan *pl = (const plan *)call->state;
     const tck_memref *in = inputs[pl->input], *out = outputs[0];
+    int32_t checked = check_sizes(call, pl, inputs, out);
+    if (checked != TCK_OK) return checked;
     int32_t a = pl->a, b = pl->b;
     if (pl->elementwise && pl->rank > 0 &&
         !(contiguous(in, pl->rank, 0, pl->rank) && contiguous(out, pl->rank, 0, pl->rank)))
@@ -447,6 +474,22 @@ static int32_t check_normalized(tck_call *call, const tck_attr *shape, int32_t i
     return TCK_OK;
 }
 
+/* normalized_shape, checked in each call if a dim it covers (of the input,
+   weight or bias) was TCK_DYNAMIC at prepare. */
+static int32_t remember_normalized(tck_call *call, const tck_attr *shape) {
+    plan *p = (plan *)call->state;
+    const tck_tensor_type *x = &call->inputs[p->input];
+    for (int32_t i = 0; i < shape->count; ++i) {
+        p->norm[i] = shape->ints[i];
+        if (x->shape[x->rank - shape->count + i] == TCK_DYNAMIC) p->check_rows = 1;
+    }
+    int32_t params[2] = {p->weight, p->bias};
+    for (int j = 0; j < 2; ++j)
+        for (int32_t i = 0; params[j] >= 0 && i < call->inputs[params[j]].rank; ++i)
+            if (call->inputs[params[j]].shape[i] == TCK_DYNAMIC) p->check_rows = 1;
+    return TCK_OK;
+}
+
 static int32_t prepare_layer_norm(tck_call *call) {
     int32_t x = tensor_operand(call, "input", 0), w = tensor_operand(call, "weight", 1);
     int32_t b = tensor_operand(call, "bias", 1);
@@ -456,7 +499,8 @@ static int32_t prepare_layer_norm(tck_call *call) {
     int32_t st = check_normalized(call, shape, x, w, b);
     if (st != TCK_OK) return st;
     int32_t rank = call->inputs[x].rank;
-    return make_plan(call, layer_norm_row, x, rank - shape->count, rank, w, b, eps->f, 0, rank - shape->count);
+    st = make_plan(call, layer_norm_row, x, rank - shape->count, rank, w, b, eps->f, 0, rank - shape->count);
+    return st == TCK_OK ? remember_normalized(call, shape) : st;
 }
 
 static int32_t prepare_rms_norm(tck_call *call) {
@@ -473,7 +517,8 @@ static int32_t prepare_rms_norm(tck_call *call) {
     int32_t st = check_normalized(call, shape, x, w, -1);
     if (st != TCK_OK) return st;
     int32_t rank = call->inputs[x].rank;
-    return make_plan(call, rms_norm_row, x, rank - shape->count, rank, w, -1, e, 0, rank - shape->count);
+    st = make_plan(call, rms_norm_row, x, rank - shape->count, rank, w, -1, e, 0, rank - shape->count);
+    return st == TCK_OK ? remember_normalized(call, shape) : st;
 }
 
 /* softmax.int / log_softmax.int (dtype None or float32), _softmax / _log_softmax (half_to_float false). */

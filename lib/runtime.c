@@ -10,7 +10,8 @@
  *
  * A failing kernel does not unwind: its status goes into the program's status
  * word (the first failure wins; later native kernels of the same call are
- * skipped), its outputs are zeroed (code after it must not read garbage), and
+ * skipped), its outputs are zeroed (code after it must not read garbage; the
+ * sizes and strides of that call's memrefs say what to zero), and
  * the Python side raises KernelError after the compiled code returns.
  *
  * tck_site's layout is mirrored by ctypes in python/tosa_custom/runtime/native.py;
@@ -29,7 +30,6 @@ typedef struct tck_site {
     tck_call call;
     tck_run_fn run;
     tck_program_status *program;
-    const int64_t *output_bytes; /* bytes of each (dense) output */
     int32_t index;
     int32_t reserved;
 } tck_site;
@@ -41,6 +41,21 @@ static size_t tck_element_size(int32_t element_type) {
     case TCK_F16: case TCK_BF16: case TCK_I16: return 2;
     default: return 1;
     }
+}
+
+/* Zero the k-dim strided block at p (the sizes and strides of this call's
+   memref: a dynamic size, or a slice of a bigger buffer, is zeroed exactly). */
+static void tck_zero(char *p, const int64_t *sizes, const int64_t *strides, int32_t k, size_t element) {
+    if (k == 0) {
+        memset(p, 0, element);
+        return;
+    }
+    if (k == 1 && strides[0] == 1) {
+        if (sizes[0] > 0) memset(p, 0, (size_t)sizes[0] * element);
+        return;
+    }
+    for (int64_t i = 0; i < sizes[0]; ++i)
+        tck_zero(p + (size_t)(i * strides[0]) * element, sizes + 1, strides + 1, k - 1, element);
 }
 
 static void tck_dispatch(tck_site *s, void **descriptors) {
@@ -55,8 +70,9 @@ static void tck_dispatch(tck_site *s, void **descriptors) {
     }
     for (int32_t i = 0; i < s->call.num_outputs; ++i) {
         const tck_memref *m = outputs[i];
+        int32_t rank = s->call.outputs[i].rank;
         size_t element = tck_element_size(s->call.outputs[i].element_type);
-        memset((char *)m->aligned + (size_t)m->offset * element, 0, (size_t)s->output_bytes[i]);
+        tck_zero((char *)m->aligned + (size_t)m->offset * element, tck_sizes(m), tck_strides(m, rank), rank, element);
     }
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 import re
 
@@ -81,3 +82,8 @@ def test_example(example):
         assert decoded.overload is tosa_custom.core.schema.overload_for(
             custom_op_strings(custom)[0]
         )
+        # §15.2: the shapes read back as they are written (canonical text).
+        written = json.loads(attrs).get("result_shapes")
+        read = None if decoded.result_shapes is None else \
+            [[d if isinstance(d, int) else str(d) for d in dims] for dims in decoded.result_shapes]
+        assert read == written

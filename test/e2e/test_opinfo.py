@@ -102,6 +102,9 @@ def test_tolerance_follows_the_result_dtype():
     assert tol_of("add", torch.int64) == (0.0, 0.0)
     assert tol_of("atan", torch.int64) == (1e-5, 1e-5)
     assert tol_of("add", torch.float32) == (1e-5, 1e-5)
+    # Half types: one rounding of the dtype, as torch.testing.assert_close holds them (not float32's 1e-5).
+    assert tol_of("add", torch.float16) == (1e-3, 1e-5)
+    assert tol_of("add", torch.bfloat16) == (0.016, 1e-5)
 
 
 def test_sample_module_calls_the_op_with_the_sample():

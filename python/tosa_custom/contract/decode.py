@@ -86,7 +86,52 @@ def decode(custom_op) -> DecodedCall:
             return Operand(index, _ELEMENT_KIND.get(element, "number"))
         return Operand(index, kind.name)
 
-    return decode_attrs(operator_name, attrs, len(op.operands), read, domain_name)
+    decoded = decode_attrs(operator_name, attrs, len(op.operands), read, domain_name)
+    if decoded.result_shapes is not None:
+        _check_result_shapes(op, decoded.result_shapes)
+    return decoded
+
+
+def _rank(t: ir.Type) -> int | None:
+    return ir.RankedTensorType(t).rank if isinstance(t, ir.RankedTensorType) else None
+
+
+def _check_result_shapes(op: ir.Operation, result_shapes: tuple) -> None:
+    """`result_shapes` against the op's types (CONTRACT.md 15.2): one entry
+    per result and per dim, a static dim stated as that size, `dim(k,i)`
+    within operand k's rank, `value(k)` a 0-d integer operand."""
+    results = list(op.results)
+    if len(result_shapes) != len(results):
+        raise ContractError(f"'result_shapes' has {len(result_shapes)} entries, the op {len(results)} results")
+    for j, (dims, r) in enumerate(zip(result_shapes, results)):
+        shape = list(r.type.shape) if _rank(r.type) is not None else None
+        if shape is None or len(dims) != len(shape):
+            raise ContractError(f"'result_shapes' result {j} has {len(dims)} dims, its type is {r.type}")
+        for i, (d, static) in enumerate(zip(dims, shape)):
+            if not ir.ShapedType.is_dynamic_size(static) and d != static:
+                raise ContractError(f"'result_shapes' result {j} dim {i} is {d}, its type says {static}")
+            if not isinstance(d, int):
+                d.fold(_OperandCheck(op, f"'result_shapes' result {j} dim {i}"))
+
+
+class _OperandCheck:
+    """`ShapeExpr.fold` callbacks that check every operand reference."""
+
+    def __init__(self, op: ir.Operation, where: str):
+        self.op, self.where = op, where
+
+    def dim(self, k, i):
+        rank = _rank(self.op.operands[k].type)
+        if rank is None or i >= rank:
+            raise ContractError(f"{self.where} reads dim({k},{i}), but operand {k} has type {self.op.operands[k].type}")
+
+    def value(self, k):
+        t = self.op.operands[k].type
+        if _rank(t) != 0 or not isinstance(ir.RankedTensorType(t).element_type, ir.IntegerType):
+            raise ContractError(f"{self.where} reads value({k}), but operand {k} is {t}, not a 0-d integer tensor")
+
+    def __getattr__(self, name):  # const, symbol, the operators: nothing to check
+        return lambda *args: None
 
 
 def custom_ops(module) -> list[ir.Operation]:

@@ -19,6 +19,7 @@ import torch
 from ..core import dtypes as _dtypes
 from ..core import schema as _schema
 from ..core.registry import Registry
+from . import shapes as _shapes
 from .errors import ContractError
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
     "decode_attrs",
 ]
 
-CONTRACT_VERSION = 2
+CONTRACT_VERSION = 3
 # Tensors whose TOSA type does not tell their torch dtype (CONTRACT.md 3.5).
 CARRIED_DTYPES = {d.name: d.torch for d in _dtypes.DTYPES if d.carrier}
 DOMAIN = "torch_mlir"
@@ -299,6 +300,9 @@ class DecodedCall:
     # Custom op operand / result index -> torch dtype it carries (CONTRACT.md 3.5).
     operand_dtypes: dict[int, torch.dtype] = dataclasses.field(default_factory=dict)
     result_dtypes: dict[int, torch.dtype] = dataclasses.field(default_factory=dict)
+    # Per custom op result, its dims: an int, or a ShapeExpr over the operands'
+    # dims and values (CONTRACT.md 15.2); None when every result is static.
+    result_shapes: tuple[tuple[int | _shapes.ShapeExpr, ...], ...] | None = None
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -342,11 +346,11 @@ def _has_empty(encoded) -> bool:
 
 
 def encode_attrs(args: dict, dropped_results: Sequence[int] = (), operand_dtypes: dict[int, str] | None = None,
-                 result_dtypes: dict[int, str] | None = None) -> str:
+                 result_dtypes: dict[int, str] | None = None, result_shapes: Sequence[Sequence] | None = None) -> str:
     """The `implementation_attrs` text (CONTRACT.md 3) for already encoded
     arguments: the inverse of `parse_attrs`/`decode_attrs`. Only an op that
-    needs version 2 (carried dtypes, empty operands) says so, so that version
-    1 decoders read the rest."""
+    needs version 2 (carried dtypes, empty operands) or 3 (`?` result dims,
+    §15.2) says so, so that older decoders read the rest."""
     attrs: dict[str, Any] = {"args": args, "version": 1}
     if dropped_results:
         attrs["dropped_results"] = list(dropped_results)
@@ -355,7 +359,52 @@ def encode_attrs(args: dict, dropped_results: Sequence[int] = (), operand_dtypes
             attrs[key] = {str(i): d for i, d in table.items()}
     if operand_dtypes or result_dtypes or _has_empty(args):
         attrs["version"] = 2
+    if result_shapes is not None:
+        attrs["result_shapes"] = [[d if _is_int(d) else str(d) for d in dims] for dims in result_shapes]
+        attrs["version"] = 3
     return canonical_json(attrs)
+
+
+def _parse_result_shapes(attrs: dict, num_operands: int) -> tuple | None:
+    """`result_shapes` (CONTRACT.md 15.2) as a tuple per result of int |
+    ShapeExpr; operand references checked against `num_operands`."""
+    if "result_shapes" not in attrs:
+        return None
+    table = attrs["result_shapes"]
+    if attrs["version"] < 3:
+        raise ContractError(f"'result_shapes' needs contract version 3, but the op says version {attrs['version']}")
+    if not (isinstance(table, list) and all(isinstance(dims, list) for dims in table)):
+        raise ContractError(f"'result_shapes' must be a list (one per result) of lists of dims, got "
+                            f"{json.dumps(table)[:80]}")
+    parsed = []
+    for j, dims in enumerate(table):
+        out = []
+        for i, d in enumerate(dims):
+            where = f"'result_shapes' result {j} dim {i}"
+            if _is_int(d):
+                if d < 0:
+                    raise ContractError(f"{where} is {d}: a size is >= 0")
+                out.append(d)
+                continue
+            if not isinstance(d, str):
+                raise ContractError(f"{where} must be an integer or an expression text, got {json.dumps(d)[:40]}")
+            try:
+                expr = _shapes.parse(d, symbols=False)
+            except _shapes.ShapeError as e:
+                raise ContractError(f"{where}: {e}") from None
+            bad = sorted(k for k in _operands_read(expr) if k >= num_operands)
+            if bad:
+                raise ContractError(f"{where} reads operand(s) {bad}, but the op has {num_operands} operands")
+            out.append(expr.value if expr.kind == "const" else expr)
+        parsed.append(tuple(out))
+    return tuple(parsed)
+
+
+def _operands_read(expr: _shapes.ShapeExpr) -> set[int]:
+    """The operand indices `dim(k,i)` and `value(k)` of `expr` read."""
+    if expr.kind in ("dim", "value"):
+        return {expr.args[0].value}
+    return set().union(*(_operands_read(a) for a in expr.args)) if expr.args else set()
 
 
 def _check_version(attrs: dict) -> None:
@@ -393,7 +442,7 @@ def parse_attrs(text: str) -> dict:
     if not isinstance(attrs, dict):
         raise ContractError("implementation_attrs must be a JSON object")
     _check_version(attrs)
-    unknown = set(attrs) - {"version", "args", "dropped_results", "operand_dtypes", "result_dtypes"}
+    unknown = set(attrs) - {"version", "args", "dropped_results", "operand_dtypes", "result_dtypes", "result_shapes"}
     if unknown:
         raise ContractError(f"implementation_attrs has unknown keys {sorted(unknown)}")
     for key in ("operand_dtypes", "result_dtypes"):
@@ -544,4 +593,5 @@ def decode_attrs(
         unused = sorted(set(range(num_operands)) - decoder.used)
         raise ContractError(f"operands {unused} of {operator_name} are not referenced by any argument")
     return DecodedCall(overload, tuple(args), kwargs,
-                       *_dropped_and_carried(attrs, schema, operator_name, num_operands))
+                       *_dropped_and_carried(attrs, schema, operator_name, num_operands),
+                       result_shapes=_parse_result_shapes(attrs, num_operands))

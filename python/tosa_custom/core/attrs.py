@@ -4,7 +4,7 @@ reads it cannot disagree on its spelling."""
 
 from __future__ import annotations
 
-__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNEL_STAGE", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET"]
+__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNEL_STAGE", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET", "SYMBOLS", "SHAPE"]
 
 # On a torch op that carries a value TOSA cannot type into one it can, and
 # back (CONTRACT.md 3.5): "argument" or "result". Never tunneled itself.
@@ -25,3 +25,9 @@ DTYPE = "tosa_custom.dtype"
 # On the module: the TOSA target it was validated for, as tosa-attach-target's
 # option text (MLIR's own attribute does not read back; tosa/target.py).
 TOSA_TARGET = "tosa_custom.tosa_target"
+# On the entry function of a dynamic program (CONTRACT.md §15.1): each size
+# symbol's inclusive range, `{s0 = array<i64: MIN, MAX>}`.
+SYMBOLS = "tosa_custom.symbols"
+# On an argument or result with a `?` dim: one entry per dim, an i64 (static)
+# or the size's expression over the symbols (CONTRACT.md §15.1).
+SHAPE = "tosa_custom.shape"

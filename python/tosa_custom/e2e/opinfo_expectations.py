@@ -129,15 +129,10 @@ XFAIL: dict[str, dict[str, str]] = {
         "unique_consecutive/int64":
             "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
     },
-    # Auto mode passes every sample stock or dummy passes except these (float32 and int64, every sample
-    # of linspace and roll checked after the feedback from later stages landed).
-    "auto": {
-        # Dummy mode passes these: an open issue-25 gap (TorchToTosa's int64
-        # linspace rounds some steps off by one; auto does not see it as wrong).
-        **{f"linspace.tensor_overload/int64/{i}":
-           "numeric-mismatch: TorchToTosa's int64 linspace rounds some elements one off eager PyTorch's"
-           for i in (96, 97, 98, 105, 106, 107, 114, 115, 116, 132, 133, 134, 159, 160, 161)},
-    },
+    # Auto mode passes every sample stock or dummy passes, with no exception (float32 and int64, every
+    # sample of linspace and roll checked after the feedback from later stages landed; the 15 int64
+    # linspace.tensor_overload samples since the frontend's own linspace decomposition converts the ends).
+    "auto": {},
 }
 
 

@@ -51,6 +51,14 @@ class Case:
     # mode -> why its output cannot validate for the TOSA target; None: never
     # reviewed (generated suites), so conformance is recorded but not held to.
     nonconformant: Mapping[str, str] | None = dataclasses.field(default_factory=dict)
+    # compile()'s dynamic_shapes (torch.export's spec; a callable, as Dims are made fresh), and more
+    # input tuples the one compiled program runs on after `inputs`: each compared with eager.
+    dynamic_shapes: Callable[[], object] | None = None
+    sizes: Callable[[], Sequence[tuple]] | None = None
+
+    def input_sets(self) -> list[tuple]:
+        """Every input tuple a case runs: `inputs`, then each of `sizes`."""
+        return [tuple(self.inputs())] + [tuple(s) for s in (self.sizes() if self.sizes else ())]
 
     def expected_nonconformance(self, mode: str) -> str | None:
         """Why `mode`'s output is listed as not validating. Selective mode
@@ -104,6 +112,8 @@ def case(
     export_strict: "bool | str" = "auto",
     nonconformant: Mapping[str, str] | str | None = None,
     reviewed: bool = True,
+    dynamic_shapes: Callable[[], object] | None = None,
+    sizes: Callable[[], Sequence[tuple]] | None = None,
 ):
     """Register the decorated module factory as an e2e case.
 
@@ -115,6 +125,9 @@ def case(
     `nonconformant` maps a mode to why its TOSA cannot validate for the
     target (a string: every mode); `reviewed=False` (generated suites whose
     outputs nobody has checked yet) records conformance without holding to it.
+    `dynamic_shapes` (a callable giving torch.export's spec) compiles the case
+    once with symbolic dims; `sizes` gives more input tuples, at other sizes
+    (the range's ends, 1), that the same program must run and match eager on.
     """
     listed = {m: nonconformant for m in MODES} if isinstance(nonconformant, str) else dict(nonconformant or {})
 
@@ -147,6 +160,8 @@ def case(
                 calls,
                 export_strict,
                 listed if reviewed else None,
+                dynamic_shapes,
+                sizes,
             ),
         )
         return factory

@@ -186,8 +186,45 @@ def _index_put_on_leading_dims(self, indices, values, accumulate=False):
     return out.movedim(front, list(range(lead, lead + k)))
 
 
+def _linspace_converting_ends(overload):
+    """linspace with a tensor start or end and an integer dtype, as eager
+    computes it: the ends converted to the dtype first (4.3 -> 4), then the
+    steps. PyTorch's decomposition steps from the float ends, so elements
+    land one off eager's (OpInfo linspace.tensor_overload int64); a float
+    dtype decomposes as PyTorch does."""
+    pytorch = get_decomposition_table()[overload]
+
+    def decompose(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=False):
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
+            start, end = (x.to(dtype) if isinstance(x, torch.Tensor) else int(x) for x in (start, end))
+        return pytorch(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+
+    return decompose
+
+
+def _decomposed_unless(decomposition, dtypes: tuple[str, ...]):
+    """`decomposition`, except for an instance whose first tensor argument
+    has one of `dtypes` (torch-mlir's spelling, as wrong_lowerings.py lists
+    them): that one stays whole (NotImplemented), for auto mode to tunnel."""
+    from ..core import dtypes as _dtypes
+
+    def decompose(*args, **kwargs):
+        first = next((a for a in args if isinstance(a, torch.Tensor)), None)
+        known = _dtypes.by_torch(first.dtype) if first is not None else None
+        if known is not None and known.torch_mlir in dtypes:
+            return NotImplemented
+        return decomposition(*args, **kwargs)
+
+    return decompose
+
+
 # Ours, on top of torch-mlir's table (a listed op is left out of it too).
-_OUR_DECOMPOSITIONS = {torch.ops.aten.index_put.default: _index_put_on_leading_dims}
+_OUR_DECOMPOSITIONS = {
+    torch.ops.aten.index_put.default: _index_put_on_leading_dims,
+    **{o: _linspace_converting_ends(o) for o in (torch.ops.aten.linspace.Tensor_Tensor,
+                                                torch.ops.aten.linspace.Tensor_Scalar,
+                                                torch.ops.aten.linspace.Scalar_Tensor)},
+}
 
 
 def decomposition_table(selection: OpSelection, program=None) -> dict:
@@ -198,9 +235,15 @@ def decomposition_table(selection: OpSelection, program=None) -> dict:
     if selection.everything:  # dummy mode: every op reaches the pass as PyTorch wrote it
         return {}
     keep = set(selection.overloads())
-    if selection.auto:  # a known wrong lowering must reach auto mode whole (wrong_lowerings.py)
-        keep |= {o for w in _wrong.WRONG_LOWERINGS for o in OpSelection([w.op]).overloads()}
     table = {k: v for k, v in get_decomposition_table().items() if k not in keep}
+    if selection.auto:  # a known wrong lowering must reach auto mode whole (wrong_lowerings.py)
+        for w in _wrong.WRONG_LOWERINGS:
+            for o in OpSelection([w.op]).overloads():
+                if w.dtypes and o in table:  # whole only in the dtypes it is wrong for
+                    table[o] = _decomposed_unless(table[o], w.dtypes)
+                elif o not in keep:
+                    keep.add(o)
+                    table.pop(o, None)
     for op, decomposition in _OUR_DECOMPOSITIONS.items():
         if op not in keep:
             table[op] = decomposition

@@ -16,6 +16,7 @@ from ..core import ir as _ir
 from ..core.diagnostics import CompileError
 from ..weights import export as _weights
 from . import capture as _capture
+from . import dynamic as _dynamic
 from .report import CompileReport
 from .settings import Settings
 
@@ -34,13 +35,18 @@ class Capture:
     state_values: dict = dataclasses.field(default_factory=dict)  # initial values of the module's state (§12)
 
     @staticmethod
-    def make(model, example_args, ignore_traced_shapes: bool, settings: Settings, report: CompileReport) -> "Capture":
-        """torch.export, then PyTorch's decompositions minus the listed ops."""
+    def make(model, example_args, ignore_traced_shapes: bool, settings: Settings, report: CompileReport,
+             dynamic_shapes=None) -> "Capture":
+        """torch.export (with the user's `dynamic_shapes`, or every dim
+        Dim.AUTO with `ignore_traced_shapes`), then PyTorch's decompositions
+        minus the listed ops."""
         s = settings
         args, dynamic = _capture.example_args(example_args)
+        dynamic, given = _dynamic.resolve_dynamic_shapes(dynamic_shapes, ignore_traced_shapes, dynamic)
         if ignore_traced_shapes:
             dynamic = _capture.all_dims_dynamic(args)
-        dynamic = _capture.dynamic_by_parameter(model, args, dynamic)
+        if not given:
+            dynamic = _capture.dynamic_by_parameter(model, args, dynamic)
         exported = _capture.export(model, args, dynamic, s.export_strict, report)
         before = _capture.graph_ops(exported.graph_module)
         program = _capture.decompose(exported, s.selection, s.selection.auto, report)
@@ -61,20 +67,22 @@ class Capture:
         value of an input or of a buffer) and the output structure, from the
         graph signature: at import, so the raw module, every later stage and
         the runtime see them."""
-        importer = FxImporter(context=_ir.make_context())
+        importer = _dynamic.static_where_specialized(FxImporter(context=_ir.make_context()))
         name = self.settings.func_name
         try:
             if self.weight_names is None:
-                importer.import_frozen_program(self.program, func_name=name)
+                importer.import_frozen_program(self.program, func_name=name, import_symbolic_shape_expressions=True)
             else:
                 _weights.import_with_weight_arguments(importer, self.program, self.weight_names, name,
                                                       _weights.tied_weights(self.model, self.weight_names),
-                                                      self.state_values)
+                                                      self.state_values, symbolic=True)
         except (NotImplementedError, NameError, TypeError, ValueError, KeyError) as e:
             raise _import_error(e) from e
         module = importer.module
         with module.context:
-            _signature.mark_results(_ir.public_functions(module, name)[0], self.program)
+            func = _ir.public_functions(module, name)[0]
+            _signature.mark_results(func, self.program)
+            _dynamic.mark_boundary(func, self.program)
         return module
 
 

@@ -65,13 +65,19 @@ def compile(
     weights: str = "inline",
     train: bool = False,
     tosa_target: "str | dict | _target.TosaTarget | None" = "auto",
+    dynamic_shapes=None,
 ) -> ir.Module:
     """Compile `model` to TOSA with the ops in `backend_legal_ops` as `tosa.custom`.
 
     The positional parameters are those of the historic `torch_mlir.compile`.
     `use_tracing` is accepted for compatibility (torch.export always traces);
     `ignore_traced_shapes=True` makes every input dimension dynamic, as tracing
-    without shape specialization once did. `extra_library` takes paths to MLIR
+    without shape specialization once did (each dim `Dim.AUTO`).
+    `dynamic_shapes` is torch.export's own specification (`torch.export.Dim`
+    with min/max, `Dim.AUTO`, `Dim.DYNAMIC`, as a tuple or a dict by
+    parameter name); only dims that stay symbolic after export are `?`, and
+    the entry function then carries their symbols and ranges (CONTRACT.md
+    §15.1). `extra_library` takes paths to MLIR
     files of shape/dtype functions for torch-mlir (FX import gets shapes from
     PyTorch itself, so Python functions are not needed and are refused).
     `strict` makes an op that cannot be tunneled an error instead of a warning.
@@ -108,7 +114,8 @@ def compile(
     s = settings(output_type, use_tracing, ignore_traced_shapes, backend_legal_ops, extra_library,
                  verbose, encoding, strict, export_strict, func_name, weights, tosa_target)
     report = report if report is not None else CompileReport()
-    capture = Capture.make(_select_mode(model, train), example_args, ignore_traced_shapes, s, report)
+    capture = Capture.make(_select_mode(model, train), example_args, ignore_traced_shapes, s, report,
+                           dynamic_shapes)
     if s.output is OutputType.TOSA and s.target is not None:  # a type no target has: said before lowering
         check_boundary(capture.program)
     feedback = Feedback()

@@ -19,6 +19,11 @@ ABI version 2 (CONTRACT.md 11.1) adds what running a kernel on slices needs:
 descriptors. Libraries built for version 1 still load: their `tck_call` is
 the same up to `error_capacity`, they see `abi_version` 1, and declare no
 split (they run whole).
+
+Dynamic shapes (CONTRACT.md 15): a site dim known only at run time (None in
+`CustomCallSite` shapes) is TCK_DYNAMIC at prepare; each call's sizes are in
+its descriptors, so one prepare serves every size, and a failed call's
+outputs are zeroed by those sizes (lib/runtime.c), not by sizes fixed at load.
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ import ctypes
 import dataclasses
 import functools
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -43,12 +47,13 @@ from ..contract.encoding import Operand
 __all__ = [
     "ABI_VERSION", "KernelLibrary", "KernelLibraryError", "NativeBinding", "ProgramStatus",
     "builtin_library", "compile_kernel_library", "include_dir", "kernel_libraries", "load_kernel_library",
-    "unload_kernel_library", "bind", "status_name", "Split", "ABI_VERSION_MIN", "MAX_PARALLEL",
+    "unload_kernel_library", "bind", "status_name", "Split", "ABI_VERSION_MIN", "MAX_PARALLEL", "DYNAMIC",
 ]
 
 ABI_VERSION = 2
 ABI_VERSION_MIN = 1  # the oldest library version still loaded (TCK_ABI_VERSION_MIN)
 MAX_PARALLEL = 3  # TCK_MAX_PARALLEL
+DYNAMIC = -1  # TCK_DYNAMIC: a dim of tck_tensor_type.shape known only at run time
 
 # Status codes (TCK_*).
 OK, ERROR, INVALID_ARGUMENT, UNSUPPORTED, DECLINE = 0, 1, 2, 3, 4
@@ -58,7 +63,6 @@ _STATUS_NAMES = {ERROR: "error", INVALID_ARGUMENT: "invalid argument", UNSUPPORT
 # Element types (TCK_F32, ...), by MLIR element type name.
 # The C ABI's element codes (tosa_custom_kernel.h), by builtin element spelling.
 ELEMENT_TYPES = {d.builtin: d.native for d in _dtypes.DTYPES if d.native is not None}
-_ELEMENT_SIZES = {d.builtin: d.itemsize for d in _dtypes.DTYPES if d.native is not None}
 
 # Attribute kinds (TCK_ATTR_*).
 (A_NONE, A_BOOL, A_INT, A_FLOAT, A_STRING, A_INT_LIST, A_FLOAT_LIST, A_BOOL_LIST, A_OPERAND, A_OPERAND_LIST,
@@ -119,8 +123,7 @@ class ProgramStatus(ctypes.Structure):
 
 class Site(ctypes.Structure):
     _fields_ = [("call", Call), ("run", ctypes.c_void_p), ("program", ctypes.POINTER(ProgramStatus)),
-                ("output_bytes", ctypes.POINTER(ctypes.c_int64)), ("index", ctypes.c_int32),
-                ("reserved", ctypes.c_int32)]
+                ("index", ctypes.c_int32), ("reserved", ctypes.c_int32)]
 
 
 _PREPARE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(Call))
@@ -445,7 +448,7 @@ def _read_split(call: Call, site, make_error) -> Split:
                                  "must be sliced along every parallel dim")
             if d >= len(shape):
                 raise make_error(f"prepare sliced dim {d} of operand {k}, which has rank {len(shape)}")
-            if d >= 0 and shape[d] >= 0:
+            if d >= 0 and _static(shape[d]) != DYNAMIC:
                 sizes.add(shape[d])
         if len(sizes) > 1:
             raise make_error(f"parallel dim {p} slices dims of different sizes {sorted(sizes)}")
@@ -480,13 +483,19 @@ class NativeBinding:
         self.struct = None
 
 
-def _types(element_types: Sequence[str], shapes: Sequence[tuple[int, ...]], keep: list):
+def _types(element_types: Sequence[str], shapes: Sequence[tuple[int | None, ...]], keep: list):
+    """tck_tensor_type entries; a dim the site knows only at run time (None,
+    or MLIR's negative dynamic size) is TCK_DYNAMIC (CONTRACT.md 11.1)."""
     array = (TensorType * max(len(shapes), 1))()
     for entry, t, shape in zip(array, element_types, shapes):
-        dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+        dims = (ctypes.c_int64 * max(len(shape), 1))(*[_static(d) for d in shape])
         keep.append(dims)
         entry.element_type, entry.rank, entry.shape = ELEMENT_TYPES[t], len(shape), dims
     return array
+
+
+def _static(d: int | None) -> int:
+    return DYNAMIC if d is None or d < 0 else d
 
 
 def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True) -> NativeBinding | None:
@@ -519,9 +528,7 @@ def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True)
                                          site.location)]
         inputs = _types(site.input_types, site.input_shapes, keep)
         outputs = _types(site.output_types, site.output_shapes, keep)
-        output_bytes = (ctypes.c_int64 * max(len(site.output_types), 1))(
-            *[_ELEMENT_SIZES[t] * math.prod(s) for t, s in zip(site.output_types, site.output_shapes)])
-        keep += [error, strings, inputs, outputs, output_bytes]
+        keep += [error, strings, inputs, outputs]
         s = Site()
         c = s.call
         c.abi_version, c.struct_size = ABI_VERSION, ctypes.sizeof(Call)
@@ -537,7 +544,6 @@ def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True)
             c.split.num_operands, c.split.dims = len(types), split_dims
         s.run = kernel.run
         s.program = ctypes.pointer(status)
-        s.output_bytes = output_bytes
         s.index = site.index
         code = _PREPARE(kernel.prepare)(ctypes.byref(c)) if kernel.prepare else OK
         if code == DECLINE:

@@ -2,7 +2,8 @@
 (`tunnel_pass`; its options and results in `options`, the conversion itself
 in `conversion`), the passes that carry the numbers it makes across function
 boundaries (`tensorize`), auto mode's per-instance choice of what to tunnel
-(`auto`), and the lowering that follows the tunnel (`pipelines`). Importing
+(`auto`), the passes that resolve sizes known only at run time
+(`sizes`), and the lowering that follows the tunnel (`pipelines`). Importing
 the package registers its passes."""
 
-from . import auto, conversion, tensorize, tunnel_pass  # noqa: F401  (register their passes)
+from . import auto, conversion, dynamic_ops, sizes, tensorize, tunnel_pass  # noqa: F401  (register their passes)

@@ -25,6 +25,8 @@ from ..core import schema as _schema
 from ..core.diagnostics import DiagnosticLog
 from ..core.torch_ir import NOT_CONSTANT, constant, look_through, vtensor_type
 from ..contract import encoding as _c
+from ..contract.shapes import ShapeError
+from .result_shapes import derive_result_shapes
 from .options import PASS_ARGUMENT, SKIP_CATEGORIES, USER_LISTED, ConversionResult, PassOptions, Site, Skipped
 
 __all__ = [
@@ -132,6 +134,10 @@ class _Lowering:
         self.dropped_results: list[int] = []
         self.operand_dtypes: dict[int, str] = {}
         self.result_dtypes: dict[int, str] = {}
+        # Custom operand k -> the torch value it carries (None: a constant),
+        # where result_shapes finds the symbols of its dims.
+        self.sources: list[ir.Value | None] = []
+        self.result_shapes: list | None = None
 
     def _made(self, value: ir.Value) -> ir.Value:
         """Record the op that defines `value`, to be erased by `abandon`."""
@@ -158,8 +164,9 @@ class _Lowering:
             op.erase()
         self.created.clear()
 
-    def _add(self, builtin_value: ir.Value) -> dict:
+    def _add(self, builtin_value: ir.Value, source: ir.Value | None = None) -> dict:
         self.inputs.append(builtin_value)
+        self.sources.append(source)
         return {"operand": len(self.inputs) - 1}
 
     def tensor(self, value: ir.Value, what: str) -> dict:
@@ -180,7 +187,7 @@ class _Lowering:
             if source is None:
                 source = self._carry_in(value, tt.carried)
             self.operand_dtypes[len(self.inputs)] = tt.carried
-            return self._add(self._create("torch_c.to_builtin_tensor", ty, [source]))
+            return self._add(self._create("torch_c.to_builtin_tensor", ty, [source]), value)
         if literal is not None:
             # Weights and other literals arrive as tosa.const, as TorchToTosa
             # would make them, instead of a cast TOSA backends cannot read.
@@ -190,7 +197,7 @@ class _Lowering:
                 literal = _signless(literal, ty)
             if literal.type.element_type == ty.element_type:
                 return self._add(self._const(literal, ty))
-        return self._add(self._create("torch_c.to_builtin_tensor", ty, [value]))
+        return self._add(self._create("torch_c.to_builtin_tensor", ty, [value]), value)
 
     def runtime_scalar(self, value: ir.Value, kind: _c.ArgKind, what: str) -> dict:
         scalar = _dtypes.scalar_kind(str(value.type))
@@ -201,18 +208,20 @@ class _Lowering:
         source = carrier_source(value)
         if source is not None:  # the scalar result of a converted op: its 0-d tensor
             return self._add(self._create("torch_c.to_builtin_tensor", self.types.tensor(source.type, what).builtin,
-                                          [source]))
+                                          [source]), value)
         # TorchToTosa cannot lower a run-time prim.NumToTensor; the builtin
         # scalar-to-tensor form lowers through linalg (see CONTRACT.md).
         builtin = self._create(scalar.to_builtin, ir.Type.parse(scalar.builtin), [value])
-        return self._add(self._create("tensor.from_elements", ir.Type.parse(f"tensor<{scalar.builtin}>"), [builtin]))
+        return self._add(self._create("tensor.from_elements", ir.Type.parse(f"tensor<{scalar.builtin}>"), [builtin]),
+                         value)
 
     def const(self, value, dtype: torch.dtype) -> dict:
         attr = ir.DenseElementsAttr.get(np.array(value, dtype=_dtypes.by_torch(dtype).numpy))
         return self._add(self._const(attr, attr.type))
 
     def finish(self, encoded_args: dict, result_types: list[ir.Type]) -> ir.Operation:
-        attrs = _c.encode_attrs(encoded_args, self.dropped_results, self.operand_dtypes, self.result_dtypes)
+        attrs = _c.encode_attrs(encoded_args, self.dropped_results, self.operand_dtypes, self.result_dtypes,
+                                self.result_shapes)
         return ir.Operation.create(
             "tosa.custom",
             results=result_types,
@@ -357,6 +366,21 @@ def _result_types(plans: list[_ResultPlan]) -> tuple[list[ir.Type], list[int], d
     return result_types, dropped, result_dtypes
 
 
+def _result_shapes(low: _Lowering, op: ir.Operation, plans: list[_ResultPlan], result_types: list[ir.Type],
+                   identifier: str) -> list | None:
+    """CONTRACT.md §15.2 for an op with `?` result dims, from the IR's
+    `torch.bind_symbolic_shape` (result_shapes.py); None when all are static."""
+    values = []
+    for r, plan in zip(op.results, plans):
+        elements = plan.unpacks[0].results if plan.kind == "list" else [r]
+        values += [v for v, t in zip(elements, plan.types)
+                   if isinstance(t, _dtypes.ScalarKind) or t.builtin is not None]
+    try:
+        return derive_result_shapes(low.sources, list(zip(values, result_types)), identifier)
+    except ShapeError as e:
+        raise _Unrepresentable("dynamic-result-shape", str(e)) from None
+
+
 def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo):
     """The custom op for `op` (inserted before it) and how its results come back."""
     _, arguments = _signature(identifier)
@@ -378,6 +402,7 @@ def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo):
     low.result_dtypes = result_dtypes
     try:
         encoded = {arg.name: _encode_argument(low, value, arg, t) for (arg, t), value in zip(arguments, operands)}
+        low.result_shapes = _result_shapes(low, op, plans, result_types, identifier)
     except Exception:
         low.abandon()  # leave the module as it was
         raise

@@ -34,6 +34,7 @@ SKIP_CATEGORIES = {
     "non-constant-argument": "a string, dtype, device, layout or memory format is not a constant",
     "unsupported-tensor-type": "an operand or result is not a ranked value tensor TOSA can type",
     "zero-size-tensor": "a zero-size operand or result has dynamic dimensions, so its shape cannot be written",
+    "dynamic-result-shape": "a result has a ? dim whose size no expression over the operands' dims and values gives",
 }
 
 

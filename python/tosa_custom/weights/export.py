@@ -114,14 +114,19 @@ def tied_weights(model: Any, names: list[str]) -> dict[str, str]:
 
 
 def import_with_weight_arguments(importer, program, names: list[str], func_name: str,
-                                 tied: dict[str, str] | None = None, values: dict | None = None) -> None:
+                                 tied: dict[str, str] | None = None, values: dict | None = None,
+                                 symbolic: bool = False) -> None:
     """Import the graph `weight_placeholders` prepared, and mark each argument
     (a tied weight also with the name it is tied to); `values` (name ->
-    tensor) go into the module's `tosa_custom.weight_values`."""
+    tensor) go into the module's `tosa_custom.weight_values`. `symbolic`
+    imports the size symbols and their bindings (torch.symbolic_int,
+    torch.bind_symbolic_shape), as `import_frozen_program` does."""
     graph = program.graph
+    if symbolic:
+        importer._cc.set_symbolic_guards(program)
     if getattr(graph, "owning_module", None) is not None:
-        importer._import_all_child_modules(graph.owning_module, func_name)
-    func = importer.import_stateless_graph(graph, func_name=func_name)
+        importer._import_all_child_modules(graph.owning_module, func_name, symbolic)
+    func = importer.import_stateless_graph(graph, func_name=func_name, import_symbolic_shape_expressions=symbolic)
     n_inputs = len(ir.TypeAttr(func.attributes["function_type"]).value.inputs) - len(names)
     with func.context:
         i64 = ir.IntegerType.get_signless(64)

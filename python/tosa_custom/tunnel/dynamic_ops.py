@@ -1,0 +1,119 @@
+"""Ops TorchToTosa refuses only because a dim is `?`, lowered to TOSA before
+it runs (dynamic-shape issue, item 6): its patterns for `aten.to.dtype` and
+`aten.slice.Tensor` need static shapes, though a `tosa.cast` and a
+`tosa.slice` whose sizes are TOSA shape ops (1.1 draft) express them exactly.
+Instances with static shapes are left to TorchToTosa, as before; an instance
+this pass cannot express stays too (auto mode then tunnels it, stock mode's
+error names it).
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+
+from ..core import builders as _b
+from ..core import dtypes as _dtypes
+from ..core import ir as _ir
+from ..core.passes import PassContext, register_pass
+from ..core.torch_ir import NOT_CONSTANT, constant
+from .sizes import Shapes, SizeExprs, _builtin_type, _const_shape, _dims, _replace_by_builtin, _to_builtin
+
+__all__ = ["LOWER_DYNAMIC_OPS", "lower_dynamic_ops"]
+
+LOWER_DYNAMIC_OPS = "tosa-custom-lower-dynamic-ops"
+
+# tosa.cast rounds to nearest where torch truncates (float -> int): only casts to floats, from
+# floats or the integers every profile has, keep torch's semantics.
+_FLOATS = ("f16", "bf16", "f32", "f64")
+_CAST_FROM = _FLOATS + ("si8", "si16", "si32", "si64")
+_INT64_MAX = 2**63 - 1
+
+
+def _element(ty: ir.Type) -> str | None:
+    parsed = _dtypes.parse_vtensor(str(ty))
+    return parsed[1] if parsed else None
+
+
+def _dynamic(ty: ir.Type) -> bool:
+    dims = _dims(ty)
+    return dims is not None and None in dims
+
+
+def _cast(op: ir.Operation, shapes: Shapes) -> bool:
+    """`aten.to.dtype` to a float type, or to bool (`!= 0` in both), from a float or a signed integer: tosa.cast."""
+    source, target = _element(op.operands[0].type), _element(op.results[0].type)
+    if source not in _CAST_FROM or target not in _FLOATS + ("i1",):
+        return False
+    _replace_by_builtin(op, _b.create("tosa.cast", _builtin_type(op.results[0].type), [_to_builtin(op.operands[0])]))
+    return True
+
+
+def _slice(op: ir.Operation, shapes: Shapes) -> bool:
+    """`aten.slice.Tensor` with a constant start and step 1: tosa.slice, its
+    `?` sizes those PyTorch propagated (the result's bound dims; a run-time
+    end is in them, clamped as PyTorch clamps it)."""
+    dim, start, end, step = (constant(v) for v in list(op.operands)[1:5])
+    in_dims, out_dims = _dims(op.operands[0].type), _dims(op.results[0].type)
+    if not all(isinstance(v, int) for v in (dim, start, step)) or step != 1 or in_dims is None:
+        return False
+    dim %= len(in_dims)
+    if start < 0:
+        if in_dims[dim] is None:
+            return False
+        start = max(start + in_dims[dim], 0)
+    sizes = [d if d is not None else shapes.sizes.dim(op.results[0], i) for i, d in enumerate(out_dims)]
+    if not all(shapes.can(s) for s in sizes):
+        return False
+    starts = [start if i == dim else 0 for i in range(len(in_dims))]
+    sliced = _b.create("tosa.slice", _builtin_type(op.results[0].type),
+                       [_to_builtin(op.operands[0]), _const_shape(starts), shapes.build_all(sizes)])
+    _replace_by_builtin(op, sliced)
+    return True
+
+
+# The longest arange kept as a constant to slice from (elements).
+_MAX_ARANGE = 1 << 16
+
+
+def _arange(op: ir.Operation, shapes: Shapes) -> bool:
+    """`arange(start, end, step)` whose length is a bounded symbol (`arange(T)`):
+    a slice, of the length computed at run time, of the constant arange of
+    the symbol's largest value."""
+    start, step = constant(op.operands[0]), constant(op.operands[2])
+    length = shapes.sizes.dim(op.results[0], 0)
+    if not isinstance(start, int) or not isinstance(step, int) or step <= 0 or length is None \
+            or length.symbol is None or not shapes.can(length):
+        return False
+    longest = shapes.sizes.ranges.get(length.symbol, (0, _INT64_MAX))[1]
+    if longest > _MAX_ARANGE:
+        return False
+    ty = ir.RankedTensorType(_builtin_type(op.results[0].type))
+    full = ir.RankedTensorType.get([longest], ty.element_type)
+    values = [start + step * i for i in range(longest)]
+    text = ", ".join(str(float(v)) if isinstance(ty.element_type, (ir.F32Type, ir.F16Type, ir.BF16Type, ir.F64Type))
+                     else str(v) for v in values)
+    table = _b.tosa_const(ir.Attribute.parse(f"dense<[{text}]> : {full}") if values else
+                          ir.Attribute.parse(f"dense<> : {full}"))
+    _replace_by_builtin(op, _b.create("tosa.slice", ty, [table, _const_shape([0]), shapes.build_all([length])]))
+    return True
+
+
+_LOWERINGS = {"torch.aten.to.dtype": _cast, "torch.aten.slice.Tensor": _slice, "torch.aten.arange.start_step": _arange}
+
+
+@register_pass(LOWER_DYNAMIC_OPS,
+               "Lower aten.to.dtype (to a float type), aten.slice.Tensor (constant bounds, step 1) and "
+               "aten.arange.start_step (length a bounded symbol) with `?` dims to tosa.cast and tosa.slice (sizes by "
+               "TOSA shape ops; arange sliced from the constant arange of the longest length), which TorchToTosa refuses on `?` dims only "
+               "for want of static shapes; static instances are left to TorchToTosa")
+def lower_dynamic_ops(module: ir.Operation, ctx: PassContext) -> dict:
+    shapes = Shapes(module, SizeExprs(module))
+    done: dict[str, int] = {}
+    for op in _ir.collect_ops(module, lambda o: o.name in _LOWERINGS):
+        if not _dynamic(op.results[0].type) and not (op.operands and _dynamic(op.operands[0].type)):
+            continue
+        with ir.InsertionPoint(op), op.location:
+            name = op.name
+            if _LOWERINGS[name](op, shapes):
+                done[name] = done.get(name, 0) + 1
+    return done

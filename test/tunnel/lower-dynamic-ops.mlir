@@ -1,0 +1,70 @@
+// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-lower-dynamic-ops | FileCheck %s
+
+// to.dtype f32 -> f64 on `?` dims (layer_norm's decomposition): tosa.cast.
+// CHECK-LABEL: func.func @to_dtype$float(
+// CHECK:         tosa.cast %{{.*}} : (tensor<?x32xf32>) -> tensor<?x32xf64>
+// CHECK-NOT:     torch.aten.to.dtype
+func.func @to_dtype$float(%arg0: !torch.vtensor<[?,32],f32>) -> !torch.vtensor<[?,32],f64> {
+  %int7 = torch.constant.int 7
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %0 = torch.aten.to.dtype %arg0, %int7, %false, %false, %none : !torch.vtensor<[?,32],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[?,32],f64>
+  return %0 : !torch.vtensor<[?,32],f64>
+}
+
+// -----
+
+// float -> int truncates in torch and rounds in tosa.cast: left to TorchToTosa.
+// CHECK-LABEL: func.func @to_dtype$float_to_int(
+// CHECK:         torch.aten.to.dtype
+func.func @to_dtype$float_to_int(%arg0: !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],si32> {
+  %int3 = torch.constant.int 3
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %0 = torch.aten.to.dtype %arg0, %int3, %false, %false, %none : !torch.vtensor<[?],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[?],si32>
+  return %0 : !torch.vtensor<[?],si32>
+}
+
+// -----
+
+// A slice of a static dim of a tensor with a `?` dim: tosa.slice, the `?`
+// size read at run time from the argument dim bound to its symbol.
+// CHECK-LABEL: func.func @slice$static_dim(
+// CHECK:         %[[START:.*]] = tosa.const_shape {values = dense<[0, 0, 32]> : tensor<3xindex>}
+// CHECK:         tosa.dim %{{.*}} {axis = 1 : i32} : (tensor<2x?x96xf32>) -> !tosa.shape<1>
+// CHECK:         %[[SIZE:.*]] = tosa.concat_shape %{{.*}}, %{{.*}} : (!tosa.shape<2>, !tosa.shape<1>) -> !tosa.shape<3>
+// CHECK:         tosa.slice %{{.*}}, %[[START]], %[[SIZE]] : (tensor<2x?x96xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<2x?x32xf32>
+// CHECK-NOT:     torch.aten.slice.Tensor
+func.func @slice$static_dim(%arg0: !torch.vtensor<[2,?,96],f32>) -> !torch.vtensor<[2,?,32],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int32 = torch.constant.int 32
+  %int64 = torch.constant.int 64
+  %s0 = torch.symbolic_int "s0" {min_val = 2, max_val = 32} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (2, s0, 96)> : !torch.vtensor<[2,?,96],f32>
+  %0 = torch.aten.slice.Tensor %arg0, %int2, %int32, %int64, %int1 : !torch.vtensor<[2,?,96],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[2,?,32],f32>
+  torch.bind_symbolic_shape %0, [%s0], affine_map<()[s0] -> (2, s0, 32)> : !torch.vtensor<[2,?,32],f32>
+  return %0 : !torch.vtensor<[2,?,32],f32>
+}
+
+// -----
+
+// arange(T), T a symbol of at most 4: a slice of the constant arange(4).
+// CHECK-LABEL: func.func @arange$bounded(
+// CHECK:         %[[TABLE:.*]] = "tosa.const"() <{values = dense<[0.000000e+00, 1.000000e+00, 2.000000e+00, 3.000000e+00]> : tensor<4xf32>}>
+// CHECK:         %[[D:.*]] = tosa.dim %{{.*}} {axis = 1 : i32}
+// CHECK:         tosa.slice %[[TABLE]], %{{.*}}, %[[D]] : (tensor<4xf32>, !tosa.shape<1>, !tosa.shape<1>) -> tensor<?xf32>
+// CHECK-NOT:     torch.aten.arange
+func.func @arange$bounded(%arg0: !torch.vtensor<[3,?],f32>) -> !torch.vtensor<[?],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int6 = torch.constant.int 6
+  %false = torch.constant.bool false
+  %cpu = torch.constant.device "cpu"
+  %s0 = torch.symbolic_int "s0" {min_val = 2, max_val = 4} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (3, s0)> : !torch.vtensor<[3,?],f32>
+  %0 = torch.aten.size.int %arg0, %int1 : !torch.vtensor<[3,?],f32>, !torch.int -> !torch.int
+  %1 = torch.aten.arange.start_step %int0, %0, %int1, %int6, %int0, %cpu, %false : !torch.int, !torch.int, !torch.int, !torch.int, !torch.int, !torch.Device, !torch.bool -> !torch.vtensor<[?],f32>
+  torch.bind_symbolic_shape %1, [%s0], affine_map<()[s0] -> (s0)> : !torch.vtensor<[?],f32>
+  return %1 : !torch.vtensor<[?],f32>
+}
