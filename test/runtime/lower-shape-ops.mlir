@@ -90,3 +90,24 @@ func.func @exp2(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %r = tosa.reshape %a, %s : (tensor<?x8xf32>, !tosa.shape<2>) -> tensor<?x8xf32>
   return %r : tensor<?x8xf32>
 }
+
+// -----
+
+// A slice to a run-time end (its size list computed from a dim): a
+// tensor.extract_slice by index values; the type kept by a cast.
+// CHECK-LABEL: func.func @slice_to_dim(
+// CHECK-SAME:    %[[X:.*]]: tensor<2x?x96xf32>
+// CHECK:         %[[D:.*]] = tensor.dim %[[X]], %c1
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[X]][0, 0, 32] [2, %[[D]], 32] [1, 1, 1] : tensor<2x?x96xf32> to tensor<2x?x32xf32>
+// CHECK:         return %[[S]]
+// CHECK-NOT:     tosa.
+func.func @slice_to_dim(%x: tensor<2x?x96xf32>) -> tensor<2x?x32xf32> {
+  %start = tosa.const_shape {values = dense<[0, 0, 32]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %two = tosa.const_shape {values = dense<2> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %width = tosa.const_shape {values = dense<32> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %d = tosa.dim %x {axis = 1 : i32} : (tensor<2x?x96xf32>) -> !tosa.shape<1>
+  %s0 = tosa.concat_shape %two, %d : (!tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<2>
+  %size = tosa.concat_shape %s0, %width : (!tosa.shape<2>, !tosa.shape<1>) -> !tosa.shape<3>
+  %r = tosa.slice %x, %start, %size : (tensor<2x?x96xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<2x?x32xf32>
+  return %r : tensor<2x?x32xf32>
+}

@@ -264,16 +264,39 @@ class _MLP(torch.nn.Module):
         return self.b(torch.relu(self.a(x)))
 
 
-@pytest.mark.xfail(strict=True, raises=tosa_custom.CompileError,
-                   reason="auto mode tunnels aten.mm with `?` results, but without result_shapes until the "
-                          "encoder (tunnel/conversion.py) writes them (CONTRACT.md 15.2)")
 def test_compiled_mlp_with_ignore_traced_shapes():
+    """compile()'s own dynamic program (every input dim exported as Dim.AUTO):
+    one load, run at sizes across its range; below it, refused by name."""
     torch.manual_seed(0)
     model = _MLP().eval()
     module = tosa_custom.compile(model, (torch.randn(4, 16),), use_tracing=True, ignore_traced_shapes=True,
                                  backend_legal_ops="auto")
     program = runtime.load(module)
     with torch.no_grad():
-        for n in (1, 3, 64):
+        for n in (2, 3, 64, 1000):
             x = torch.randn(n, 16)
             torch.testing.assert_close(program(x), model(x), **reduction_tolerance(32, depth=2))
+    # torch.export's range starts at 2 (it specializes sizes 0 and 1)
+    with pytest.raises(ValueError, match=r"input #0 dim 0 is 1, outside the range of s\d+ \[2, inf\]"):
+        program(torch.randn(1, 16))
+
+
+def test_example_block_with_a_dynamic_sequence_length():
+    """compile(dynamic_shapes=...) of the example block with layer_norm,
+    softmax and gelu kept (native kernels at each call's sizes): one load, run
+    from 1 token to the range's end (slices and reshapes by TOSA shape ops)."""
+    from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
+
+    torch.manual_seed(0)
+    model = TransformerBlock().eval()
+    seq = torch.export.Dim("seq", min=1, max=256)
+    module = tosa_custom.compile(model, (torch.randn(2, 8, 32),), backend_legal_ops=KEPT_OPS,
+                                 dynamic_shapes=({1: seq},))
+    program = runtime.load(module)
+    assert len(program.custom_ops) == 4
+    with torch.no_grad():
+        for t in (1, 5, 64, 256):
+            x = torch.randn(2, t, 32)
+            torch.testing.assert_close(program(x), model(x), **reduction_tolerance(4 * 32))
+    with pytest.raises(ValueError, match=r"input #0 dim 1 is 257, outside the range of s\d+ \[1, 256\]"):
+        program(torch.randn(2, 257, 32))

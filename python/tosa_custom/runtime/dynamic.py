@@ -21,14 +21,15 @@ import dataclasses
 from torch_mlir import ir
 
 from ..contract.shapes import ShapeError, ShapeExpr, const, parse
+from ..core.attrs import SHAPE, SYMBOLS
 from ..core.diagnostics import CompileError
 
 __all__ = ["SYMBOLS_ATTR", "SHAPE_ATTR", "UNBOUNDED", "InputShapes", "describe_dims"]
 
 # On the entry function: {s0 = array<i64: MIN, MAX>, ...}; on an argument or
 # result with a `?` dim: [int or expression text, ...] (CONTRACT.md §15.1).
-SYMBOLS_ATTR = "tosa_custom.symbols"
-SHAPE_ATTR = "tosa_custom.shape"
+SYMBOLS_ATTR = SYMBOLS
+SHAPE_ATTR = SHAPE
 UNBOUNDED = 2 ** 63 - 1  # the range's max when the symbol has none
 
 

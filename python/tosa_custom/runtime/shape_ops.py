@@ -8,7 +8,9 @@ operand of `tosa.reshape` (CONTRACT.md §15.3, the 1.1 draft's shape ops);
 (a dim as `tensor.dim`, a -1 as the element count over the other sizes) and
 rewrites the reshape into `tensor.reshape` by a shape tensor, which
 bufferizes to a `memref.reshape` (no copy for an identity-layout source).
-The shape ops left without users go.
+A `tosa.slice` whose start or size is so computed (a slice to a run-time
+end) becomes `tensor.extract_slice` by those values. The shape ops left
+without users go.
 
 The elementwise shape arithmetic of the draft (add, sub, mul, div_floor,
 div_ceil, mod, min, max) is computed too, so a size computed from dims does
@@ -85,29 +87,57 @@ def _inferred(source: ir.Value, sizes: list) -> list:
     return [arith_d.divsi(count, known) if isinstance(s, int) and s == -1 else s for s in sizes]
 
 
+def _constant(v: ir.Value) -> bool:
+    return not isinstance(v.owner, ir.Block) and v.owner.name == "tosa.const_shape"
+
+
+def _reshape(op) -> ir.Value:
+    sizes = _inferred(op.operands[0], _sizes(op.operands[1]))
+    shape = tensor_d.from_elements(ir.RankedTensorType.get([len(sizes)], ir.IndexType.get()),
+                                   [_value(s) for s in sizes])
+    return tensor_d.reshape(op.results[0].type, op.operands[0], shape)
+
+
+def _slice(op) -> ir.Value:
+    """tensor.extract_slice by the computed starts and sizes (a size of -1: to the end)."""
+    x = op.operands[0]
+    t = ir.RankedTensorType(x.type)
+    starts, sizes = _sizes(op.operands[1]), _sizes(op.operands[2])
+    sizes = [arith_d.subi(tensor_d.dim(x, _index(i)) if t.is_dynamic_dim(i) else _index(t.shape[i]), _value(b))
+             if isinstance(n, int) and n == -1 else n for i, (b, n) in enumerate(zip(starts, sizes))]
+    dynamic = ir.ShapedType.get_dynamic_size()
+    static = [[v if isinstance(v, int) else dynamic for v in vs] for vs in (starts, sizes)]
+    result = ir.RankedTensorType.get(static[1], t.element_type)
+    new = tensor_d.extract_slice(result, x, [v for v in starts if not isinstance(v, int)],
+                                 [v for v in sizes if not isinstance(v, int)], [], static[0], static[1],
+                                 [1] * t.rank)
+    return new if result == op.results[0].type else tensor_d.cast(op.results[0].type, new)
+
+
+_REWRITES = {"tosa.reshape": (_reshape, (1,)), "tosa.slice": (_slice, (1, 2))}
+
+
 @register_pass(LOWER_SHAPE_OPS,
-               "Rewrite a tosa.reshape whose shape is computed by TOSA 1.1 shape ops (tosa.dim, tosa.concat_shape, "
-               "shape arithmetic) into tensor.reshape by an index shape tensor, for tosa-to-linalg")
+               "Rewrite a tosa.reshape or tosa.slice whose shape operands are computed by TOSA 1.1 shape ops "
+               "(tosa.dim, tosa.concat_shape, shape arithmetic) into tensor.reshape / tensor.extract_slice by index "
+               "values, for tosa-to-linalg")
 def lower_shape_ops(module, ctx: PassContext | None = None) -> int:
-    """Returns how many reshapes were rewritten."""
-    reshapes = collect_ops(module, lambda op: op.name == "tosa.reshape")
+    """Returns how many ops were rewritten."""
+    found = collect_ops(module, lambda op: op.name in _REWRITES)
     rewritten = 0
     with module.context:
-        for op in reshapes:
-            shape = op.operands[1]
-            if not isinstance(shape.owner, ir.Block) and shape.owner.name == "tosa.const_shape":
-                continue  # tosa-to-tensor takes it (one -1 included)
+        for op in found:
+            rewrite, shapes = _REWRITES[op.name]
+            if all(_constant(op.operands[i]) for i in shapes):
+                continue  # tosa-to-tensor / tosa-to-linalg take it (a reshape's one -1 included)
             with ir.InsertionPoint(op), op.location:
                 try:
-                    sizes = _inferred(op.operands[0], _sizes(shape))
+                    new = rewrite(op)
                 except _Unsupported as e:
                     if ctx is not None:
-                        ctx.error(op, f"the shape of this reshape is computed by {e}, which the runtime does not "
-                                      "lower; compute it with tosa.dim, tosa.const_shape, tosa.concat_shape")
+                        ctx.error(op, f"the shape of this {op.name[5:]} is computed by {e}, which the runtime does "
+                                      "not lower; compute it with tosa.dim, tosa.const_shape, tosa.concat_shape")
                     continue
-                shape_tensor = tensor_d.from_elements(
-                    ir.RankedTensorType.get([len(sizes)], ir.IndexType.get()), [_value(s) for s in sizes])
-                new = tensor_d.reshape(op.results[0].type, op.operands[0], shape_tensor)
             op.results[0].replace_all_uses_with(new)
             op.erase()
             rewritten += 1
