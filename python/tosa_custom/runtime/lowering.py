@@ -44,6 +44,8 @@ from ..core.passes import Option, PassContext, parse_names, pipeline_text, regis
 from .cpu import CpuTarget, cpu_target
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .tosa_fixes import INTEGER_NEGATE_AS_SUB
+from .shape_ops import LOWER_SHAPE_OPS
+from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
 from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
     GENERALIZE,
@@ -85,7 +87,8 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #   OUTLINE                 TOSA ops tosa-to-linalg lacks as runtime custom
 #                           ops; every tosa.custom as an extern call (kernels
 #                           are bound between these two: outline.py);
-#   _FRONTEND               TOSA to linalg on tensors, elementwise fusion;
+#   _FRONTEND               TOSA to linalg on tensors (1.1 shape ops into
+#                           tensor.reshape first), elementwise fusion;
 #   _TILE                   named ops (convolutions too) to linalg.generic,
 #                           B operands made column-contiguous and, for big
 #                           contractions, packed in panels; then the transform
@@ -94,7 +97,9 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #                           polynomials;
 #   _BUFFERIZE_TILED        accumulators hoisted out of the reduction loops,
 #                           bufferization, results as out-params, no copy for
-#                           a result computed in a reshaped buffer;
+#                           a result computed in a reshaped buffer (with
+#                           results of dynamic size: returned instead,
+#                           `_returning`);
 #   _DEALLOCATE             frees, memref.copy as loops;
 #   _VECTOR_TAIL            mul + add of generic contractions as FMAs, vector
 #                           ops to what LLVM lowers well (on a CPU without
@@ -109,17 +114,33 @@ JIT_FEATURES = "tosa-custom-jit-features"
 
 OUTLINE = [OUTLINE_TOSA_FALLBACKS, OUTLINE_CUSTOM_OPS]
 _FRONTEND = [
-    INTEGER_NEGATE_AS_SUB,
+    INTEGER_NEGATE_AS_SUB, LOWER_SHAPE_OPS,
     "func.func(tosa-optional-decompositions, tosa-infer-shapes, tosa-make-broadcastable, "
     "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf)",
     "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",
 ]
+# With `?` dims, before fusion: the dynamic broadcasts that equal boundary
+# sizes rule out, removed (broadcasts.py); a few rounds, as each exposes more.
+_DYNAMIC_BROADCASTS = [UNIFY_BOUNDARY_DIMS, "resolve-shaped-type-result-dims", "canonicalize", "cse",
+                       DROP_IDENTITY_BROADCASTS] * 3
+
+
+def _frontend(dynamic: bool) -> list[str]:
+    if not dynamic:
+        return _FRONTEND
+    fuse = _FRONTEND.index("func.func(linalg-fuse-elementwise-ops)")
+    return _FRONTEND[:fuse] + _DYNAMIC_BROADCASTS + _FRONTEND[fuse - 2:]
+
+
 _ONE_SHOT = "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map}"
 # buffer-results-to-out-params{hoist-static-allocs} frees a buffer returned
 # twice twice (a crash): DISTINCT_RESULTS runs right before it, always.
 _OUT_PARAMS = [DISTINCT_RESULTS, "buffer-results-to-out-params{hoist-static-allocs modify-public-functions}"]
 _DEALLOCATE = [
     "buffer-deallocation-pipeline",
+    # The clones ownership-based deallocation makes of a returned buffer it
+    # does not own (an argument, a constant): alloc + copy.
+    "convert-bufferization-to-memref",
     # The wheel lacks the runner-utils library: memrefCopy would not resolve.
     "func.func(refback-munge-memref-copy)",
 ]
@@ -168,13 +189,19 @@ _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-s
 _VECTORIZE = _TILE + _BUFFERIZE_TILED + _DEALLOCATE + _VECTOR_TAIL  # CPU-independent parts: see _vectorize
 
 
-def _vectorize(cpu: CpuTarget) -> list[str]:
-    return _tile(cpu) + _BUFFERIZE_TILED + _DEALLOCATE + _vector_tail(cpu)
+def _returning(passes: list[str], returns: bool) -> list[str]:
+    """A program with results of dynamic size returns them (allocated by the
+    compiled code; ownership-based deallocation clones one it does not own)
+    instead of writing them into the caller's buffers."""
+    out_params = (*_OUT_PARAMS, WRITE_RESULTS_IN_PLACE)
+    return [p for p in passes if p not in out_params] if returns else passes
+
+
+def _vectorize(cpu: CpuTarget, returns: bool = False) -> list[str]:
+    return _tile(cpu) + _returning(_BUFFERIZE_TILED, returns) + _DEALLOCATE + _vector_tail(cpu)
 _NAIVE_BUFFERIZE = [TO_BUFFER_PER_CALL, _ONE_SHOT, *_OUT_PARAMS, *_DEALLOCATE]
-_NAIVE = _NAIVE_BUFFERIZE + [
-    "func.func(convert-linalg-to-loops)",
-    *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm")],
-]
+_NAIVE_LOOPS = ["func.func(convert-linalg-to-loops)", *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm")]]
+_NAIVE = _NAIVE_BUFFERIZE + _NAIVE_LOOPS
 
 FRONTEND_PIPELINE = pipeline_text(_FRONTEND)
 BUFFERIZE_PIPELINE = pipeline_text(_BUFFERIZE_TILED)
@@ -186,15 +213,19 @@ NAIVE_PIPELINE = pipeline_text(_FRONTEND + _NAIVE)
 LOWERING_PIPELINE = NAIVE_PIPELINE  # the historic name: one textual pipeline, naive loops
 
 
-def pipeline(vectorize: bool = True, *, outline: bool = True, cpu: "str | CpuTarget | None" = None) -> str:
+def pipeline(vectorize: bool = True, *, outline: bool = True, cpu: "str | CpuTarget | None" = None,
+             returns: bool = False, dynamic: bool = False) -> str:
     """The runtime lowering as one textual pipeline `tosa-custom-opt
     --pass-pipeline=...` replays: outline (unless `outline=False`, for a
     module already outlined), TOSA to linalg, tile and vectorize for `cpu`
     (cpu.cpu_target: default $TOSA_CUSTOM_CPU, else the host), or, without
-    `vectorize`, naive loops, bufferize, lower to the LLVM dialect."""
+    `vectorize`, naive loops, bufferize, lower to the LLVM dialect. With
+    `returns` (results of dynamic size), the entry returns its results
+    instead of taking out-params; with `dynamic` (`?` dims in the entry's
+    signature), impossible dynamic broadcasts are removed first."""
     cpu = cpu_target(cpu)
-    body = _vectorize(cpu) + _BACKEND if vectorize else _NAIVE
-    return pipeline_text((OUTLINE if outline else []) + _FRONTEND + body + _jit(cpu))
+    body = _vectorize(cpu, returns) + _BACKEND if vectorize else _returning(_NAIVE, returns)
+    return pipeline_text((OUTLINE if outline else []) + _frontend(dynamic) + body + _jit(cpu))
 
 
 def _run(module, elements, on_result=None) -> None:
@@ -395,6 +426,16 @@ def jit_features(module, ctx: PassContext | None = None) -> int:
     return len(found)
 
 
+def _dynamic_signature(module) -> bool:
+    """Some function of `module` takes or returns a tensor with a `?` dim."""
+    for func in collect_ops(module, lambda op: op.name == "func.func", enter_matches=False):
+        ftype = ir.TypeAttr(func.attributes["function_type"]).value
+        if any(isinstance(t, ir.RankedTensorType) and not t.has_static_shape
+               for t in list(ftype.inputs) + list(ftype.results)):
+            return True
+    return False
+
+
 def lower_to_vectors(module: ir.Module, cpu: "str | CpuTarget | None" = None) -> dict[TilePlan, int]:
     """The vectorizing lowering up to, not including, the LLVM dialect, in place.
 
@@ -403,11 +444,13 @@ def lower_to_vectors(module: ir.Module, cpu: "str | CpuTarget | None" = None) ->
     tests and for looking at the code `lower` makes.
     """
     plans: dict[TilePlan, int] = {}
-    _run(module, _FRONTEND + _vectorize(cpu_target(cpu)), on_result={TILE_AND_VECTORIZE: plans.update})
+    _run(module, _frontend(_dynamic_signature(module)) + _vectorize(cpu_target(cpu)),
+         on_result={TILE_AND_VECTORIZE: plans.update})
     return plans
 
 
-def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | None" = None) -> str:
+def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | None" = None,
+          returns: bool = False) -> str:
     """Lower TOSA (custom ops already outlined) to the LLVM dialect, in place;
     returns the pipeline run (`pipeline(vectorize, outline=False)`, or the
     naive one it fell back to).
@@ -423,16 +466,18 @@ def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | Non
     """
     cpu = cpu_target(cpu)
     jit = _jit(cpu)
+    dynamic = _dynamic_signature(module)
+    frontend = _frontend(dynamic)
     if not vectorize:
-        _run(module, _FRONTEND + _NAIVE + jit)
-        return pipeline(False, outline=False, cpu=cpu)
-    vectorizing = _vectorize(cpu)
-    _run(module, _FRONTEND)
+        _run(module, frontend + _returning(_NAIVE, returns) + jit)
+        return pipeline(False, outline=False, cpu=cpu, returns=returns, dynamic=dynamic)
+    vectorizing = _vectorize(cpu, returns)
+    _run(module, frontend)
     with module.context:
         saved = module.operation.clone(ip=False)
     try:
         _run(module, vectorizing)
-        ran = _FRONTEND + vectorizing
+        ran = frontend + vectorizing
     except (ValueError, CompileError) as e:
         warnings.warn(f"tosa_custom.runtime: tiling/vectorization failed, lowering with naive loops: {e}",
                       RuntimeWarning, stacklevel=2)
@@ -440,8 +485,9 @@ def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | Non
             op.erase()
         for op in list(saved.regions[0].blocks[0].operations):
             module.body.append(op)
-        _run(module, _NAIVE_BUFFERIZE)
-        ran = _FRONTEND + _NAIVE_BUFFERIZE
+        naive = _returning(_NAIVE_BUFFERIZE, returns)
+        _run(module, naive)
+        ran = frontend + naive
     finally:
         saved.erase()
     _run(module, _BACKEND + jit)

@@ -6,9 +6,14 @@ them per call costs ~300 us, per the platform notes).
 
 On the hot path nothing is built per call: `DescriptorBlock` holds the entry
 point's descriptors, made once per program, and a call only writes the data
-pointers; `ViewCache` hands a kernel the same torch view again when the
-compiled code passes it the same buffer (same descriptor bytes), which is the
-usual case from one call to the next.
+pointers (and, for an input with a `?` dim, its sizes and strides);
+`ViewCache` hands a kernel the same torch view again when the compiled code
+passes it the same buffer (same descriptor bytes), which is the usual case
+from one call to the next.
+
+A program with results of dynamic size returns them, allocated by the
+compiled code (malloc), in the block's result area: `owned_tensor` hands such
+a buffer out zero-copy as a tensor that frees it when the last view of it dies.
 """
 
 from __future__ import annotations
@@ -16,13 +21,15 @@ from __future__ import annotations
 import ctypes
 import functools
 import struct
+from typing import Sequence
 
+import numpy as np
 import torch
 
 from ..core import dtypes as _dtypes
 
 __all__ = [
-    "descriptor_class", "descriptor_for", "tensor_view", "ViewCache", "DescriptorBlock",
+    "descriptor_class", "descriptor_for", "tensor_view", "ViewCache", "DescriptorBlock", "owned_tensor",
     "MLIR_TO_TORCH", "TORCH_TO_MLIR",
 ]
 
@@ -74,8 +81,9 @@ class ViewCache:
     """Torch views of the memrefs one callback argument receives, by descriptor contents.
 
     The key is the descriptor's raw bytes (pointers, offset, sizes and
-    strides), so a hit is a view of exactly that memory. On a miss, a memref
-    that is exactly a contiguous tensor the current call was given or returns
+    strides), so a hit is a view of exactly that memory, at that call's size
+    (a `?` dim in `shape`, None, takes its size from the descriptor). On a
+    miss, a memref that is exactly a contiguous tensor the current call was given or returns
     (`known()`: data pointer -> tensor) is that tensor itself, not cached (the
     cache must not keep a caller's tensor alive); anything else gets a new
     view, and at most `capacity` views are kept (oldest dropped first), so a
@@ -95,6 +103,9 @@ class ViewCache:
         self._views: dict[bytes, torch.Tensor] = {}
         self._format = f"={_words(rank)}q"
         self._element = _ELEMENT_SIZE[dtype]
+        self._dense_tail = self._dense_bytes = None
+        if None in shape:  # sized per call: views are made from the descriptor's sizes
+            return
         # Offset, sizes and strides of a contiguous tensor of this shape.
         self._dense_tail = struct.pack(f"={1 + 2 * rank}q", 0, *shape, *_contiguous_strides(shape))
         # A dense buffer of this shape as ctypes bytes (the type made once):
@@ -110,10 +121,10 @@ class ViewCache:
         view = self._views.get(key)
         if view is not None:
             return view
-        if self.known is not None and key[16:] == self._dense_tail:
+        if self.known is not None and (key[16:] == self._dense_tail or self._dense_tail is None):
             t = self.known().get(int.from_bytes(key[8:16], "little"))
             # The same memory may be passed reshaped (a tosa.reshape of an input).
-            if t is not None and t.dtype is self.dtype and t.shape == self._shape:
+            if t is not None and t.dtype is self.dtype and self._is(t, key):
                 return t
         if self._dense_bytes is not None and key[16:] == self._dense_tail:
             aligned = int.from_bytes(key[8:16], "little")
@@ -129,6 +140,15 @@ class ViewCache:
 
     def __len__(self) -> int:
         return len(self._views)
+
+    def _is(self, t: torch.Tensor, key: bytes) -> bool:
+        """`t` is exactly the memref `key` describes (its shape; contiguous)."""
+        if self._dense_tail is not None:
+            return t.shape == self._shape
+        words = struct.unpack(self._format, key)
+        shape = words[3:3 + self.rank]
+        return (words[2] == 0 and tuple(t.shape) == shape and t.is_contiguous()
+                and tuple(words[3 + self.rank:]) == tuple(_contiguous_strides(shape)))
 
 
 def _contiguous_strides(shape) -> list[int]:
@@ -154,14 +174,22 @@ def _view(aligned: int, offset: int, shape, strides, dtype: torch.dtype, size: i
 class DescriptorBlock:
     """The entry point's arguments, packed once: one descriptor per tensor.
 
-    Every argument is a contiguous tensor of a fixed shape, so sizes, strides
-    and offset never change; `set(i, tensor)` writes only the two data
-    pointers of argument i. `packed` is the `void**` array the packed entry
-    point takes (each slot points at a pointer to a descriptor).
+    Every argument is a contiguous tensor; of a fixed shape, its sizes,
+    strides and offset never change and `set(i, tensor)` writes only the two
+    data pointers of argument i; one with a `?` dim (None in its shape) is
+    written by `set_sized`, sizes and strides too. `packed` is the `void**`
+    array the packed entry point takes (each slot points at a pointer to a
+    descriptor). An entry that returns its results (`returned`: their ranks)
+    takes first a pointer to where it writes their descriptors, one after
+    the other (the C interface's result struct: all 8-byte fields).
     """
 
-    def __init__(self, shapes: list[tuple[int, ...]]):
+    def __init__(self, shapes: list[tuple], returned: Sequence[int] = ()):
         offsets, total = [], 0
+        self.results = []
+        for rank in returned:
+            self.results.append(total)
+            total += _words(rank)
         for shape in shapes:
             offsets.append(total)
             total += _words(len(shape))
@@ -169,17 +197,25 @@ class DescriptorBlock:
         self.words = memoryview(self._buffer).cast("B").cast("q")
         base = ctypes.addressof(self._buffer)
         for offset, shape in zip(offsets, shapes):
-            strides = _contiguous_strides(shape)
-            rank = len(shape)
-            self.words[offset + 3: offset + 3 + rank] = memoryview(struct.pack(f"{rank}q", *shape)).cast("q")
-            self.words[offset + 3 + rank: offset + 3 + 2 * rank] = memoryview(
-                struct.pack(f"{rank}q", *strides)).cast("q")
+            if None not in shape:
+                self._write_shape(offset, shape)
         # One pointer per argument, to its descriptor; the packed array points at those.
-        self._pointers = (ctypes.c_void_p * max(len(shapes), 1))(*[base + 8 * o for o in offsets])
+        starts = ([0] if returned else []) + offsets
+        self._pointers = (ctypes.c_void_p * max(len(starts), 1))(*[base + 8 * o for o in starts])
         pointers_base = ctypes.addressof(self._pointers)
-        self.packed = (ctypes.c_void_p * max(len(shapes), 1))(
-            *[pointers_base + ctypes.sizeof(ctypes.c_void_p) * i for i in range(len(shapes))])
+        self.packed = (ctypes.c_void_p * max(len(starts), 1))(
+            *[pointers_base + ctypes.sizeof(ctypes.c_void_p) * i for i in range(len(starts))])
         self.slots = offsets  # word index of each argument's `allocated` pointer
+        self._written: dict[int, tuple] = {}  # the sizes set_sized last wrote, per argument
+
+    def _write_shape(self, offset: int, shape) -> None:
+        words, rank = self.words, len(shape)
+        stride = 1
+        for i in range(rank - 1, -1, -1):  # sizes, and the contiguous strides
+            n = shape[i]
+            words[offset + 3 + i] = n
+            words[offset + 3 + rank + i] = stride
+            stride *= n if n > 1 else 1
 
     def set(self, index: int, t: torch.Tensor) -> int:
         slot = self.slots[index]
@@ -187,3 +223,77 @@ class DescriptorBlock:
         self.words[slot] = ptr
         self.words[slot + 1] = ptr
         return ptr
+
+    def set_sized(self, index: int, t: torch.Tensor) -> int:
+        """`set` for an argument with a `?` dim: its sizes and (contiguous)
+        strides too, unless they are those it holds (the same size as before)."""
+        shape = t.shape
+        if self._written.get(index) != shape:
+            self._write_shape(self.slots[index], shape)
+            self._written[index] = shape
+        return self.set(index, t)
+
+    def result(self, index: int, rank: int) -> tuple:
+        """Result `index`'s descriptor: allocated, aligned, offset, sizes, strides."""
+        start = self.results[index]
+        words = self.words[start:start + 3 + 2 * rank].tolist()
+        return words[0], words[1], words[2], tuple(words[3:3 + rank]), tuple(words[3 + rank:])
+
+
+_free = ctypes.CDLL(None).free
+_free.argtypes = [ctypes.c_void_p]
+
+
+class _Owned:
+    """A buffer the compiled code allocated (malloc) and returned, as numpy
+    sees it: the array's base, so the buffer is freed when the last tensor
+    viewing it dies."""
+
+    __slots__ = ("__array_interface__", "pointer")
+
+    def __init__(self, pointer: int, interface: dict):
+        self.pointer = pointer
+        self.__array_interface__ = interface
+
+    def __del__(self):
+        _free(self.pointer)
+
+
+class _Shared:
+    """Another view of a buffer an `_Owned` frees: keeps that one alive."""
+
+    __slots__ = ("__array_interface__", "owner")
+
+    def __init__(self, owner, interface: dict):
+        self.owner = owner
+        self.__array_interface__ = interface
+
+
+# numpy's spelling of each dtype it has (bfloat16 has none: viewed from bytes).
+_TYPESTR = {}
+for _dtype in MLIR_TO_TORCH.values():
+    try:
+        _TYPESTR[_dtype] = torch.empty((), dtype=_dtype).numpy().dtype.str
+    except TypeError:
+        pass
+
+
+def owned_tensor(descriptor: tuple, dtype: torch.dtype, owners: dict) -> torch.Tensor:
+    """A returned memref (`DescriptorBlock.result`) as a tensor that owns its
+    buffer, no copy. `owners` (allocated pointer -> owner) lets results that
+    share one buffer share its owner, so it is freed once."""
+    allocated, aligned, offset, sizes, strides = descriptor
+    size = _ELEMENT_SIZE[dtype]
+    typestr = _TYPESTR.get(dtype)
+    if typestr is not None:  # numpy views it as it is: one step
+        interface = {"shape": sizes, "strides": tuple(st * size for st in strides), "typestr": typestr,
+                     "data": (aligned + offset * size, False), "version": 3}
+    else:  # its bytes, viewed as the dtype below
+        span = offset + 1 + sum((n - 1) * st for n, st in zip(sizes, strides)) if 0 not in sizes else 0
+        interface = {"shape": (span * size,), "typestr": "|u1", "data": (aligned, False), "version": 3}
+    shared = owners.get(allocated)
+    base = _Shared(shared, interface) if shared is not None else _Owned(allocated, interface)
+    if shared is None:
+        owners[allocated] = base
+    t = torch.from_numpy(np.asarray(base))
+    return t if typestr is not None else torch.as_strided(t.view(dtype), sizes, strides, offset)

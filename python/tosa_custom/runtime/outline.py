@@ -16,20 +16,30 @@ rewrite does not, so they are three separate steps:
    (when there is one) as a leading `i64` constant argument: the extern then
    resolves to a C trampoline that calls the kernel with it (native.py).
 The rewrite reads only the IR, so a dump replays with `tosa-custom-opt`.
+
+A `?` dim (CONTRACT.md §15) is None in a site's shapes. The compiled code
+allocates a result with a `?` dim at the size its `result_shapes` gives
+(CONTRACT.md §15.2), computed in `index` arithmetic from the operands' dims
+(`tensor.dim`) and values (`tensor.extract`) right before the call; a kernel
+sees each call's sizes in its descriptors.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 
 from torch_mlir import ir
+from torch_mlir.dialects import arith as arith_d
+from torch_mlir.dialects import tensor as tensor_d
 
 from ..contract.encoding import ContractError
+from ..contract.shapes import ShapeError, ShapeExpr, parse
 from ..contract.decode import constant_operand, custom_op_strings, custom_ops
 from ..core.diagnostics import CompileError
 from ..core.passes import PassContext, register_pass
 
-__all__ = ["CustomCallSite", "KERNEL_CONTEXT_ATTR", "FIND_CUSTOM_CALLS", "OUTLINE_CUSTOM_OPS",
+__all__ = ["CustomCallSite", "KERNEL_CONTEXT_ATTR", "FIND_CUSTOM_CALLS", "OUTLINE_CUSTOM_OPS", "result_shapes",
            "find_custom_call_sites", "set_kernel_contexts", "outline_custom_ops", "read_constant",
            "find_custom_calls", "outline_custom_ops_pass"]
 
@@ -49,9 +59,9 @@ class CustomCallSite:
     domain_name: str
     implementation_attrs: str
     input_types: tuple[str, ...]  # element types, e.g. "f32"
-    input_shapes: tuple[tuple[int, ...], ...]
+    input_shapes: tuple[tuple[int | None, ...], ...]  # None: a `?` dim
     output_types: tuple[str, ...]
-    output_shapes: tuple[tuple[int, ...], ...]
+    output_shapes: tuple[tuple[int | None, ...], ...]
     location: str
     const_inputs: tuple  # per input: the constant's Python value for tosa.const scalars/lists, else None
 
@@ -73,20 +83,54 @@ def _site(op, index: int, read=read_constant) -> CustomCallSite:
     in_types = [v.type for v in op.operands]
     out_types = [r.type for r in op.results]
     for t in in_types + out_types:
-        if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+        if not isinstance(t, ir.RankedTensorType):
             raise CompileError(
-                f"{op.location}: {operator_name} has a dynamic shape {t}; the runtime needs static shapes",
-                category="dynamic-shape", ops=[operator_name])
+                f"{op.location}: {operator_name} has an unranked operand or result {t}; the runtime needs ranked "
+                "tensors", category="dynamic-shape", ops=[operator_name])
+    result_shapes(op, attrs, operator_name)  # a `?` result the runtime cannot size is refused here
     return CustomCallSite(
         index=index, symbol=f"tosa_custom_kernel_{index}", operator_name=operator_name, domain_name=domain_name,
         implementation_attrs=attrs,
         input_types=tuple(str(t.element_type) for t in in_types),
-        input_shapes=tuple(tuple(t.shape) for t in in_types),
+        input_shapes=tuple(_shape(t) for t in in_types),
         output_types=tuple(str(t.element_type) for t in out_types),
-        output_shapes=tuple(tuple(t.shape) for t in out_types),
+        output_shapes=tuple(_shape(t) for t in out_types),
         location=str(op.location),
         const_inputs=tuple(read(v) for v in op.operands),
     )
+
+
+def _shape(t: ir.RankedTensorType) -> tuple:
+    return tuple(None if t.is_dynamic_dim(i) else n for i, n in enumerate(t.shape))
+
+
+def result_shapes(op, attrs: str, operator_name: str) -> list[list[int | ShapeExpr]] | None:
+    """Each result's dims as ints and expressions (CONTRACT.md §15.2), or
+    None when no result has a `?` dim; CompileError if one has and
+    `implementation_attrs` does not say how big it is."""
+    types = [ir.RankedTensorType(r.type) for r in op.results]
+    if all(t.has_static_shape for t in types):
+        return None
+    where = f"{op.location}: {operator_name} has a result with a `?` dim"
+    try:
+        table = json.loads(attrs).get("result_shapes") if attrs.lstrip().startswith("{") else None
+    except json.JSONDecodeError:
+        table = None
+    if not isinstance(table, list) or len(table) != len(types):
+        raise CompileError(f"{where} and no \"result_shapes\" with one entry per result in its implementation_attrs "
+                           "(CONTRACT.md 15.2): the runtime cannot allocate it", category="dynamic-shape",
+                           ops=[operator_name])
+    shapes = []
+    for r, (dims, t) in enumerate(zip(table, types)):
+        if not isinstance(dims, list) or len(dims) != t.rank:
+            raise CompileError(f"{where}: result_shapes[{r}] = {dims!r} is not a list of {t.rank} dims",
+                               category="dynamic-shape", ops=[operator_name])
+        try:
+            shapes.append([d if isinstance(d, int) else parse(d, symbols=False) for d in dims])
+        except ShapeError as e:
+            raise CompileError(f"{where}: result_shapes[{r}]: {e}", category="dynamic-shape",
+                               ops=[operator_name]) from None
+    return shapes
 
 
 def find_custom_call_sites(module, read=read_constant) -> list[CustomCallSite]:
@@ -106,7 +150,7 @@ def set_kernel_contexts(module, contexts: dict[int, int]) -> None:
 
 @register_pass(FIND_CUSTOM_CALLS,
                "Find the tosa.custom call sites the runtime binds kernels to; refuse those it cannot bind "
-               "(dynamic shapes, undecodable strings)")
+               "(a `?` result dim without result_shapes, undecodable strings)")
 def find_custom_calls(module_op, ctx: PassContext) -> list[CustomCallSite] | None:
     """The pass form of `find_custom_call_sites`: every refused site is an
     error on its op (not only the first), and the pass fails."""
@@ -119,14 +163,56 @@ def find_custom_calls(module_op, ctx: PassContext) -> list[CustomCallSite] | Non
     return None if ctx.failed else sites
 
 
-def _strided(shape: list[int], element: ir.Type) -> ir.Type:
-    layout = "strided<[" + ", ".join("?" for _ in shape) + "], offset: ?>"
-    dims = "".join(f"{d}x" for d in shape)
-    return ir.Type.parse(f"memref<{dims}{element}, {layout}>")
+def _dims(t: ir.RankedTensorType) -> str:
+    return "".join("?x" if t.is_dynamic_dim(i) else f"{n}x" for i, n in enumerate(t.shape))
 
 
-def _identity(shape: list[int], element: ir.Type) -> ir.Type:
-    return ir.Type.parse("memref<" + "".join(f"{d}x" for d in shape) + f"{element}>")
+def _strided(t: ir.RankedTensorType) -> ir.Type:
+    layout = "strided<[" + ", ".join("?" for _ in t.shape) + "], offset: ?>"
+    return ir.Type.parse(f"memref<{_dims(t)}{t.element_type}, {layout}>")
+
+
+def _identity(t: ir.RankedTensorType) -> ir.Type:
+    return ir.Type.parse(f"memref<{_dims(t)}{t.element_type}>")
+
+
+class _IndexOps:
+    """`ShapeExpr.fold` callbacks building the size in `index` arithmetic
+    before the call (Python's floor semantics for // and %)."""
+
+    def __init__(self, operands):
+        self.operands = operands
+
+    def const(self, v):
+        return arith_d.constant(ir.IndexType.get(), v)
+
+    def dim(self, k, i):
+        t = ir.RankedTensorType(self.operands[k].type)
+        return self.const(t.shape[i]) if not t.is_dynamic_dim(i) else tensor_d.dim(self.operands[k], self.const(i))
+
+    def value(self, k):
+        return arith_d.index_cast(ir.IndexType.get(), tensor_d.extract(self.operands[k], []))
+
+    def neg(self, a): return arith_d.subi(self.const(0), a)
+    def add(self, a, b): return arith_d.addi(a, b)
+    def sub(self, a, b): return arith_d.subi(a, b)
+    def mul(self, a, b): return arith_d.muli(a, b)
+    def floordiv(self, a, b): return arith_d.floordivsi(a, b)
+    def ceildiv(self, a, b): return arith_d.ceildivsi(a, b)
+    def mod(self, a, b): return arith_d.subi(a, arith_d.muli(arith_d.floordivsi(a, b), b))
+    def min(self, a, b): return arith_d.minsi(a, b)
+    def max(self, a, b): return arith_d.maxsi(a, b)
+
+
+def _alloc(memref_type: ir.Type, dims: list | None, operands) -> ir.Value:
+    """An output buffer; its `?` dims sized by their result_shapes expressions."""
+    sizes = []
+    if dims is not None:
+        t = ir.MemRefType(memref_type)
+        sizes = [d.fold(_IndexOps(operands)) if isinstance(d, ShapeExpr) else arith_d.constant(ir.IndexType.get(), d)
+                 for i, d in enumerate(dims) if t.is_dynamic_dim(i)]
+    return ir.Operation.create("memref.alloc", results=[memref_type], operands=sizes,
+                               attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([len(sizes), 0])}).result
 
 
 def _declare(body: ir.Block, symbol: str, inputs: list[ir.Type]) -> None:
@@ -145,8 +231,9 @@ def _declare(body: ir.Block, symbol: str, inputs: list[ir.Type]) -> None:
 
 def _rewrite(op, site: CustomCallSite, body: ir.Block) -> None:
     """One tosa.custom -> to_buffer views, allocated outputs, the call, to_tensor."""
-    in_memrefs = [_strided(v.type.shape, v.type.element_type) for v in op.operands]
-    out_memrefs = [_identity(r.type.shape, r.type.element_type) for r in op.results]
+    in_memrefs = [_strided(ir.RankedTensorType(v.type)) for v in op.operands]
+    out_memrefs = [_identity(ir.RankedTensorType(r.type)) for r in op.results]
+    shapes = result_shapes(op, site.implementation_attrs, site.operator_name) or [None] * len(out_memrefs)
     i64 = ir.IntegerType.get_signless(64)
     context = op.attributes[KERNEL_CONTEXT_ATTR] if KERNEL_CONTEXT_ATTR in op.attributes else None
     _declare(body, site.symbol, ([i64] if context is not None else []) + in_memrefs + out_memrefs)
@@ -157,9 +244,7 @@ def _rewrite(op, site: CustomCallSite, body: ir.Block) -> None:
         for v, m in zip(op.operands, in_memrefs):
             args.append(ir.Operation.create("bufferization.to_buffer", results=[m], operands=[v],
                                             attributes={"read_only": ir.UnitAttr.get()}).result)
-        outs = [ir.Operation.create("memref.alloc", results=[m],
-                                    attributes={"operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 0])}).result
-                for m in out_memrefs]
+        outs = [_alloc(m, dims, list(op.operands)) for m, dims in zip(out_memrefs, shapes)]
         ir.Operation.create("func.call", operands=args + outs,
                             attributes={"callee": ir.FlatSymbolRefAttr.get(site.symbol)})
         for r, m in zip(op.results, outs):

@@ -24,6 +24,13 @@ with what binding decided written on the ops. An op with a native kernel
 `tosa_custom.kernel_context`: the compiled code calls the C kernel directly
 with it, and a failure is a status word read after the call.
 
+A module with `?` dims (CONTRACT.md §15) loads as a `DynamicProgram`: a
+call checks its inputs' sizes against the boundary (dynamic.py), writes them
+into the descriptors, and, when a result's size is dynamic, the entry
+returns every result, allocated by the compiled code, and each is handed out
+without a copy as a tensor that frees its buffer (memref.owned_tensor); a
+static program keeps the path above.
+
 Every error of loading is a CompileError carrying its category and the ops it
 names (CONTRACT.md 7.1), set here where it is raised.
 """
@@ -52,8 +59,9 @@ from .cpu import CpuTarget, cpu_target
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import OUTLINE, lower
 from .tiling import TileConfig
-from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache
+from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache, owned_tensor
 from .boundary import Boundary
+from .dynamic import InputShapes, describe_dims
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, find_custom_call_sites, set_kernel_contexts
 from .tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
 from ..weights.checkpoint import MODULE_FILE, is_saved_program, read_saved
@@ -83,16 +91,22 @@ class _TensorSpec:
     dtype: torch.dtype
 
     def describe(self) -> str:
-        return f"{list(self.shape)} {str(self.dtype).replace('torch.', '')}"
+        return f"{describe_dims(self.shape)} {str(self.dtype).replace('torch.', '')}"
 
     @property
-    def stored_shape(self) -> tuple[int, ...]:
+    def dynamic(self) -> bool:
+        return None in self.shape
+
+    @property
+    def stored_shape(self) -> tuple:
         """The memref's shape: a complex tensor is stored as its real pairs."""
         return self.shape + (2,) if self.dtype.is_complex else self.shape
 
 
-def _spec(t: ir.Type, what: str) -> _TensorSpec:
-    if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+def _spec(t: ir.Type, what: str, dynamic: bool = False) -> _TensorSpec:
+    """The tensor type of an argument or result; a `?` dim is None (only
+    where `dynamic`: else refused)."""
+    if not isinstance(t, ir.RankedTensorType) or not (t.has_static_shape or dynamic):
         category = "dynamic-shape" if isinstance(t, (ir.RankedTensorType, ir.UnrankedTensorType)) \
             else "non-tensor-interface"
         raise CompileError(f"{what} has type {t}: the runtime needs ranked tensors of static shape",
@@ -101,7 +115,8 @@ def _spec(t: ir.Type, what: str) -> _TensorSpec:
     if element not in MLIR_TO_TORCH:
         raise CompileError(f"{what} has element type {element}, which the runtime does not support",
                            category="non-tensor-interface")
-    return _TensorSpec(tuple(t.shape), MLIR_TO_TORCH[element])
+    return _TensorSpec(tuple(None if t.is_dynamic_dim(i) else n for i, n in enumerate(t.shape)),
+                       MLIR_TO_TORCH[element])
 
 
 # `tosa_custom.dtype` on an argument or result: the torch dtype, and the
@@ -301,10 +316,17 @@ class Program:
         # Weight arguments (CONTRACT.md §10) trail the inputs; the program passes them itself.
         self._weights = WeightSlots.prepare(module, func)
         n_inputs = len(ftype.inputs) - self._weights.count
-        self.input_specs = [_spec(t, f"input #{i}") for i, t in enumerate(ftype.inputs[:n_inputs])]
+        self.input_specs = [_spec(t, f"input #{i}", True) for i, t in enumerate(ftype.inputs[:n_inputs])]
         self._weight_shapes = [_spec(t, f"weight #{i}").shape for i, t in enumerate(ftype.inputs[n_inputs:])]
-        self.output_specs = [_spec(t, f"result #{i}") for i, t in enumerate(ftype.results)]
+        self.output_specs = [_spec(t, f"result #{i}", True) for i, t in enumerate(ftype.results)]
         _apply_torch_dtypes(func, self.input_specs, self.output_specs)
+        # `?` dims (CONTRACT.md §15): inputs checked and sized per call; results
+        # of dynamic size returned by the compiled code, which allocates them.
+        self._shapes = InputShapes(func, [s.stored_shape for s in self.input_specs], n_inputs) \
+            if any(s.dynamic for s in self.input_specs) else None
+        self._returns = any(s.dynamic for s in self.output_specs)
+        if self._shapes is not None or self._returns:
+            self.__class__ = DynamicProgram
         # What each result is to the caller (boundary.py, CONTRACT.md §12).
         self._boundary = Boundary(func, self._weights.manifest.names)
 
@@ -315,7 +337,7 @@ class Program:
         self._bind_sites(find_custom_call_sites(module))
         set_kernel_contexts(module, {s.site.index: s.native.address for s in self._sites if s.native})
         run_pipeline(module, [OUTLINE_CUSTOM_OPS], _LOWERING, category="runtime-lowering-failed")
-        lowered = lower(module, vectorize=vectorize, cpu=cpu)
+        lowered = lower(module, vectorize=vectorize, cpu=cpu, returns=self._returns)
         return pipeline_text(OUTLINE + split_pipeline(lowered))
 
     def _make_engine(self, module: ir.Module) -> execution_engine.ExecutionEngine:
@@ -339,9 +361,11 @@ class Program:
         # keeps two threads from writing them at once (ctypes drops the GIL
         # while the compiled code runs); a kernel may still call the program
         # again on its own thread.
+        returned = self.output_specs if self._returns else []
         self._descriptors = DescriptorBlock(
             [s.stored_shape for s in self.input_specs] + self._weight_shapes +
-            [s.stored_shape for s in self.output_specs])
+            [s.stored_shape for s in self.output_specs if s not in returned],
+            returned=[len(s.stored_shape) for s in returned])
         self._weights.attach(self._descriptors, len(self.input_specs))
         self._weights.bind_defaults()
         self._lock = threading.RLock()
@@ -349,9 +373,13 @@ class Program:
         complex_in = any(s.dtype.is_complex for s in self.input_specs)
         self._fast = None if complex_in else [(s.shape, s.dtype) for s in self.input_specs]
         self._complex_outputs = any(s.dtype.is_complex for s in self.output_specs)
+        self._sized = [s.dynamic for s in self.input_specs]  # inputs whose sizes are written per call
+        # Each returned result: its rank, the dtype it is stored as (complex as real pairs), complex or not.
+        self._returned = [(len(s.stored_shape), s.dtype.to_real(), s.dtype.is_complex) for s in returned]
         # empty_like of a zero-size expanded template allocates a contiguous
         # result faster than torch.empty(shape, dtype=...) parses its arguments.
-        self._out_templates = [torch.zeros((), dtype=s.dtype).expand(s.shape) for s in self.output_specs]
+        self._out_templates = [] if self._returns else [
+            torch.zeros((), dtype=s.dtype).expand(s.shape) for s in self.output_specs]
 
     def _call_tensors(self) -> dict[int, torch.Tensor]:
         """The current call's inputs and outputs, by data pointer."""
@@ -448,7 +476,7 @@ class Program:
                 x = torch.tensor(x, dtype=spec.dtype)  # a Python scalar argument (CONTRACT.md 4.6)
             if not isinstance(x, torch.Tensor):
                 raise TypeError(f"input #{i} is a {type(x).__name__}; expected a tensor {spec.describe()}")
-            if tuple(x.shape) != spec.shape or x.dtype != spec.dtype:
+            if (tuple(x.shape) != spec.shape and not spec.dynamic) or x.dtype != spec.dtype:
                 got = _TensorSpec(tuple(x.shape), x.dtype).describe()
                 raise ValueError(f"input #{i} is {got}; expected {spec.describe()}: shapes and dtypes are fixed at "
                                  "compile time, so convert the input or compile with an example of this shape")
@@ -490,21 +518,28 @@ class Program:
                     torch.view_as_real(t) if t.is_complex() else t for t in outputs]:
                 current[block.set(i, t)] = t
                 i += 1
-            # Saved and restored: a kernel may call this program again.
-            outer = self._current, self._failure
-            self._current, self._failure = current, None
-            status = self._native_words if self._native_bindings else None
-            if status is not None:  # native kernels report failures here
-                outer_status = status[0], status[1]
-                status[0] = 0
-            try:
-                self._fn(block.packed)
-            finally:
-                failure = self._failure
-                self._current, self._failure = outer
-                if status is not None:
-                    code, index = status[0], status[1]
-                    status[0], status[1] = outer_status
+            self._execute(current)
+        with self._lock:
+            return self._boundary.finish(inputs, outputs, self._weights)
+
+    def _execute(self, current: dict) -> None:
+        """Run the compiled code on the descriptors written (the lock held);
+        raise a kernel's failure after it returns."""
+        # Saved and restored: a kernel may call this program again.
+        outer = self._current, self._failure
+        self._current, self._failure = current, None
+        status = self._native_words if self._native_bindings else None
+        if status is not None:  # native kernels report failures here
+            outer_status = status[0], status[1]
+            status[0] = 0
+        try:
+            self._fn(self._descriptors.packed)
+        finally:
+            failure = self._failure
+            self._current, self._failure = outer
+            if status is not None:
+                code, index = status[0], status[1]
+                status[0], status[1] = outer_status
         if failure is not None:
             site, error = failure
             raise KernelError(f"kernel for {site.describe()} failed: {type(error).__name__}: {error}",
@@ -513,8 +548,62 @@ class Program:
             site = self._sites[index]
             raise KernelError(f"kernel for {site.describe()} failed: {site.native.description}: "
                               f"{_native.status_name(code)}: {site.native.error_message}", op=site.site.operator_name)
+
+
+class DynamicProgram(Program):
+    """A program with `?` dims (CONTRACT.md §15): each call checks its
+    inputs' sizes against the boundary, writes them into the descriptors,
+    and, if a result's size is dynamic, takes every result from the compiled
+    code, which allocated it (handed out zero-copy, freed with the tensor)."""
+
+    def __call__(self, *inputs):
+        self._boundary.check(inputs)
+        tensors = inputs if self._ready(inputs) else self._check_inputs(inputs)
+        if self._shapes is not None:
+            self._shapes.check(tensors)
+        outputs = [] if self._returns else [torch.empty_like(t, memory_format=torch.contiguous_format)
+                                            for t in self._out_templates]
+        with self._lock:
+            block = self._descriptors
+            current = {}
+            i = 0
+            for t, sized in zip(tensors, self._sized):
+                ptr = block.set_sized(i, t) if sized else block.set(i, t)
+                if not t.requires_grad:
+                    current[ptr] = t
+                i += 1
+            if self._weights.count:
+                self._weights.require()
+                i += self._weights.count
+            for t in outputs:
+                current[block.set(i, torch.view_as_real(t) if t.is_complex() else t)] = t
+                i += 1
+            self._execute(current)
+            if self._returns:
+                outputs = self._take_results()
         with self._lock:
             return self._boundary.finish(inputs, outputs, self._weights)
+
+    def _ready(self, inputs) -> bool:
+        """Every input a contiguous tensor of the right dtype and rank (sizes: `InputShapes`)."""
+        if self._shapes is None:  # no `?` input: the static check
+            return Program._ready(self, inputs)
+        if self._fast is None or len(inputs) != len(self._fast):
+            return False
+        for x, (shape, dtype) in zip(inputs, self._fast):
+            if type(x) is not torch.Tensor or x.dtype is not dtype or x.dim() != len(shape) or not x.is_contiguous():
+                return False
+        return True
+
+    def _take_results(self) -> list[torch.Tensor]:
+        """The returned buffers as tensors that own them (one owner per buffer)."""
+        owners: dict = {}
+        block = self._descriptors
+        results = []
+        for i, (rank, stored, pairs) in enumerate(self._returned):
+            t = owned_tensor(block.result(i, rank), stored, owners)
+            results.append(torch.view_as_complex(t) if pairs else t)
+        return results
 
 
 def _release_native(bindings: list) -> None:

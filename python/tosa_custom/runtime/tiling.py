@@ -114,11 +114,19 @@ def _largest_divisor(n: int, cap: int) -> int:
     return 1
 
 
+# The range the planner gives a loop of `?` iterations: more than any tile,
+# divided by none (so it is tiled at the cap and its remainder peeled).
+DYNAMIC_RANGE = (1 << 40) + 1
+
+
 def _tile(n: int, cap: int, multiple: int = 1, peel: bool = True) -> tuple[int, bool]:
     """The tile of a loop of `n` iterations, at most `cap`, and whether its
     remainder is peeled: `n` if it fits; else a divisor of `n` of at least
     3/4 of `cap` and whole vectors (`multiple`); else `cap` and a peeled
-    remainder (unless `peel` is off: then the largest divisor)."""
+    remainder (unless `peel` is off: then the largest divisor). A `?` loop
+    (DYNAMIC_RANGE): `cap`, peeled."""
+    if n == DYNAMIC_RANGE:
+        return cap, True
     if n <= cap:
         return n, False
     d = _largest_divisor(n, cap)
@@ -182,6 +190,7 @@ class _LoopInfo:
     windows: list[dict[int, int]]  # the compound (sliding-window) input indices
     bool_dims: set[int]  # loops a bool (i1) operand is indexed by
     body_ops: list[str]
+    dynamic: frozenset[int] = frozenset()  # `?` loops (their range is DYNAMIC_RANGE)
 
     @property
     def n_loops(self) -> int:
@@ -209,8 +218,9 @@ class _LoopInfo:
         return n_dim, (rows[-1] if rows else None)
 
 
-def _analyze(op) -> _LoopInfo | None:
-    """Loops, ranges and accesses of a linalg op with static shapes, or None."""
+def _analyze(op, dynamic: bool = False) -> _LoopInfo | None:
+    """Loops, ranges and accesses of a linalg op with static shapes (or, if
+    `dynamic`, `?` dims too: their loops' range is DYNAMIC_RANGE), or None."""
     attrs = op.attributes
     if "indexing_maps" not in attrs or len(op.regions) != 1:
         return None
@@ -230,20 +240,25 @@ def _analyze(op) -> _LoopInfo | None:
     bool_dims: set[int] = set()
     windows: list[dict[int, int]] = []
     shaped = []
+    dynamic_loops: set[int] = set()
     for i, (m, v) in enumerate(zip(maps, operands)):
         t = v.type
         if not isinstance(t, ir.ShapedType):
             shaped.append(None)
             continue
-        if not t.has_static_shape:
+        if not t.has_static_shape and not dynamic:
             return None
         shaped.append(t)
         for j, e in enumerate(m.results):
             d = _dim(e)
             if d is not None:
-                if ranges[d] is None:
+                if ranges[d] is None and not t.is_dynamic_dim(j):
                     ranges[d] = t.shape[j]
+                elif t.is_dynamic_dim(j):
+                    dynamic_loops.add(d)
                 continue
+            if t.is_dynamic_dim(j):
+                return None
             terms = _linear_terms(e)
             if terms is None or i == len(operands) - 1:
                 return None  # floordiv/mod (im2col-like) or a windowed output: left to loops
@@ -259,16 +274,19 @@ def _analyze(op) -> _LoopInfo | None:
             for e in m.results:
                 terms = _linear_terms(e) or {}
                 bool_dims.update(terms)
-    if any(r is None for r in ranges) or 0 in ranges:
+    dynamic_loops = {d for d in dynamic_loops if ranges[d] is None}  # a static size elsewhere wins
+    ranges = [DYNAMIC_RANGE if d in dynamic_loops else r for d, r in enumerate(ranges)]
+    if any(r is None for r in ranges) or 0 in ranges or (dynamic_loops and windows):
         return None  # a zero-size loop: nothing to vectorize (vector types have no zero dimension)
     body_ops = [o.name for o in op.regions[0].blocks[0].operations]
     if not all(n.startswith(_BODY_OK) for n in body_ops):
         return None  # linalg.index, tensor.extract (gathers), ...: left to loops
-    return _LoopInfo(maps, operands, reduction, ranges, shaped, windows, bool_dims, body_ops)
+    return _LoopInfo(maps, operands, reduction, ranges, shaped, windows, bool_dims, body_ops,
+                     frozenset(dynamic_loops))
 
 
 def _plan(op, config: TileConfig) -> TilePlan | None:
-    info = _analyze(op)
+    info = _analyze(op, dynamic=True)
     if info is None:
         return None
     n_loops, ranges, reduction, operands = info.n_loops, info.ranges, info.reduction, info.operands
@@ -297,7 +315,7 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
         fuse_fill = not info.windows and _producer_name(operands[-1]) == "linalg.fill" and not any(
             _producer_name(v).startswith(("linalg.", "tensor.pad")) for v in operands[:-1])
         return TilePlan(kind, tuple(tiles), tuple(order), fuse_fill, tuple(reduction), bool(info.windows),
-                        tuple(peel))
+                        tuple(peel), tuple(d for d in peel if d in info.dynamic))
     # Elementwise and reductions: vectorize along the contiguous dimension of
     # the largest operand, one step at a time along every other loop.
     best = None
@@ -312,8 +330,8 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
         if d is None:
             continue
         size = 1
-        for s in t.shape:
-            size *= s
+        for j, s in enumerate(t.shape):
+            size *= DYNAMIC_RANGE if t.is_dynamic_dim(j) else s
         if best is None or size > best[0]:
             best = (size, d)
     if best is None:
@@ -321,9 +339,12 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
     d = best[1]
     if d in info.bool_dims or d in window_dims:
         return None
-    tiles[d], p = _tile(ranges[d], config.reduction if reduction[d] else config.elementwise, config.lanes,
-                        not info.windows)
-    return TilePlan("elementwise", tuple(tiles), window=bool(info.windows), peel=(d,) if p else ())
+    cap = config.reduction if reduction[d] else config.elementwise
+    if d in info.dynamic:  # its remainder runs one element at a time: keep it short
+        cap = min(cap, config.elementwise)
+    tiles[d], p = _tile(ranges[d], cap, config.lanes, not info.windows)
+    return TilePlan("elementwise", tuple(tiles), window=bool(info.windows), peel=(d,) if p else (),
+                    dynamic=(d,) if p and d in info.dynamic else ())
 
 
 @register_pass(MAKE_COLUMNS_CONTIGUOUS,

@@ -10,7 +10,11 @@ static ranges both halves then have static tile shapes (after
 canonicalization), so each is vectorized as it is; the alternative, tiles
 shrunk to a divisor of the range, falls to one row or a few lanes on prime
 or odd sizes (a 197-token sequence, 251 output features) and runs many
-times slower.
+times slower. A loop of `?` iterations is tiled and peeled the same way; its
+remainder, of a size known only at run time, is tiled again by 1 along that
+loop (one row, or one lane), so it too has a static shape and vectorizes
+without masks (masked vectors do not survive the bufferization and hoisting
+after tiling).
 """
 
 from __future__ import annotations
@@ -82,6 +86,19 @@ class TilePlan:
     window: bool = False
     # Loop dimensions whose tile does not divide their range: peeled.
     peel: tuple[int, ...] = ()
+    # Those of them with a `?` range: the remainder, of dynamic size, is
+    # tiled again by 1 along them, so every tile has a static shape.
+    dynamic: tuple[int, ...] = ()
+
+    @property
+    def deferred_reduction(self) -> bool:
+        """A contraction with a `?` remainder tiles its reduction loops last,
+        so the remainder's rows are cut to 1 outside them (its accumulators
+        stay in registers over the whole reduction)."""
+        return bool(self.dynamic) and any(self.reduction)
+
+    def reduction_sizes(self) -> list[int]:
+        return [t if r else 0 for t, r in zip(self.tile_sizes, self.reduction)]
 
 
 def apply_script(module: ir.Module, script: str) -> None:
@@ -110,39 +127,72 @@ def _tile_lines(plan: TilePlan) -> tuple[list[str], dict[int, str]]:
     """Tile (fusing the fill if planned) the op `%op`: the lines, and the
     loop handle of each tiled dimension, outermost first."""
     loops: dict[int, str] = {}
+    parallel = [0 if r else t for t, r in zip(plan.tile_sizes, plan.reduction or [False] * len(plan.tile_sizes))]
     if plan.fuse_fill:
-        parallel = [0 if r else t for t, r in zip(plan.tile_sizes, plan.reduction)]
-        reduction = [t if r else 0 for t, r in zip(plan.tile_sizes, plan.reduction)]
+        reduction = plan.reduction_sizes()
         outer = [d for d in plan.interchange if parallel[d]]
-        inner = [d for d in range(len(reduction)) if reduction[d]]
+        inner = [d for d in range(len(reduction)) if reduction[d]] if not plan.deferred_reduction else []
         lines = [f"      %f, %fl:{len(outer)} = transform.structured.fuse %op tile_sizes [{_sizes(parallel)}]"
-                 f" interchange [{_sizes(plan.interchange)}] : ({_ANY}) -> ({_handles(len(outer) + 1)})",
-                 f"      %t, %l:{len(inner)} = transform.structured.tile_using_for %f tile_sizes [{_sizes(reduction)}]"
-                 f" : ({_ANY}) -> ({_handles(len(inner) + 1)})",
-                 f'      %z = transform.structured.match ops{{["linalg.fill"]}} in %fl#0 : ({_ANY}) -> {_ANY}']
+                 f" interchange [{_sizes(plan.interchange)}] : ({_ANY}) -> ({_handles(len(outer) + 1)})"]
+        if inner:
+            lines.append(f"      %t, %l:{len(inner)} = transform.structured.tile_using_for %f tile_sizes "
+                         f"[{_sizes(reduction)}] : ({_ANY}) -> ({_handles(len(inner) + 1)})")
+        lines.append(f'      %z = transform.structured.match ops{{["linalg.fill"]}} in %fl#0 : ({_ANY}) -> {_ANY}')
         loops.update({d: f"%fl#{i}" for i, d in enumerate(outer)})
         loops.update({d: f"%l#{i}" for i, d in enumerate(inner)})
         lines.append(f'      transform.annotate %z "{_PEELED_FILL}" : {_ANY}' if plan.peel else
                      f"      transform.structured.vectorize %z : {_ANY}")
         return lines, loops
     order = plan.interchange or range(len(plan.tile_sizes))
-    tiled = [d for d in order if plan.tile_sizes[d]]
+    sizes = parallel if plan.deferred_reduction else plan.tile_sizes
+    tiled = [d for d in order if sizes[d]]
     inter = f" interchange = [{_sizes(plan.interchange)}]" if plan.interchange else ""
     lines = [f"      %t, %l:{len(tiled)} = transform.structured.tile_using_for %op"
-             f" tile_sizes [{_sizes(plan.tile_sizes)}]{inter} : ({_ANY}) -> ({_handles(len(tiled) + 1)})"]
+             f" tile_sizes [{_sizes(sizes)}]{inter} : ({_ANY}) -> ({_handles(len(tiled) + 1)})"]
     loops.update({d: f"%l#{i}" for i, d in enumerate(tiled)})
     return lines, loops
 
 
-def _peel_lines(plan: TilePlan, loops: dict[int, str]) -> list[str]:
+def _peel_lines(plan: TilePlan, loops: dict[int, str], k: int) -> list[str]:
     """Peel the planned loops, innermost first: peeling a loop invalidates
-    the handles of loops nested in it, not of those around it."""
+    the handles of loops nested in it, not of those around it. A `?` loop's
+    remainder: its tiles of plan k (and the fill's) cut to 1 along it."""
     depth = list(loops)
     lines = []
     for d in sorted(plan.peel, key=depth.index, reverse=True):
         lines += [f'      %c{d} = transform.cast {loops[d]} : {_ANY} to !transform.op<"scf.for">',
                   f'      %p{d}:2 = transform.loop.peel %c{d} : (!transform.op<"scf.for">) -> ({_handles(2)})']
+        if d in plan.dynamic:
+            lines += _unit_tile_lines(plan, k, d)
     return lines
+
+
+def _unit_tile_lines(plan: TilePlan, k: int, d: int) -> list[str]:
+    """Tile plan k's ops in the remainder of loop d by 1 along d (fusing the
+    fill, if the plan does). (Halving the tile, peeled again, would keep more
+    rows per step, but the second peel cannot prove its main tiles full: the
+    sizes depend on the outer remainder's offset.)"""
+    sizes = _sizes(1 if i == d else 0 for i in range(len(plan.tile_sizes)))
+    tile = "transform.structured.fuse" if plan.fuse_fill else "transform.structured.tile_using_for"
+    return [f"      %r{d} = transform.structured.match attributes{{{PLAN_ATTR} = {k} : i64}} in %p{d}#1"
+            f" : ({_ANY}) -> {_ANY}",
+            f"      transform.foreach %r{d} : {_ANY} {{",
+            f"      ^bb0(%r{d}o: {_ANY}):",
+            f"        %r{d}t, %r{d}l = {tile} %r{d}o tile_sizes [{sizes}] : ({_ANY}) -> ({_handles(2)})",
+            "      }"]
+
+
+def _deferred_reduction_lines(plan: TilePlan, k: int) -> list[str]:
+    """Tile every op of plan k (main tiles and remainders) along its reduction loops."""
+    reduction = plan.reduction_sizes()
+    n = sum(1 for t in reduction if t)
+    return [f"    %q{k} = transform.structured.match attributes{{{PLAN_ATTR} = {k} : i64}} in %root"
+            f" : ({_ANY}) -> {_ANY}",
+            f"    transform.foreach %q{k} : {_ANY} {{",
+            f"    ^bb0(%qo: {_ANY}):",
+            f"      %qt, %ql:{n} = transform.structured.tile_using_for %qo tile_sizes [{_sizes(reduction)}]"
+            f" : ({_ANY}) -> ({_handles(n + 1)})",
+            "    }"]
 
 
 def _vectorize_in_place_lines(plan: TilePlan, loops: dict[int, str]) -> list[str]:
@@ -192,8 +242,11 @@ def tiling_script(plans: dict[TilePlan, int]) -> str:
                   f"    ^bb0(%op: {_ANY}):"]
         tile, loops = _tile_lines(plan)
         lines += tile
-        lines += _peel_lines(plan, loops) if plan.peel else _vectorize_in_place_lines(plan, loops)
+        lines += _peel_lines(plan, loops, k) if plan.peel else _vectorize_in_place_lines(plan, loops)
         lines.append("    }")
+    for plan, k in plans.items():
+        if plan.deferred_reduction:
+            lines += _deferred_reduction_lines(plan, k)
     if any(plan.peel for plan in plans):
         lines += _vectorize_peeled_lines(plans)
     return _SEQUENCE_HEAD + "\n".join(lines) + "\n" + _SEQUENCE_TAIL
