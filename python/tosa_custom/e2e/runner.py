@@ -390,6 +390,18 @@ def _load(module, executor: str, torch_fallback: bool, kernels: str):
     return runtime.load(module, torch_fallback=torch_fallback, kernels=kernels)
 
 
+def _load_or_refuse(result: "CaseResult", module, executor: str, torch_fallback: bool, kernels: str):
+    """The loaded program, or the load failure (marked on `result` when it
+    is one of IREE's refusals by design)."""
+    try:
+        return _load(module, executor, torch_fallback, kernels)
+    except Exception as e:
+        failure = _classify_load_error(e)
+        refusal = _refusal(executor, failure, result.conformant)
+        result.refused = refusal is not None
+        raise refusal or failure from None
+
+
 def _sizes(inputs: tuple, input_sets: list[tuple]) -> str:
     """`at [2, 5], [7]: `, the shapes of one input set of a dynamic case
     (nothing for a case with one input set)."""
@@ -490,13 +502,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                 result, model, inputs, tc_compile, case.export_strict,
                 case.dynamic_shapes() if case.dynamic_shapes else None)
         with clock.step("load"):
-            try:
-                program = _load(module, executor, torch_fallback, kernels)
-            except Exception as e:
-                failure = _classify_load_error(e)
-                refusal = _refusal(executor, failure, result.conformant)
-                result.refused = refusal is not None
-                raise refusal or failure from None
+            program = _load_or_refuse(result, module, executor, torch_fallback, kernels)
         with clock.step("run"):
             actual = [_run_calls(case, program, s, _sizes(s, input_sets)) for s in input_sets]
         with clock.step("compare"):
