@@ -111,3 +111,33 @@ func.func @slice_to_dim(%x: tensor<2x?x96xf32>) -> tensor<2x?x32xf32> {
   %r = tosa.slice %x, %start, %size : (tensor<2x?x96xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<2x?x32xf32>
   return %r : tensor<2x?x32xf32>
 }
+
+// -----
+
+// A size counted at run time (a mean's divisor): a tensor<1xi32> of ones
+// tiled by a dim, then summed. The tile becomes a linalg.generic reading
+// index 0 of its size-1 input into an empty tensor of the dim's size.
+// CHECK-LABEL: func.func @tile_by_dim(
+// CHECK:         %[[D:.*]] = tensor.dim %arg0, %c1
+// CHECK:         %[[N:.*]] = arith.muli %{{.*}}, %[[D]]
+// CHECK:         %[[E:.*]] = tensor.empty(%[[N]]) : tensor<?xi32>
+// CHECK:         linalg.generic {indexing_maps = [#[[ZERO:.*]], #[[ID:.*]]], iterator_types = ["parallel"]} ins(%{{.*}} : tensor<1xi32>) outs(%[[E]] : tensor<?xi32>)
+// CHECK-NOT:     tosa.tile
+func.func @tile_by_dim(%x: tensor<2x?x16xf32>) -> tensor<1xi32> {
+  %one = "tosa.const"() <{values = dense<1> : tensor<1xi32>}> : () -> tensor<1xi32>
+  %d = tosa.dim %x {axis = 1 : i32} : (tensor<2x?x16xf32>) -> !tosa.shape<1>
+  %t = tosa.tile %one, %d : (tensor<1xi32>, !tosa.shape<1>) -> tensor<?xi32>
+  %s = tosa.reduce_sum %t {axis = 0 : i32} : (tensor<?xi32>) -> tensor<1xi32>
+  return %s : tensor<1xi32>
+}
+
+// -----
+
+// A tile of a tensor with ? dims has no static period to read by: an error
+// on the op, naming what the runtime does not lower.
+func.func @tile_of_dynamic(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
+  %d = tosa.dim %y {axis = 0 : i32} : (tensor<?xf32>) -> !tosa.shape<1>
+  // expected-error @below {{the shape of this tile is computed by a tile of a tensor with ? dims}}
+  %t = tosa.tile %x, %d : (tensor<?xf32>, !tosa.shape<1>) -> tensor<?xf32>
+  return %t : tensor<?xf32>
+}

@@ -9,8 +9,10 @@ operand of `tosa.reshape` (CONTRACT.md §15.3, the 1.1 draft's shape ops);
 rewrites the reshape into `tensor.reshape` by a shape tensor, which
 bufferizes to a `memref.reshape` (no copy for an identity-layout source).
 A `tosa.slice` whose start or size is so computed (a slice to a run-time
-end) becomes `tensor.extract_slice` by those values. The shape ops left
-without users go.
+end) becomes `tensor.extract_slice` by those values, and a `tosa.tile` by
+computed multiples (how the frontend counts a size at run time: ones tiled
+by a dim, then summed) a `linalg.generic` into a tensor of the computed
+size. The shape ops left without users go.
 
 The elementwise shape arithmetic of the draft (add, sub, mul, div_floor,
 div_ceil, mod, min, max) is computed too, so a size computed from dims does
@@ -114,13 +116,39 @@ def _slice(op) -> ir.Value:
     return new if result == op.results[0].type else tensor_d.cast(op.results[0].type, new)
 
 
-_REWRITES = {"tosa.reshape": (_reshape, (1,)), "tosa.slice": (_slice, (1, 2))}
+def _tile(op) -> ir.Value:
+    """A `linalg.generic` reading input index `i mod d` along each axis (d
+    the input's static size: 0 for a size-1 axis, a broadcast; the frontend
+    tiles a `tensor<1xi32>` by a dim to count it) into `tensor.empty` of the
+    input sizes times the computed multiples."""
+    from torch_mlir.dialects import linalg as linalg_d
+
+    x = op.operands[0]
+    t, result = ir.RankedTensorType(x.type), ir.RankedTensorType(op.results[0].type)
+    if not t.has_static_shape:
+        raise _Unsupported("a tile of a tensor with ? dims")
+    multiples = _sizes(op.operands[1])
+    sizes = [n * m if isinstance(m, int) else arith_d.muli(_index(n), m) for n, m in zip(t.shape, multiples)]
+    empty = tensor_d.EmptyOp(sizes, t.element_type).result
+    read = [ir.AffineConstantExpr.get(0) if n == 1 else ir.AffineDimExpr.get(i) % n for i, n in enumerate(t.shape)]
+    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get(t.rank, 0, read)),
+                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))])
+    parallel = ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * t.rank)
+    generic = linalg_d.GenericOp([empty.type], [x], [empty], maps, parallel)
+    block = generic.regions[0].blocks.append(t.element_type, t.element_type)
+    with ir.InsertionPoint(block):
+        linalg_d.YieldOp([block.arguments[0]])
+    out = generic.results[0]
+    return out if out.type == result else tensor_d.cast(result, out)
+
+
+_REWRITES = {"tosa.reshape": (_reshape, (1,)), "tosa.slice": (_slice, (1, 2)), "tosa.tile": (_tile, (1,))}
 
 
 @register_pass(LOWER_SHAPE_OPS,
-               "Rewrite a tosa.reshape or tosa.slice whose shape operands are computed by TOSA 1.1 shape ops "
-               "(tosa.dim, tosa.concat_shape, shape arithmetic) into tensor.reshape / tensor.extract_slice by index "
-               "values, for tosa-to-linalg")
+               "Rewrite a tosa.reshape, tosa.slice or tosa.tile whose shape operands are computed by TOSA 1.1 shape ops "
+               "(tosa.dim, tosa.concat_shape, shape arithmetic) into tensor.reshape / tensor.extract_slice / linalg.generic by "
+               "index values, for tosa-to-linalg")
 def lower_shape_ops(module, ctx: PassContext | None = None) -> int:
     """Returns how many ops were rewritten."""
     found = collect_ops(module, lambda op: op.name in _REWRITES)
