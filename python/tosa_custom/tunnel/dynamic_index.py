@@ -108,6 +108,20 @@ def _flat_embedding(op: ir.Operation) -> bool:
     return True
 
 
+# The ops an index by aranges is built of, erased with it when nothing else reads them.
+_INDEX_PARTS = ("torch.prim.ListConstruct", "torch.aten.unsqueeze", "torch.aten.add.Scalar",
+                "torch.aten.arange.start_step")
+
+
+def _erase_unused(op: "ir.Operation | None") -> None:
+    if op is None or op.name not in _INDEX_PARTS or any(_ir.has_uses(r) for r in op.results):
+        return
+    feeding = [_ir.defining_op(v) for v in op.operands]
+    op.erase()
+    for producer in feeding:
+        _erase_unused(producer)
+
+
 @register_pass(INDEX_BY_ARANGES,
                "Rewrite aten.index.Tensor whose indices are whole aranges (arange(0, dim size) unsqueezed onto "
                "increasing axes, as transformers' masks index) with `?` dims into the aten.view it equals, for "
@@ -120,7 +134,7 @@ def index_by_aranges(module: ir.Operation, ctx: PassContext) -> dict:
         if None not in (_dims(op.operands[0].type) or [0]) + (_dims(op.results[0].type) or [0]):
             continue
         with ir.InsertionPoint(op), op.location:
-            entries = _view_sizes(op, sizes)
+            entries, items = _view_sizes(op, sizes), _ir.defining_op(op.operands[1])
             if entries is None:
                 continue
             values = [_b.torch_constant(e) if isinstance(e, int) else e for e in entries]
@@ -128,6 +142,7 @@ def index_by_aranges(module: ir.Operation, ctx: PassContext) -> dict:
             view = _b.create("torch.aten.view", op.results[0].type, [op.operands[0], listed])
         op.results[0].replace_all_uses_with(view)
         op.erase()
+        _erase_unused(items)
         done += 1
     embeddings = 0
     for op in _ir.collect_ops(module, lambda o: o.name == "torch.aten.embedding"):
