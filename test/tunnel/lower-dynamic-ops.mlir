@@ -110,3 +110,29 @@ func.func @cat$dynamic_axis(%arg0: !torch.vtensor<[?,4],f32>) -> !torch.vtensor<
   %1 = torch.aten.cat %0, %int0 : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[?,4],f32>
   return %1 : !torch.vtensor<[?,4],f32>
 }
+
+// -----
+
+// Softmax's decomposition takes max.dim's values only; with two `?` dims
+// TorchToTosa's argmax reshape (two -1) is invalid: tosa.reduce_max.
+// CHECK-LABEL: func.func @max_dim$values_only(
+// CHECK-NOT:     torch.aten.max.dim
+// CHECK:         tosa.reduce_max %{{.*}} {axis = 2 : i32} : (tensor<?x?x?xf32>) -> tensor<?x?x1xf32>
+func.func @max_dim$values_only(%arg0: !torch.vtensor<[?,?,?],f32>) -> !torch.vtensor<[?,?,1],f32> {
+  %int-1 = torch.constant.int -1
+  %true = torch.constant.bool true
+  %values, %indices = torch.aten.max.dim %arg0, %int-1, %true : !torch.vtensor<[?,?,?],f32>, !torch.int, !torch.bool -> !torch.vtensor<[?,?,1],f32>, !torch.vtensor<[?,?,1],si64>
+  return %values : !torch.vtensor<[?,?,1],f32>
+}
+
+// -----
+
+// Its indices read: left to TorchToTosa.
+// CHECK-LABEL: func.func @max_dim$indices_read(
+// CHECK:         torch.aten.max.dim
+func.func @max_dim$indices_read(%arg0: !torch.vtensor<[?,?,?],f32>) -> !torch.vtensor<[?,?,1],si64> {
+  %int-1 = torch.constant.int -1
+  %true = torch.constant.bool true
+  %values, %indices = torch.aten.max.dim %arg0, %int-1, %true : !torch.vtensor<[?,?,?],f32>, !torch.int, !torch.bool -> !torch.vtensor<[?,?,1],f32>, !torch.vtensor<[?,?,1],si64>
+  return %indices : !torch.vtensor<[?,?,1],si64>
+}

@@ -136,7 +136,23 @@ def _cat(op: ir.Operation, shapes: Shapes) -> bool:
     return True
 
 
-_LOWERINGS = {"torch.aten.cat": _cat, "torch.aten.to.dtype": _cast, "torch.aten.slice.Tensor": _slice, "torch.aten.arange.start_step": _arange,
+def _max_values(op: ir.Operation, shapes: Shapes) -> bool:
+    """`aten.max.dim` (keepdim) of floats whose indices nothing reads
+    (softmax's decomposition): `tosa.reduce_max`, which propagates NaN as
+    torch does. TorchToTosa refuses amax on `?` and lowers the indices' argmax with a reshape of
+    two -1 sizes when two dims are `?`, invalid even unread."""
+    axis, keep, rank = constant(op.operands[1]), constant(op.operands[2]), len(_dims(op.operands[0].type) or [])
+    if _ir.has_uses(op.results[1]) or (_dims(op.results[0].type) or []).count(None) < 2 \
+            or not isinstance(axis, int) or keep is not True or _element(op.results[0].type) not in _FLOATS:
+        return False
+    values = _b.create("tosa.reduce_max", _builtin_type(op.results[0].type), [_to_builtin(op.operands[0])],
+                       {"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), axis % rank)})
+    op.results[0].replace_all_uses_with(_b.create("torch_c.from_builtin_tensor", op.results[0].type, [values]))
+    op.erase()
+    return True
+
+
+_LOWERINGS = {"torch.aten.max.dim": _max_values, "torch.aten.cat": _cat, "torch.aten.to.dtype": _cast, "torch.aten.slice.Tensor": _slice, "torch.aten.arange.start_step": _arange,
               "torch.aten.gather": _gather}
 
 
@@ -144,7 +160,7 @@ _LOWERINGS = {"torch.aten.cat": _cat, "torch.aten.to.dtype": _cast, "torch.aten.
                "Lower aten.to.dtype (to a float type), aten.slice.Tensor (constant bounds, step 1) and "
                "aten.arange.start_step (length a bounded symbol) with `?` dims to tosa.cast and tosa.slice (sizes by "
                "TOSA shape ops; arange sliced from the constant arange of the longest length), and aten.gather along "
-               "dim 1 of a static 2-D tensor by a `?`-long index to tosa.gather, aten.cat along a static dim to tosa.concat, which TorchToTosa refuses on `?` dims only "
+               "dim 1 of a static 2-D tensor by a `?`-long index to tosa.gather, aten.cat along a static dim to tosa.concat, aten.max.dim with unread indices and several `?` dims to tosa.reduce_max, which TorchToTosa refuses on `?` dims only "
                "for want of static shapes; static instances are left to TorchToTosa")
 def lower_dynamic_ops(module: ir.Operation, ctx: PassContext) -> dict:
     shapes = Shapes(module, SizeExprs(module))
