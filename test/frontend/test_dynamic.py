@@ -133,3 +133,20 @@ def test_a_size_used_as_a_number_is_computed_at_run_time():
     assert "tosa.tile" in text and "tosa.reduce_sum" in text and "tosa.dim" in text
     assert "dense<7" not in text and "7.0" not in text
     assert report.tosa_target == DYNAMIC
+
+
+class _MaskedSelect(nn.Module):
+    def forward(self, x, mask):
+        return torch.masked_select(x, mask)
+
+
+@pytest.mark.parametrize("legal", [["*"], "auto"], ids=["dummy", "auto"])
+def test_a_result_sized_by_the_data_is_refused_naming_the_op_and_the_fix(legal):
+    args = (torch.randn(4, 4), torch.rand(4, 4) > 0.5)
+    with pytest.raises(tosa_custom.CompileError) as info:
+        compile_with_report(_MaskedSelect(), args, backend_legal_ops=legal)
+    assert info.value.category == "dynamic-result-shape"
+    assert info.value.ops == ("torch.aten.masked_select",)
+    message = str(info.value)
+    assert message.startswith("torch.aten.masked_select: the size of its result depends on the values of its inputs")
+    assert "Compute it outside the compiled program" in message

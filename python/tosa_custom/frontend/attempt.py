@@ -203,6 +203,8 @@ class Attempt:
             else:
                 self.run_passes(module, [_checks.MARK_BOUNDARY_DTYPES, *tunnel, *rest], "Lowering to TOSA",
                                 log=self.log, on_result={PASS_ARGUMENT: late.append})
+        except CompileError as e:
+            raise _data_dependent(late, e) or e
         finally:
             for result in late:
                 self.found.add(result, skipped=True)
@@ -281,3 +283,20 @@ class Attempt:
         if self.settings.verbose:  # weights elided: they would bury the IR
             print(f"==== {stage}\n" + module.operation.get_asm(large_elements_limit=16))
 
+
+def _data_dependent(results: list[ConversionResult], error: CompileError) -> CompileError | None:
+    """The error to raise when the lowering failed after the tunnel left ops
+    unconverted because a result size depends on the data (`nonzero`,
+    `masked_select`, a slice to a run-time end): no TOSA op and no
+    `tosa.custom` can state such a size (CONTRACT.md §15.2), so the generic
+    legalization failure that follows is not the cause. None otherwise."""
+    found = [s for r in results for s in r.skipped if s.category == "dynamic-result-shape"]
+    if not found:
+        return None
+    ops = list(dict.fromkeys(s.identifier for s in found))
+    return CompileError(
+        f"{', '.join(ops)}: the size of its result depends on the values of its inputs, not only on their sizes "
+        f"({found[0].message}). Neither TOSA nor a tosa.custom (CONTRACT.md §15.2: result sizes are expressions "
+        "over the operands' sizes) can express such a result. Compute it outside the compiled program (split "
+        "the model before it), or make its size static (e.g. a mask and torch.where in place of masked_select "
+        "or nonzero).", error.diagnostics, category="dynamic-result-shape", ops=ops)
