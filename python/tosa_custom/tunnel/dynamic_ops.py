@@ -1,7 +1,10 @@
 """Ops TorchToTosa refuses only because a dim is `?`, lowered to TOSA before
 it runs (dynamic-shape issue, item 6): its patterns for `aten.to.dtype` and
 `aten.slice.Tensor` need static shapes, though a `tosa.cast` and a
-`tosa.slice` whose sizes are TOSA shape ops (1.1 draft) express them exactly.
+`tosa.slice` whose sizes are TOSA shape ops (1.1 draft) express them exactly;
+likewise `aten.cat` (tosa.concat), `aten.gather` by a `?`-long index
+(tosa.gather), and softmax's `aten.max.dim` whose argmax reshape TorchToTosa
+builds with two -1 sizes (tosa.reduce_max, the indices being unread).
 Instances with static shapes are left to TorchToTosa, as before; an instance
 this pass cannot express stays too (auto mode then tunnels it, stock mode's
 error names it).

@@ -14,7 +14,11 @@ same bindings):
   -1 (TOSA 1.0); an expand entry equal to the input's dim becomes -1 (keep);
   several left in a view/reshape become a `tosa.reshape` whose shape operand
   is built from `tosa.dim`, `tosa.const_shape`, `tosa.concat_shape` and the
-  shape arithmetic ops (TOSA 1.1 draft, EXT-DYNAMIC).
+  shape arithmetic ops (TOSA 1.1 draft, EXT-DYNAMIC); an expand with `?`
+  dims, which TorchToTosa refuses even from constant sizes, becomes a
+  `tosa.tile` whose multiples are so built (static 1 dims broadcast). A
+  value torch-mlir's decompositions made has no binding: its sizes are read
+  through the elementwise op that made it.
 - `tosa-custom-sizes-as-tensors`: a size used as a number by an elementwise
   Scalar op (a mean's divisor) is computed at run time as a 0-d i32 tensor,
   `reduce_sum(tile(const [1], <size as tosa.shape>))`, and the op becomes its
@@ -91,12 +95,14 @@ class SizeExprs:
         for bind in _ir.collect_ops(root, lambda op: op.name == _BIND):
             self._read(bind)
 
-    def _read(self, bind: ir.Operation) -> None:
+    def _read(self, bind: ir.Operation) -> "list[_shapes.ShapeExpr] | None":
         names = [_symbol_name(v) for v in list(bind.operands)[1:]]
-        if None not in names:
-            amap = ir.AffineMapAttr(bind.attributes["shape_expressions"]).value
-            self.bound[bind.operands[0]] = [_shapes.from_affine(e, [_shapes.symbol(n) for n in names])
-                                            for e in amap.results]
+        if None in names:
+            return None
+        amap = ir.AffineMapAttr(bind.attributes["shape_expressions"]).value
+        dims = [_shapes.from_affine(e, [_shapes.symbol(n) for n in names]) for e in amap.results]
+        self.bound[bind.operands[0]] = dims
+        return dims
 
     def _binding(self, value: ir.Value) -> "list[_shapes.ShapeExpr] | None":
         """The bound dims of `value`, read from its uses each time: a binding
@@ -104,8 +110,7 @@ class SizeExprs:
         erased value's key may be taken by a new one."""
         for use in value.uses:
             if use.owner.name == _BIND and use.owner.operands[0] == value:
-                self._read(use.owner)
-                return self.bound.get(value)
+                return self._read(use.owner)
         return None
 
     def dim(self, value: ir.Value, i: int, depth: int = 8) -> _shapes.ShapeExpr | None:
