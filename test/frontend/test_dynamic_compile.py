@@ -133,3 +133,39 @@ def test_a_size_used_as_a_number_is_computed_at_run_time():
     assert "tosa.tile" in text and "tosa.reduce_sum" in text and "tosa.dim" in text
     assert "dense<7" not in text and "7.0" not in text
     assert report.tosa_target == DYNAMIC
+
+
+class _MaskedSelect(nn.Module):
+    def forward(self, x, mask):
+        return torch.masked_select(x, mask)
+
+
+@pytest.mark.parametrize("legal", [["*"], "auto"], ids=["dummy", "auto"])
+def test_a_result_sized_by_the_data_is_refused_naming_the_op_and_the_fix(legal):
+    args = (torch.randn(4, 4), torch.rand(4, 4) > 0.5)
+    with pytest.raises(tosa_custom.CompileError) as info:
+        compile_with_report(_MaskedSelect(), args, backend_legal_ops=legal)
+    assert info.value.category == "dynamic-result-shape"
+    assert info.value.ops == ("torch.aten.masked_select",)
+    message = str(info.value)
+    assert message.startswith("torch.aten.masked_select: the size of its result depends on the values of its inputs")
+    assert "Compute it outside the compiled program" in message
+
+
+class _CatDynamic(nn.Module):
+    def forward(self, x):
+        return torch.cat([x, x * 2], dim=0)
+
+
+def test_an_op_torch_to_tosa_refuses_on_question_marks_is_named_with_the_fix_in_stock_mode():
+    """cat along the `?` dim: no pass lowers it, TorchToTosa refuses it; stock
+    mode names it and the ways out, auto mode tunnels it."""
+    dims = ({0: Dim("n", min=1, max=16)},)
+    with pytest.raises(tosa_custom.CompileError) as info:
+        compile_with_report(_CatDynamic(), (torch.randn(3, 4),), dynamic_shapes=dims)
+    assert info.value.ops == ("torch.aten.cat",) and info.value.category == "lowering-failed"
+    assert str(info.value).startswith("torch.aten.cat has dims of run-time size (?) here and TorchToTosa lowers it "
+                                      "only from static shapes")
+    assert "backend_legal_ops='auto'" in str(info.value)
+    module, _ = compile_with_report(_CatDynamic(), (torch.randn(3, 4),), dynamic_shapes=dims, backend_legal_ops="auto")
+    assert re.findall(r'operator_name = "([^"]+)"', _text(module)) == ["torch.aten.cat"]

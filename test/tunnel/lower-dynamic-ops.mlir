@@ -68,3 +68,71 @@ func.func @arange$bounded(%arg0: !torch.vtensor<[3,?],f32>) -> !torch.vtensor<[?
   torch.bind_symbolic_shape %1, [%s0], affine_map<()[s0] -> (s0)> : !torch.vtensor<[?],f32>
   return %1 : !torch.vtensor<[?],f32>
 }
+
+// -----
+
+// BERT's token-type ids gathered by position ids [1,T]: tosa.gather of the
+// table as [1,40,1] by the ids as i32, reshaped to [1,T].
+// CHECK-LABEL: func.func @gather$dynamic_index(
+// CHECK-NOT:     torch.aten.gather
+// CHECK:         %[[V:.*]] = tosa.reshape %{{.*}}, %{{.*}} : (tensor<1x40xi64>, !tosa.shape<3>) -> tensor<1x40x1xi64>
+// CHECK:         %[[I:.*]] = tosa.cast %{{.*}} : (tensor<1x?xi64>) -> tensor<1x?xi32>
+// CHECK:         %[[G:.*]] = tosa.gather %[[V]], %[[I]] : (tensor<1x40x1xi64>, tensor<1x?xi32>) -> tensor<1x?x1xi64>
+// CHECK:         tosa.reshape %[[G]], %{{.*}} : (tensor<1x?x1xi64>, !tosa.shape<2>) -> tensor<1x?xi64>
+func.func @gather$dynamic_index(%arg0: !torch.vtensor<[1,40],si64>, %arg1: !torch.vtensor<[1,?],si64>) -> !torch.vtensor<[1,?],si64> {
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %0 = torch.aten.gather %arg0, %int1, %arg1, %false : !torch.vtensor<[1,40],si64>, !torch.int, !torch.vtensor<[1,?],si64>, !torch.bool -> !torch.vtensor<[1,?],si64>
+  return %0 : !torch.vtensor<[1,?],si64>
+}
+
+// -----
+
+// Rotary embedding's cat((freqs, freqs), -1) of [1,T,4]s: tosa.concat.
+// CHECK-LABEL: func.func @cat$static_axis(
+// CHECK-NOT:     torch.aten.cat
+// CHECK:         tosa.concat %{{.*}}, %{{.*}} {axis = 2 : i32} : (tensor<1x?x4xf32>, tensor<1x?x4xf32>) -> tensor<1x?x8xf32>
+func.func @cat$static_axis(%arg0: !torch.vtensor<[1,?,4],f32>) -> !torch.vtensor<[1,?,8],f32> {
+  %int-1 = torch.constant.int -1
+  %0 = torch.prim.ListConstruct %arg0, %arg0 : (!torch.vtensor<[1,?,4],f32>, !torch.vtensor<[1,?,4],f32>) -> !torch.list<vtensor>
+  %1 = torch.aten.cat %0, %int-1 : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[1,?,8],f32>
+  return %1 : !torch.vtensor<[1,?,8],f32>
+}
+
+// -----
+
+// A cat along the `?` dim (its size a sum): left to TorchToTosa.
+// CHECK-LABEL: func.func @cat$dynamic_axis(
+// CHECK:         torch.aten.cat
+func.func @cat$dynamic_axis(%arg0: !torch.vtensor<[?,4],f32>) -> !torch.vtensor<[?,4],f32> {
+  %int0 = torch.constant.int 0
+  %0 = torch.prim.ListConstruct %arg0, %arg0 : (!torch.vtensor<[?,4],f32>, !torch.vtensor<[?,4],f32>) -> !torch.list<vtensor>
+  %1 = torch.aten.cat %0, %int0 : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[?,4],f32>
+  return %1 : !torch.vtensor<[?,4],f32>
+}
+
+// -----
+
+// Softmax's decomposition takes max.dim's values only; with two `?` dims
+// TorchToTosa's argmax reshape (two -1) is invalid: tosa.reduce_max.
+// CHECK-LABEL: func.func @max_dim$values_only(
+// CHECK-NOT:     torch.aten.max.dim
+// CHECK:         tosa.reduce_max %{{.*}} {axis = 2 : i32} : (tensor<?x?x?xf32>) -> tensor<?x?x1xf32>
+func.func @max_dim$values_only(%arg0: !torch.vtensor<[?,?,?],f32>) -> !torch.vtensor<[?,?,1],f32> {
+  %int-1 = torch.constant.int -1
+  %true = torch.constant.bool true
+  %values, %indices = torch.aten.max.dim %arg0, %int-1, %true : !torch.vtensor<[?,?,?],f32>, !torch.int, !torch.bool -> !torch.vtensor<[?,?,1],f32>, !torch.vtensor<[?,?,1],si64>
+  return %values : !torch.vtensor<[?,?,1],f32>
+}
+
+// -----
+
+// Its indices read: left to TorchToTosa.
+// CHECK-LABEL: func.func @max_dim$indices_read(
+// CHECK:         torch.aten.max.dim
+func.func @max_dim$indices_read(%arg0: !torch.vtensor<[?,?,?],f32>) -> !torch.vtensor<[?,?,1],si64> {
+  %int-1 = torch.constant.int -1
+  %true = torch.constant.bool true
+  %values, %indices = torch.aten.max.dim %arg0, %int-1, %true : !torch.vtensor<[?,?,?],f32>, !torch.int, !torch.bool -> !torch.vtensor<[?,?,1],f32>, !torch.vtensor<[?,?,1],si64>
+  return %indices : !torch.vtensor<[?,?,1],si64>
+}

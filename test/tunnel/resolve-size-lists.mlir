@@ -97,3 +97,51 @@ func.func @view$unknown_size(%arg0: !torch.vtensor<[?,?],f32>, %arg1: !torch.int
   %1 = torch.aten.view %arg0, %0 : !torch.vtensor<[?,?],f32>, !torch.list<int> -> !torch.vtensor<[?,?],f32>
   return %1 : !torch.vtensor<[?,?],f32>
 }
+
+// -----
+
+// An expand of a static 1 dim to a run-time size (BERT's token-type ids,
+// [1,T] -> [B,T]): a tosa.tile whose multiples are [B, 1], B read by tosa.dim.
+// CHECK-LABEL: func.func @broadcast_to$tile(
+// CHECK-NOT:     torch.aten.broadcast_to
+// CHECK:         %[[B:.*]] = tosa.dim %{{.*}} {axis = 0 : i32} : (tensor<?x?xi64>) -> !tosa.shape<1>
+// CHECK:         %[[ONE:.*]] = tosa.const_shape {values = dense<1> : tensor<1xindex>} : () -> !tosa.shape<1>
+// CHECK:         %[[M:.*]] = tosa.concat_shape %[[B]], %[[ONE]] : (!tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<2>
+// CHECK:         tosa.tile %{{.*}}, %[[M]] : (tensor<1x?xi64>, !tosa.shape<2>) -> tensor<?x?xi64>
+func.func @broadcast_to$tile(%arg0: !torch.vtensor<[?,?],si64>, %arg1: !torch.vtensor<[1,?],si64>) -> !torch.vtensor<[?,?],si64> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %s0 = torch.symbolic_int "s0" {min_val = 1, max_val = 8} : !torch.int
+  %s1 = torch.symbolic_int "s1" {min_val = 2, max_val = 32} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0, %s1], affine_map<()[s0, s1] -> (s0, s1)> : !torch.vtensor<[?,?],si64>
+  torch.bind_symbolic_shape %arg1, [%s1], affine_map<()[s0] -> (1, s0)> : !torch.vtensor<[1,?],si64>
+  %0 = torch.aten.size.int %arg0, %int0 : !torch.vtensor<[?,?],si64>, !torch.int -> !torch.int
+  %1 = torch.aten.size.int %arg0, %int1 : !torch.vtensor<[?,?],si64>, !torch.int -> !torch.int
+  %2 = torch.prim.ListConstruct %0, %1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %3 = torch.aten.broadcast_to %arg1, %2 : !torch.vtensor<[1,?],si64>, !torch.list<int> -> !torch.vtensor<[?,?],si64>
+  return %3 : !torch.vtensor<[?,?],si64>
+}
+
+// -----
+
+// Grouped-query attention repeats keys [2,2,1,T,8] -> [2,2,2,T,8]: every size
+// known (T the input's own), yet TorchToTosa refuses the expand on `?`: a
+// tosa.tile by constant multiples. The input was made by a torch-mlir
+// decomposition (no binding): its T is read through the elementwise add.
+// CHECK-LABEL: func.func @broadcast_to$derived_tile(
+// CHECK-NOT:     torch.aten.broadcast_to
+// CHECK:         %[[M:.*]] = tosa.const_shape {values = dense<[1, 1, 2, 1, 1]> : tensor<5xindex>} : () -> !tosa.shape<5>
+// CHECK:         tosa.tile %{{.*}}, %[[M]] : (tensor<2x2x1x?x8xf32>, !tosa.shape<5>) -> tensor<2x2x2x?x8xf32>
+func.func @broadcast_to$derived_tile(%arg0: !torch.vtensor<[2,2,1,?,8],f32>) -> !torch.vtensor<[2,2,2,?,8],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int8 = torch.constant.int 8
+  %s0 = torch.symbolic_int "s0" {min_val = 2, max_val = 32} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (2, 2, 1, s0, 8)> : !torch.vtensor<[2,2,1,?,8],f32>
+  %0 = torch.aten.add.Tensor %arg0, %arg0, %int1 : !torch.vtensor<[2,2,1,?,8],f32>, !torch.vtensor<[2,2,1,?,8],f32>, !torch.int -> !torch.vtensor<[2,2,1,?,8],f32>
+  %t = torch.aten.size.int %arg0, %int3 : !torch.vtensor<[2,2,1,?,8],f32>, !torch.int -> !torch.int
+  %1 = torch.prim.ListConstruct %int2, %int2, %int2, %t, %int8 : (!torch.int, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %2 = torch.aten.broadcast_to %0, %1 : !torch.vtensor<[2,2,1,?,8],f32>, !torch.list<int> -> !torch.vtensor<[2,2,2,?,8],f32>
+  return %2 : !torch.vtensor<[2,2,2,?,8],f32>
+}

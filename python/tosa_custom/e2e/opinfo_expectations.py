@@ -95,39 +95,39 @@ XFAIL: dict[str, dict[str, str]] = {
         "_batch_norm_with_update":
             "lowering-failed: the lowering to TOSA produces invalid IR: failed to legalize unresolved target materialization from ('tensor<0xui8>') to ('tensor<0xi8>') that remained live after conversion (no matching callback)",
         "argwhere":
-            "dynamic-shape: result #0 has type tensor<?x1xi64>: the runtime needs ranked tensors of static shape",
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.argwhere (imported as torch.operator, illegal at the backend contract); tunneling it is refused: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "bincount":
-            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+            "dynamic-result-shape: aten.bincount: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "cfloat":
             "kernel-error (ours): the aten._to_copy kernel: KernelError: result #0 is [] complex128, expected [] complex64",
         "chalf":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.chalf (imported as torch.operator, illegal at the backend contract)",
         "combinations/float32":
-            "dynamic-shape: result #0 has type tensor<?x1xf32>: the runtime needs ranked tensors of static shape",
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.combinations (imported as torch.operator, illegal at the backend contract); tunneling it is refused: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "combinations/int64":
-            "dynamic-shape: result #0 has type tensor<?x1xi64>: the runtime needs ranked tensors of static shape",
+            "lowering-failed: torch-mlir has no torch-dialect op for aten.combinations (imported as torch.operator, illegal at the backend contract); tunneling it is refused: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "histogramdd":
             "kernel-error (ours): the aten.histogramdd kernel: KernelError: returned 2 results, the op has 6",
         "masked_select/float32":
-            "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
+            "dynamic-result-shape: aten.masked_select: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "masked_select/int64":
-            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+            "dynamic-result-shape: aten.masked_select: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "nonzero":
             "lowering-failed: aten.nonzero not tunneled [zero-size-tensor: result #0 of torch.aten.nonzero has zero-size type !torch.vtensor<[?,0],si64> with dynamic dims] and TorchToTosa has no lowering for it",
         "tensor_split/float32":
-            "dynamic-shape: result #0 has type tensor<?x5x5xf32>: the runtime needs ranked tensors of static shape",
+            "dynamic-result-shape: aten.slice.Tensor (tensor_split's pieces, to run-time ends read from its indices): its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "tensor_split/int64":
-            "dynamic-shape: result #0 has type tensor<?x5x5xi64>: the runtime needs ranked tensors of static shape",
+            "dynamic-result-shape: aten.slice.Tensor (tensor_split's pieces, to run-time ends read from its indices): its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "to_sparse":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.to_sparse (imported as torch.operator, illegal at the backend contract)",
         "unique/float32":
-            "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._unique2 (imported as torch.operator, illegal at the backend contract); tunneling it is refused: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "unique/int64":
-            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+            "lowering-failed: torch-mlir has no torch-dialect op for aten._unique2 (imported as torch.operator, illegal at the backend contract); tunneling it is refused: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "unique_consecutive/float32":
-            "dynamic-shape: result #0 has type tensor<?xf32>: the runtime needs ranked tensors of static shape",
+            "dynamic-result-shape: aten.unique_consecutive: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "unique_consecutive/int64":
-            "dynamic-shape: result #0 has type tensor<?xi64>: the runtime needs ranked tensors of static shape",
+            "dynamic-result-shape: aten.unique_consecutive: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
     },
     # Auto mode passes every sample stock or dummy passes, with no exception (float32 and int64, every
     # sample of linspace and roll checked after the feedback from later stages landed; the 15 int64

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import re
 import warnings
 
 from torch_mlir import ir
 
+from ..core import attrs as _attrs
 from ..core.diagnostics import CompileError, DiagnosticLog
+from ..core.ir import public_functions
 from ..core.passes import run_pipeline
 from ..core.schema import OpSelection, overload_name
 from ..tosa import checks as _checks
@@ -203,6 +206,9 @@ class Attempt:
             else:
                 self.run_passes(module, [_checks.MARK_BOUNDARY_DTYPES, *tunnel, *rest], "Lowering to TOSA",
                                 log=self.log, on_result={PASS_ARGUMENT: late.append})
+        except CompileError as e:
+            dynamic = any(_attrs.SYMBOLS in f.attributes for f in public_functions(module))  # CONTRACT.md §15.1
+            raise _data_dependent(late, e) or (_refused_on_question_marks(e) if dynamic else None) or e
         finally:
             for result in late:
                 self.found.add(result, skipped=True)
@@ -281,3 +287,40 @@ class Attempt:
         if self.settings.verbose:  # weights elided: they would bury the IR
             print(f"==== {stage}\n" + module.operation.get_asm(large_elements_limit=16))
 
+
+def _data_dependent(results: list[ConversionResult], error: CompileError) -> CompileError | None:
+    """The error to raise when the lowering failed after the tunnel left ops
+    unconverted because a result size depends on the data (`nonzero`,
+    `masked_select`, a slice to a run-time end): no TOSA op and no
+    `tosa.custom` can state such a size (CONTRACT.md §15.2), so the generic
+    legalization failure that follows is not the cause. None otherwise."""
+    found = [s for r in results for s in r.skipped if s.category == "dynamic-result-shape"]
+    if not found:
+        return None
+    ops = list(dict.fromkeys(s.identifier for s in found))
+    return CompileError(
+        f"{', '.join(ops)}: the size of its result depends on the values of its inputs, not only on their sizes "
+        f"({found[0].message}). Neither TOSA nor a tosa.custom (CONTRACT.md §15.2: result sizes are expressions "
+        "over the operands' sizes) can express such a result. Compute it outside the compiled program (split "
+        "the model before it), or make its size static (e.g. a mask and torch.where in place of masked_select "
+        "or nonzero).", error.diagnostics, category="dynamic-result-shape", ops=ops)
+
+
+# TorchToTosa's refusal of an op, as MLIR words it, with the op's name and its operand and result types.
+_REFUSED = re.compile(r"failed to legalize operation '(torch\.[\w.]+)'.*?: (\(.*\) -> .*)$", re.S)
+
+
+def _refused_on_question_marks(error: CompileError) -> CompileError | None:
+    """The error to raise when, in a dynamic program, TorchToTosa refused an
+    op with `?` dims that no pass before it could lower (it lowers most ops only from static
+    shapes): name the op and the ways out. None for any other failure."""
+    for d in error.diagnostics:
+        found = _REFUSED.search(d.message) if d.severity == "error" else None
+        if found and "?" in found.group(2):
+            op = found.group(1)
+            return CompileError(
+                f"{op} has dims of run-time size (?) here and TorchToTosa lowers it only from static shapes "
+                f"({found.group(2).splitlines()[0][:300]}). Compile with backend_legal_ops='auto', which tunnels it "
+                "as a tosa.custom stating its result sizes, or make the dims it touches static (no Dim for them "
+                "in dynamic_shapes=).", error.diagnostics, category="lowering-failed", ops=[op])
+    return None

@@ -1,7 +1,10 @@
 """Ops TorchToTosa refuses only because a dim is `?`, lowered to TOSA before
 it runs (dynamic-shape issue, item 6): its patterns for `aten.to.dtype` and
 `aten.slice.Tensor` need static shapes, though a `tosa.cast` and a
-`tosa.slice` whose sizes are TOSA shape ops (1.1 draft) express them exactly.
+`tosa.slice` whose sizes are TOSA shape ops (1.1 draft) express them exactly;
+likewise `aten.cat` (tosa.concat), `aten.gather` by a `?`-long index
+(tosa.gather), and softmax's `aten.max.dim` whose argmax reshape TorchToTosa
+builds with two -1 sizes (tosa.reduce_max, the indices being unread).
 Instances with static shapes are left to TorchToTosa, as before; an instance
 this pass cannot express stays too (auto mode then tunnels it, stock mode's
 error names it).
@@ -98,13 +101,69 @@ def _arange(op: ir.Operation, shapes: Shapes) -> bool:
     return True
 
 
-_LOWERINGS = {"torch.aten.to.dtype": _cast, "torch.aten.slice.Tensor": _slice, "torch.aten.arange.start_step": _arange}
+def _gather(op: ir.Operation, shapes: Shapes) -> bool:
+    """`aten.gather(x, 1, index)` of a static 2-D `x` by an index of `?`
+    length whose rows match x's (BERT's token-type ids by position):
+    `tosa.gather` of x as [N, K, 1] by the index as i32, then [N, W]."""
+    axis, source, index = constant(op.operands[1]), op.operands[0], op.operands[2]
+    in_dims, index_dims = _dims(source.type), _dims(index.type)
+    if in_dims is None or index_dims is None or len(in_dims) != 2 or len(index_dims) != 2 or axis not in (1, -1) \
+            or None in in_dims or index_dims[0] != in_dims[0] or index_dims[1] is not None:
+        return False
+    (n, k), element = in_dims, ir.RankedTensorType(_builtin_type(source.type)).element_type
+    i32 = ir.IntegerType.get_signless(32)
+    dynamic = ir.ShapedType.get_dynamic_size()
+    values = _b.create("tosa.reshape", ir.RankedTensorType.get([n, k, 1], element),
+                       [_to_builtin(source), _const_shape([n, k, 1])])
+    indices = _b.create("tosa.cast", ir.RankedTensorType.get([n, dynamic], i32), [_to_builtin(index)])
+    gathered = _b.create("tosa.gather", ir.RankedTensorType.get([n, dynamic, 1], element), [values, indices])
+    _replace_by_builtin(op, _b.create("tosa.reshape", _builtin_type(op.results[0].type),
+                                      [gathered, _const_shape([n, -1])]))
+    return True
+
+
+def _cat(op: ir.Operation, shapes: Shapes) -> bool:
+    """`aten.cat` of same-typed tensors whose `?` dims are not the axis: tosa.concat."""
+    items, axis = _ir.defining_op(op.operands[0]), constant(op.operands[1])
+    out_dims = _dims(op.results[0].type)
+    if items is None or items.name != "torch.prim.ListConstruct" or not isinstance(axis, int) or out_dims is None:
+        return False
+    axis %= len(out_dims)
+    tensors = list(items.operands)
+    if out_dims[axis] is None or any(_element(t.type) != _element(op.results[0].type)
+                                     or len(_dims(t.type)) != len(out_dims) for t in tensors):
+        return False
+    _replace_by_builtin(op, _b.create("tosa.concat", _builtin_type(op.results[0].type),
+                                      [_to_builtin(t) for t in tensors],
+                                      {"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), axis)}))
+    return True
+
+
+def _max_values(op: ir.Operation, shapes: Shapes) -> bool:
+    """`aten.max.dim` (keepdim) of floats whose indices nothing reads
+    (softmax's decomposition): `tosa.reduce_max`, which propagates NaN as
+    torch does. TorchToTosa refuses amax on `?` and lowers the indices' argmax with a reshape of
+    two -1 sizes when two dims are `?`, invalid even unread."""
+    axis, keep, rank = constant(op.operands[1]), constant(op.operands[2]), len(_dims(op.operands[0].type) or [])
+    if _ir.has_uses(op.results[1]) or (_dims(op.results[0].type) or []).count(None) < 2 \
+            or not isinstance(axis, int) or keep is not True or _element(op.results[0].type) not in _FLOATS:
+        return False
+    values = _b.create("tosa.reduce_max", _builtin_type(op.results[0].type), [_to_builtin(op.operands[0])],
+                       {"axis": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), axis % rank)})
+    op.results[0].replace_all_uses_with(_b.create("torch_c.from_builtin_tensor", op.results[0].type, [values]))
+    op.erase()
+    return True
+
+
+_LOWERINGS = {"torch.aten.max.dim": _max_values, "torch.aten.cat": _cat, "torch.aten.to.dtype": _cast, "torch.aten.slice.Tensor": _slice, "torch.aten.arange.start_step": _arange,
+              "torch.aten.gather": _gather}
 
 
 @register_pass(LOWER_DYNAMIC_OPS,
                "Lower aten.to.dtype (to a float type), aten.slice.Tensor (constant bounds, step 1) and "
                "aten.arange.start_step (length a bounded symbol) with `?` dims to tosa.cast and tosa.slice (sizes by "
-               "TOSA shape ops; arange sliced from the constant arange of the longest length), which TorchToTosa refuses on `?` dims only "
+               "TOSA shape ops; arange sliced from the constant arange of the longest length), and aten.gather along "
+               "dim 1 of a static 2-D tensor by a `?`-long index to tosa.gather, aten.cat along a static dim to tosa.concat, aten.max.dim with unread indices and several `?` dims to tosa.reduce_max, which TorchToTosa refuses on `?` dims only "
                "for want of static shapes; static instances are left to TorchToTosa")
 def lower_dynamic_ops(module: ir.Operation, ctx: PassContext) -> dict:
     shapes = Shapes(module, SizeExprs(module))

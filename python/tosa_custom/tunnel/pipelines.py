@@ -10,6 +10,7 @@ from torch_mlir import passmanager
 from ..tosa import checks as _checks
 from ..tosa import narrow as _narrow
 from ..core.passes import split_pipeline
+from .dynamic_index import INDEX_BY_ARANGES
 from .dynamic_ops import LOWER_DYNAMIC_OPS
 from .sizes import DROP_SYMBOLIC_SHAPES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS
 from .tensorize import TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY
@@ -33,7 +34,7 @@ def after_tunnel() -> list[str]:
     tosa.custom made as tensors (auto mode tunnels some only here), refuse
     what TorchToTosa would compute wrongly or crash on, lower, tidy, narrow what the
     target forbids, check that only TOSA remains. Call inside an `ir.Context`."""
-    return [RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, DROP_SYMBOLIC_SHAPES,
+    return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, DROP_SYMBOLIC_SHAPES,
              f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _checks.CHECK_SIGN_SEMANTICS,
             f"{_checks.CHECK_KNOWN_CRASHES}{{stage=tosa}}", *tosa_lowering(), _checks.TENSOR_CONSTANTS_AS_TOSA,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,

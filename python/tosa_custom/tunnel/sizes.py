@@ -14,7 +14,11 @@ same bindings):
   -1 (TOSA 1.0); an expand entry equal to the input's dim becomes -1 (keep);
   several left in a view/reshape become a `tosa.reshape` whose shape operand
   is built from `tosa.dim`, `tosa.const_shape`, `tosa.concat_shape` and the
-  shape arithmetic ops (TOSA 1.1 draft, EXT-DYNAMIC).
+  shape arithmetic ops (TOSA 1.1 draft, EXT-DYNAMIC); an expand with `?`
+  dims, which TorchToTosa refuses even from constant sizes, becomes a
+  `tosa.tile` whose multiples are so built (static 1 dims broadcast). A
+  value torch-mlir's decompositions made has no binding: its sizes are read
+  through the elementwise op that made it.
 - `tosa-custom-sizes-as-tensors`: a size used as a number by an elementwise
   Scalar op (a mean's divisor) is computed at run time as a 0-d i32 tensor,
   `reduce_sum(tile(const [1], <size as tosa.shape>))`, and the op becomes its
@@ -46,6 +50,14 @@ _BIND, _SYMBOL = "torch.bind_symbolic_shape", "torch.symbolic_int"
 _ARITHMETIC = {"torch.aten.mul.int": ("__mul__", "tosa.mul_shape"), "torch.aten.add.int": ("__add__", "tosa.add_shape"),
                "torch.aten.sub.int": ("__sub__", "tosa.sub_shape"),
                "torch.aten.floordiv.int": ("__floordiv__", "tosa.div_floor_shape")}
+# Ops whose result dims are their operands' broadcast (SizeExprs._derived).
+_ELEMENTWISE = frozenset(f"torch.aten.{n}" for n in (
+    "add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "add.Scalar", "sub.Scalar", "mul.Scalar", "div.Scalar",
+    "neg", "exp", "pow.Tensor_Scalar", "pow.Tensor_Tensor", "rsqrt", "sqrt", "tanh", "sigmoid", "silu", "gelu",
+    "to.dtype", "where.self", "where.ScalarOther", "where.ScalarSelf", "masked_fill.Scalar", "masked_fill.Tensor",
+    "bitwise_and.Tensor", "bitwise_or.Tensor", "logical_and", "logical_or", "logical_not", "eq.Tensor", "ne.Tensor",
+    "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor", "eq.Scalar", "ne.Scalar", "cos", "sin", "clone",
+    "contiguous", "relu", "tril", "triu", "minimum", "maximum", "reciprocal", "erf", "abs"))
 _VIEWS = ("torch.aten.view", "torch.aten.reshape", "torch.aten._unsafe_view")
 _EXPANDS = ("torch.aten.expand", "torch.aten.broadcast_to")
 # Scalar ops whose number operand (#1) may be a size, and the Tensor overload taking it as a 0-d tensor.
@@ -81,19 +93,62 @@ class SizeExprs:
                                                                 ir.IntegerAttr(op.attributes["max_val"]).value)
             for op in _ir.collect_ops(root, lambda op: op.name == _SYMBOL)}
         for bind in _ir.collect_ops(root, lambda op: op.name == _BIND):
-            names = [_symbol_name(v) for v in list(bind.operands)[1:]]
-            if None in names:
-                continue
-            amap = ir.AffineMapAttr(bind.attributes["shape_expressions"]).value
-            self.bound[bind.operands[0]] = [_shapes.from_affine(e, [_shapes.symbol(n) for n in names])
-                                            for e in amap.results]
+            self._read(bind)
 
-    def dim(self, value: ir.Value, i: int) -> _shapes.ShapeExpr | None:
+    def _read(self, bind: ir.Operation) -> "list[_shapes.ShapeExpr] | None":
+        names = [_symbol_name(v) for v in list(bind.operands)[1:]]
+        if None in names:
+            return None
+        amap = ir.AffineMapAttr(bind.attributes["shape_expressions"]).value
+        dims = [_shapes.from_affine(e, [_shapes.symbol(n) for n in names]) for e in amap.results]
+        self.bound[bind.operands[0]] = dims
+        return dims
+
+    def _binding(self, value: ir.Value) -> "list[_shapes.ShapeExpr] | None":
+        """The bound dims of `value`, read from its uses each time: a binding
+        moves with the uses when a pass replaces the value it bound, and an
+        erased value's key may be taken by a new one."""
+        for use in value.uses:
+            if use.owner.name == _BIND and use.owner.operands[0] == value:
+                return self._read(use.owner)
+        return None
+
+    def dim(self, value: ir.Value, i: int, depth: int = 8) -> _shapes.ShapeExpr | None:
         dims = _dims(value.type)
         if dims is not None and 0 <= i < len(dims) and dims[i] is not None:
             return _shapes.const(dims[i])
-        bound = self.bound.get(value)
-        return bound[i] if bound is not None and 0 <= i < len(bound) else None
+        bound = self._binding(value)
+        if bound is not None:
+            return bound[i] if 0 <= i < len(bound) else None
+        return self._derived(value, i, depth - 1) if dims is not None and 0 <= i < len(dims) and depth else None
+
+    def _derived(self, value: ir.Value, i: int, depth: int) -> _shapes.ShapeExpr | None:
+        """Dim i of a value no binding covers (an op torch-mlir's decompositions
+        made): from its operands' dims when it is elementwise (every operand
+        dim aligned with i is static 1 or the same size, so the result's is
+        that size) or a concatenation along another dim."""
+        op = _ir.defining_op(value)
+        if op is None or (op.name not in _ELEMENTWISE and op.name != "torch.aten.cat"):
+            return None
+        rank = len(_dims(value.type))
+        if op.name == "torch.aten.cat":
+            items, axis = _ir.defining_op(op.operands[0]), constant(op.operands[1])
+            if items is None or items.name != "torch.prim.ListConstruct" or not isinstance(axis, int) \
+                    or axis % rank == i:
+                return None
+            tensors = list(items.operands)
+        else:
+            tensors = [v for v in op.operands if _dims(v.type) is not None]
+        found = set()
+        for v in tensors:
+            j = i - (rank - len(_dims(v.type)))
+            if j < 0 or _dims(v.type)[j] == 1:
+                continue
+            expr = self.dim(v, j, depth)
+            if expr is None:
+                return None
+            found.add(str(expr))
+        return _shapes.parse(found.pop(), symbols=True) if len(found) == 1 else None
 
     def of_int(self, value: ir.Value) -> _shapes.ShapeExpr | None:
         number = constant(value)
@@ -260,6 +315,30 @@ def _reshape_by_shape_ops(op: ir.Operation, entries: list, shapes: Shapes) -> bo
     return True
 
 
+def _expand_by_tile(op: ir.Operation, entries: list, shapes: Shapes) -> bool:
+    """Replace an expand of an input of the same rank whose run-time entries
+    broadcast static 1 dims by a `tosa.tile`, its multiples those sizes (TOSA
+    shape ops); False (nothing changed) otherwise."""
+    in_dims = _dims(op.operands[0].type)
+    if len(in_dims) != len(entries):
+        return False
+    multiples = []
+    for j, (entry, d) in enumerate(zip(entries, in_dims)):
+        if isinstance(entry, int):
+            if entry != -1 and entry != d and d != 1:
+                return False
+            multiples.append(entry if d == 1 and entry > 1 else 1)
+            continue
+        expr = shapes.sizes.of_int(entry)
+        expr = expr if shapes.can(expr) else shapes.sizes.dim(op.results[0], j)
+        if d != 1 or not shapes.can(expr):
+            return False
+        multiples.append(expr)
+    _replace_by_builtin(op, _b.create("tosa.tile", _builtin_type(op.results[0].type),
+                                      [_to_builtin(op.operands[0]), shapes.build_all(multiples)]))
+    return True
+
+
 def _dynamic_view(op: ir.Operation) -> bool:
     return any(None in (_dims(v.type) or []) for v in (op.operands[0], op.results[0]))
 
@@ -275,11 +354,11 @@ def _identity(op: ir.Operation, entries: list[int]) -> bool:
                "Resolve the size lists of views, reshapes and expands that read sizes at run time (aten.size.int and "
                "integer arithmetic on it): entries known statically become constants, one unknown view entry -1, "
                "an expand entry equal to its input's dim -1 (an expand that then keeps its input is removed), several unknown view entries a tosa.reshape whose shape "
-               "is computed by TOSA shape ops (tosa.dim, tosa.const_shape, tosa.concat_shape, tosa.mul_shape, ...)")
+               "is computed by TOSA shape ops, an expand of static 1 dims to run-time sizes a tosa.tile whose multiples are so computed (tosa.dim, tosa.const_shape, tosa.concat_shape, tosa.mul_shape, ...)")
 def resolve_size_lists(module: ir.Operation, ctx: PassContext) -> dict:
     sizes = SizeExprs(module)
     shapes = Shapes(module, sizes)
-    done = {"identity": 0, "constant": 0, "minus-one": 0, "shape-ops": 0, "left": 0}
+    done = {"identity": 0, "constant": 0, "minus-one": 0, "shape-ops": 0, "tile": 0, "left": 0}
     for op in _ir.collect_ops(module, lambda o: o.name in _VIEWS + _EXPANDS):
         entries = _entries(op, sizes)
         if entries is None:
@@ -298,11 +377,15 @@ def resolve_size_lists(module: ir.Operation, ctx: PassContext) -> dict:
                 _replace_by_builtin(op, _b.create("tosa.reshape", _builtin_type(op.results[0].type),
                                                   [_to_builtin(op.operands[0]), _const_shape(entries)]))
                 done["minus-one"] += 1
+            elif not unknown and op.name in _EXPANDS and _dynamic_view(op) and _expand_by_tile(op, entries, shapes):
+                done["tile"] += 1  # TorchToTosa refuses expands on `?`, even from constant sizes
             elif not unknown:
                 op.operands[1] = _int_list(entries)
                 done["minus-one" if -1 in entries else "constant"] += 1
             elif op.name in _VIEWS and _reshape_by_shape_ops(op, entries, shapes):
                 done["shape-ops"] += 1
+            elif op.name in _EXPANDS and _expand_by_tile(op, entries, shapes):
+                done["tile"] += 1
             else:
                 done["left"] += 1
     _erase_dead(module)
