@@ -26,7 +26,7 @@ SUITE = pathlib.Path(__file__).resolve().parents[2] / "e2e"
 FAMILIES = (
     "elementwise", "comparison", "reduction", "matmul", "convolution", "pooling", "normalization",
     "activation", "softmax", "attention", "embedding", "indexing", "shape", "cumulative", "sort",
-    "conversion", "integer", "boolean", "random", "model", "misc", "inplace",
+    "conversion", "integer", "boolean", "random", "model", "misc", "inplace", "dynamic",
 )
 MIN_CASES = 300
 MIN_MODELS = 6

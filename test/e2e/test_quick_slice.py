@@ -1,6 +1,6 @@
 """CI's quick slice of the e2e suite: the first case of every family but whole models, and every
 case of the families an issue made its acceptance list (`inplace`, issue 13: each must pass in all
-three modes), in every mode (selective: each case's own ops), through the real audit CLI (two workers).
+three modes; `dynamic`, issue 23), in every mode (selective: each case's own ops), through the real audit CLI (two workers).
 
 The whole suite is the audit's job (`tosa-custom-audit --mode dummy`); this
 keeps CI to a few minutes while still crossing every family once.
@@ -24,7 +24,9 @@ pytestmark = pytest.mark.skipif(
 _SLOW_FAMILIES = {"model"}
 # Every case, not the first: in-place ops, out=, state over calls, result structure and Python
 # numbers are each a different path through the program's boundary (about 40 s a mode at -j 2).
-_WHOLE_FAMILIES = {"inplace"}
+# Every dynamic case too (issue 23: the family runs in every mode): each is one compile run at
+# several sizes (about 15 s a mode).
+_WHOLE_FAMILIES = {"inplace", "dynamic"}
 
 # A case listed as not conformant in every mode (an f64 model by design), so
 # the slice crosses a listed expectation as well as outputs that validate.
@@ -45,7 +47,7 @@ def _slice() -> list[str]:
             whole.append(name)
         elif family not in _SLOW_FAMILIES:
             first.setdefault(family, name)
-    assert len(whole) >= 19, whole  # issue 13's list: 8 in-place/out=, 4 stateful, 4 structures, 3 numbers
+    assert len(whole) >= 26, whole  # issue 13's list: 8 in-place/out=, 4 stateful, 4 structures, 3 numbers
     return sorted({*first.values(), *whole, _LISTED_NONCONFORMANT})
 
 
