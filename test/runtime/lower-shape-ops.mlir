@@ -133,11 +133,29 @@ func.func @tile_by_dim(%x: tensor<2x?x16xf32>) -> tensor<1xi32> {
 
 // -----
 
-// A tile of a tensor with ? dims has no static period to read by: an error
-// on the op, naming what the runtime does not lower.
+// A [1, T] row tiled by the batch (BERT's token-type ids): the ? axis is
+// read as it is, the size-1 axis at 0.
+// CHECK-LABEL: func.func @tile_row_by_batch(
+// CHECK-DAG:     %[[T:.*]] = tensor.dim %arg0, %c1
+// CHECK-DAG:     %[[B:.*]] = tensor.dim %arg1, %c0
+// CHECK:         tensor.empty(%{{.*}}, %[[T]]) : tensor<?x?xi64>
+// CHECK:         linalg.generic
+// CHECK-NOT:     tosa.tile
+func.func @tile_row_by_batch(%x: tensor<1x?xi64>, %y: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %b = tosa.dim %y {axis = 0 : i32} : (tensor<?x?xi64>) -> !tosa.shape<1>
+  %one = tosa.const_shape {values = dense<1> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %m = tosa.concat_shape %b, %one : (!tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<2>
+  %t = tosa.tile %x, %m : (tensor<1x?xi64>, !tosa.shape<2>) -> tensor<?x?xi64>
+  return %t : tensor<?x?xi64>
+}
+
+// -----
+
+// Tiling along a ? axis reads index i mod a run-time size, which no affine
+// map says: an error on the op, naming what the runtime does not lower.
 func.func @tile_of_dynamic(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> {
   %d = tosa.dim %y {axis = 0 : i32} : (tensor<?xf32>) -> !tosa.shape<1>
-  // expected-error @below {{the shape of this tile is computed by a tile of a tensor with ? dims}}
+  // expected-error @below {{the shape of this tile is computed by a tile along a ? dim}}
   %t = tosa.tile %x, %d : (tensor<?xf32>, !tosa.shape<1>) -> tensor<?xf32>
   return %t : tensor<?xf32>
 }

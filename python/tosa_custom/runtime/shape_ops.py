@@ -117,20 +117,25 @@ def _slice(op) -> ir.Value:
 
 
 def _tile(op) -> ir.Value:
-    """A `linalg.generic` reading input index `i mod d` along each axis (d
-    the input's static size: 0 for a size-1 axis, a broadcast; the frontend
-    tiles a `tensor<1xi32>` by a dim to count it) into `tensor.empty` of the
-    input sizes times the computed multiples."""
+    """A `linalg.generic` reading input index `i mod d` along each tiled axis
+    (d the input's static size: 0 for a size-1 axis, a broadcast; the
+    frontend tiles a `tensor<1xi32>` by a dim to count it, and a [1, T] row
+    by the batch) and `i` along the others (a `?` axis is never tiled), into
+    `tensor.empty` of the input sizes times the computed multiples."""
     from torch_mlir.dialects import linalg as linalg_d
 
     x = op.operands[0]
     t, result = ir.RankedTensorType(x.type), ir.RankedTensorType(op.results[0].type)
-    if not t.has_static_shape:
-        raise _Unsupported("a tile of a tensor with ? dims")
     multiples = _sizes(op.operands[1])
-    sizes = [n * m if isinstance(m, int) else arith_d.muli(_index(n), m) for n, m in zip(t.shape, multiples)]
+    if any(t.is_dynamic_dim(i) and m != 1 for i, m in enumerate(multiples)):
+        raise _Unsupported("a tile along a ? dim")  # i mod a run-time size is not an affine read
+    sizes = [tensor_d.dim(x, _index(i)) if t.is_dynamic_dim(i)
+             else n * m if isinstance(m, int) else arith_d.muli(_index(n), m)
+             for i, (n, m) in enumerate(zip(t.shape, multiples))]
     empty = tensor_d.EmptyOp(sizes, t.element_type).result
-    read = [ir.AffineConstantExpr.get(0) if n == 1 else ir.AffineDimExpr.get(i) % n for i, n in enumerate(t.shape)]
+    read = [ir.AffineDimExpr.get(i) if t.is_dynamic_dim(i) or m == 1 else
+            ir.AffineConstantExpr.get(0) if n == 1 else ir.AffineDimExpr.get(i) % n
+            for i, (n, m) in enumerate(zip(t.shape, multiples))]
     maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get(t.rank, 0, read)),
                              ir.AffineMapAttr.get(ir.AffineMap.get_identity(t.rank))])
     parallel = ir.ArrayAttr.get([ir.Attribute.parse("#linalg.iterator_type<parallel>")] * t.rank)
