@@ -40,16 +40,16 @@ def set_function_type(func, inputs, results) -> None:
     func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(list(inputs), list(results)))
 
 
-def add_signature_attrs(func, key: str, count: int, marks: dict[int, dict[str, str]]) -> None:
-    """Add string attributes to some arguments' (`key="arg_attrs"`) or
-    results' (`"res_attrs"`) dictionaries of `func`, keeping the others."""
+def add_signature_attrs(func, key: str, count: int, marks: "dict[int, dict[str, str | ir.Attribute]]") -> None:
+    """Add attributes (a str is a StringAttr) to some arguments' (`key="arg_attrs"`)
+    or results' (`"res_attrs"`) dictionaries of `func`, keeping the others."""
     if not marks:
         return
     old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else [ir.DictAttr.get({})] * count
     new = []
     for i, attrs in enumerate(old):
         entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
-        entries.update({k: ir.StringAttr.get(v) for k, v in marks.get(i, {}).items()})
+        entries.update({k: ir.StringAttr.get(v) if isinstance(v, str) else v for k, v in marks.get(i, {}).items()})
         new.append(ir.DictAttr.get(entries))
     func.attributes[key] = ir.ArrayAttr.get(new)
 

@@ -20,6 +20,7 @@ from torch_mlir.extras import fx_importer as _fx
 
 from ..contract import shapes as _shapes
 from ..core import attrs as _attrs
+from ..core import ir as _core_ir
 from ..core.diagnostics import CompileError
 
 __all__ = ["INT64_MAX", "resolve_dynamic_shapes", "static_where_specialized", "dim_value", "mark_boundary"]
@@ -107,19 +108,6 @@ def _shape_attrs(vals) -> dict[int, ir.Attribute]:
     return found
 
 
-def _add(func, key: str, count: int, marks: dict[int, ir.Attribute]) -> None:
-    if not marks:
-        return
-    old = list(ir.ArrayAttr(func.attributes[key])) if key in func.attributes else [ir.DictAttr.get({})] * count
-    new = []
-    for i, attrs in enumerate(old):
-        entries = {a.name: a.attr for a in ir.DictAttr(attrs)}
-        if i in marks:
-            entries[_attrs.SHAPE] = marks[i]
-        new.append(ir.DictAttr.get(entries))
-    func.attributes[key] = ir.ArrayAttr.get(new)
-
-
 def mark_boundary(func, program) -> None:
     """Write §15.1's attributes on the imported entry `func` of `program`
     (placeholders still in its graph are `func`'s arguments, in order): the
@@ -141,5 +129,5 @@ def mark_boundary(func, program) -> None:
     ranges = {str(k): _range(v) for k, v in program.range_constraints.items() if str(k) in names}
     func.attributes[_attrs.SYMBOLS] = ir.DictAttr.get({
         name: ir.DenseI64ArrayAttr.get(ranges.get(name, [0, INT64_MAX])) for name in sorted(names)})
-    _add(func, "arg_attrs", len(ftype.inputs), _shape_attrs(inputs))
-    _add(func, "res_attrs", len(ftype.results), _shape_attrs(outputs))
+    for key, count, values in (("arg_attrs", len(ftype.inputs), inputs), ("res_attrs", len(ftype.results), outputs)):
+        _core_ir.add_signature_attrs(func, key, count, {i: {_attrs.SHAPE: a} for i, a in _shape_attrs(values).items()})
