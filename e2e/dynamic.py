@@ -90,9 +90,7 @@ def DynamicAttentionModule_sequence():
 
 @case(inputs=lambda: (torch.randn(3, 6, 16),), family=FAMILY,
       dynamic_shapes=lambda: ({0: _batch(hi=8), 1: Dim("seq", min=1, max=32)},),
-      sizes=lambda: [(torch.randn(b, t, 16),) for b, t in ((1, 1), (8, 3), (2, 32))], selective_ops=["aten.softmax"],
-      xfail={"stock": "lowering-failed: TorchToTosa lowers softmax's max.dim over a (?, 2, ?) tensor with a "
-                      "tosa.reshape of two -1 dims, which TOSA's verifier refuses (keep softmax, or auto mode)"})
+      sizes=lambda: [(torch.randn(b, t, 16),) for b, t in ((1, 1), (8, 3), (2, 32))], selective_ops=["aten.softmax"])
 def DynamicAttentionModule_batch_and_sequence():
     """Two symbolic sizes in one view: (B, T, H, D)."""
     return _Attention()
