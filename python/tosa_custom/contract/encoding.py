@@ -36,6 +36,7 @@ __all__ = [
     "canonical_json",
     "encode_attrs",
     "decode_attrs",
+    "parse_result_shapes",
 ]
 
 CONTRACT_VERSION = 3
@@ -366,13 +367,19 @@ def encode_attrs(args: dict, dropped_results: Sequence[int] = (), operand_dtypes
 
 
 def _parse_result_shapes(attrs: dict, num_operands: int) -> tuple | None:
-    """`result_shapes` (CONTRACT.md 15.2) as a tuple per result of int |
-    ShapeExpr; operand references checked against `num_operands`."""
+    """`result_shapes` (CONTRACT.md 15.2) of a decoded `implementation_attrs`,
+    or None when it has none; it needs version 3."""
     if "result_shapes" not in attrs:
         return None
-    table = attrs["result_shapes"]
     if attrs["version"] < 3:
         raise ContractError(f"'result_shapes' needs contract version 3, but the op says version {attrs['version']}")
+    return parse_result_shapes(attrs["result_shapes"], num_operands)
+
+
+def parse_result_shapes(table, num_operands: int) -> tuple:
+    """A `result_shapes` table as a tuple per result of int | ShapeExpr,
+    operand references checked against `num_operands` (the one reader of
+    the key: `decode()`, and the runtime for ops of any domain that state it)."""
     if not (isinstance(table, list) and all(isinstance(dims, list) for dims in table)):
         raise ContractError(f"'result_shapes' must be a list (one per result) of lists of dims, got "
                             f"{json.dumps(table)[:80]}")

@@ -33,8 +33,8 @@ from torch_mlir import ir
 from torch_mlir.dialects import arith as arith_d
 from torch_mlir.dialects import tensor as tensor_d
 
-from ..contract.encoding import ContractError
-from ..contract.shapes import ShapeError, ShapeExpr, parse
+from ..contract.encoding import ContractError, parse_result_shapes
+from ..contract.shapes import ShapeExpr
 from ..contract.decode import constant_operand, custom_op_strings, custom_ops
 from ..core.diagnostics import CompileError
 from ..core.passes import PassContext, register_pass
@@ -120,17 +120,15 @@ def result_shapes(op, attrs: str, operator_name: str) -> list[list[int | ShapeEx
         raise CompileError(f"{where} and no \"result_shapes\" with one entry per result in its implementation_attrs "
                            "(CONTRACT.md 15.2): the runtime cannot allocate it", category="dynamic-shape",
                            ops=[operator_name])
-    shapes = []
-    for r, (dims, t) in enumerate(zip(table, types)):
-        if not isinstance(dims, list) or len(dims) != t.rank:
-            raise CompileError(f"{where}: result_shapes[{r}] = {dims!r} is not a list of {t.rank} dims",
+    try:
+        shapes = parse_result_shapes(table, len(op.operands))
+    except ContractError as e:
+        raise CompileError(f"{where}: {e}", category="dynamic-shape", ops=[operator_name]) from None
+    for r, (dims, t) in enumerate(zip(shapes, types)):
+        if len(dims) != t.rank:
+            raise CompileError(f"{where}: result_shapes[{r}] has {len(dims)} dims, the result {t.rank}",
                                category="dynamic-shape", ops=[operator_name])
-        try:
-            shapes.append([d if isinstance(d, int) else parse(d, symbols=False) for d in dims])
-        except ShapeError as e:
-            raise CompileError(f"{where}: result_shapes[{r}]: {e}", category="dynamic-shape",
-                               ops=[operator_name]) from None
-    return shapes
+    return [list(dims) for dims in shapes]
 
 
 def find_custom_call_sites(module, read=read_constant) -> list[CustomCallSite]:
