@@ -22,37 +22,53 @@ from torch_mlir import ir
 from ..contract import shapes as _shapes
 from ..core import ir as _ir
 
-__all__ = ["BIND", "derive_result_shapes"]
+__all__ = ["BIND", "SYMBOLIC_INT", "symbol_name", "binding_op", "bound_dims", "derive_result_shapes"]
 
 BIND = "torch.bind_symbolic_shape"
-_SYMBOLIC_INT = "torch.symbolic_int"
+SYMBOLIC_INT = "torch.symbolic_int"
 
 
-def _symbol_name(value: ir.Value) -> str | None:
+def symbol_name(value: ir.Value) -> str | None:
     """The name of the `torch.symbolic_int` that defines `value`, else None."""
     op = _ir.defining_op(value)
-    if op is None or op.name != _SYMBOLIC_INT:
+    if op is None or op.name != SYMBOLIC_INT:
         return None
     return ir.StringAttr(op.attributes["symbol_name"]).value
 
 
-def _binding(value: ir.Value) -> list[_shapes.ShapeExpr] | None:
-    """The shape the `torch.bind_symbolic_shape` of `value` gives it, one
-    expression over the program's symbols per dim, or None when nothing binds it."""
+def binding_op(value: ir.Value) -> ir.Operation | None:
+    """The `torch.bind_symbolic_shape` of `value`, read from its uses (a
+    binding moves with the uses when a pass replaces the value it bound)."""
     for use in value.uses:
-        op = use.owner
-        if op.name == BIND and op.operands[0] == value:
-            names = [_symbol_name(v) for v in list(op.operands)[1:]]
-            symbols = [_shapes.symbol(n if n is not None else f"?{i}") for i, n in enumerate(names)]
-            affine = ir.AffineMapAttr(op.attributes["shape_expressions"]).value
-            return [_shapes.from_affine(e, symbols) for e in affine.results]
+        if use.owner.name == BIND and use.owner.operands[0] == value:
+            return use.owner
     return None
+
+
+def bound_dims(bind: ir.Operation, *, unnamed_as_placeholder: bool) -> list[_shapes.ShapeExpr] | None:
+    """The shape a `torch.bind_symbolic_shape` gives its value, one
+    expression over the program's symbols per dim. A symbol operand that is
+    no `torch.symbolic_int` is `?i` with `unnamed_as_placeholder` (no operand
+    can bind it, so a size reading it is refused by name), else the whole
+    binding is None."""
+    names = [symbol_name(v) for v in list(bind.operands)[1:]]
+    if None in names and not unnamed_as_placeholder:
+        return None
+    symbols = [_shapes.symbol(n if n is not None else f"?{i}") for i, n in enumerate(names)]
+    affine = ir.AffineMapAttr(bind.attributes["shape_expressions"]).value
+    return [_shapes.from_affine(e, symbols) for e in affine.results]
+
+
+def _binding(value: ir.Value) -> list[_shapes.ShapeExpr] | None:
+    """The shape the `torch.bind_symbolic_shape` of `value` gives it, or None when nothing binds it."""
+    bind = binding_op(value)
+    return None if bind is None else bound_dims(bind, unnamed_as_placeholder=True)
 
 
 def _scalar_size(value: ir.Value) -> _shapes.ShapeExpr | None:
     """What a `!torch.int` operand is over the symbols: a `torch.symbolic_int`,
     or `torch.aten.size.int` of a bound tensor dim."""
-    name = _symbol_name(value)
+    name = symbol_name(value)
     if name is not None:
         return _shapes.symbol(name)
     op = _ir.defining_op(value)

@@ -37,6 +37,7 @@ from ..core import dtypes as _dtypes
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
 from ..core.torch_ir import NOT_CONSTANT, constant
+from .result_shapes import BIND as _BIND, SYMBOLIC_INT as _SYMBOL, binding_op, bound_dims
 
 __all__ = ["RESOLVE_SIZE_LISTS", "SIZES_AS_TENSORS", "DROP_SYMBOLIC_SHAPES", "SizeExprs", "resolve_size_lists",
            "sizes_as_tensors", "drop_symbolic_shapes"]
@@ -45,7 +46,6 @@ RESOLVE_SIZE_LISTS = "tosa-custom-resolve-size-lists"
 SIZES_AS_TENSORS = "tosa-custom-sizes-as-tensors"
 DROP_SYMBOLIC_SHAPES = "tosa-custom-drop-symbolic-shapes"
 
-_BIND, _SYMBOL = "torch.bind_symbolic_shape", "torch.symbolic_int"
 # Integer arithmetic on sizes: torch op -> (ShapeExpr operator, TOSA shape op).
 _ARITHMETIC = {"torch.aten.mul.int": ("__mul__", "tosa.mul_shape"), "torch.aten.add.int": ("__add__", "tosa.add_shape"),
                "torch.aten.sub.int": ("__sub__", "tosa.sub_shape"),
@@ -96,22 +96,17 @@ class SizeExprs:
             self._read(bind)
 
     def _read(self, bind: ir.Operation) -> "list[_shapes.ShapeExpr] | None":
-        names = [_symbol_name(v) for v in list(bind.operands)[1:]]
-        if None in names:
-            return None
-        amap = ir.AffineMapAttr(bind.attributes["shape_expressions"]).value
-        dims = [_shapes.from_affine(e, [_shapes.symbol(n) for n in names]) for e in amap.results]
-        self.bound[bind.operands[0]] = dims
+        dims = bound_dims(bind, unnamed_as_placeholder=False)
+        if dims is not None:
+            self.bound[bind.operands[0]] = dims
         return dims
 
     def _binding(self, value: ir.Value) -> "list[_shapes.ShapeExpr] | None":
         """The bound dims of `value`, read from its uses each time: a binding
         moves with the uses when a pass replaces the value it bound, and an
         erased value's key may be taken by a new one."""
-        for use in value.uses:
-            if use.owner.name == _BIND and use.owner.operands[0] == value:
-                return self._read(use.owner)
-        return None
+        bind = binding_op(value)
+        return None if bind is None else self._read(bind)
 
     def dim(self, value: ir.Value, i: int, depth: int = 8) -> _shapes.ShapeExpr | None:
         dims = _dims(value.type)
@@ -167,11 +162,6 @@ class SizeExprs:
             a, b = self.of_int(op.operands[0]), self.of_int(op.operands[1])
             return None if a is None or b is None else getattr(a, _ARITHMETIC[op.name][0])(b)
         return None
-
-
-def _symbol_name(value: ir.Value) -> str | None:
-    op = _ir.defining_op(value)
-    return ir.StringAttr(op.attributes["symbol_name"]).value if op is not None and op.name == _SYMBOL else None
 
 
 # ShapeExpr operator -> TOSA shape op (1.1 draft).
