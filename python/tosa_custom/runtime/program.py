@@ -374,6 +374,7 @@ class Program:
         self._fast = None if complex_in else [(s.shape, s.dtype) for s in self.input_specs]
         self._complex_outputs = any(s.dtype.is_complex for s in self.output_specs)
         self._sized = [s.dynamic for s in self.input_specs]  # inputs whose sizes are written per call
+        self._last_shapes = None  # the input sizes the descriptors hold (DynamicProgram)
         # Each returned result: its rank, the dtype it is stored as (complex as real pairs), complex or not.
         self._returned = [(len(s.stored_shape), s.dtype.to_real(), s.dtype.is_complex) for s in returned]
         # empty_like of a zero-size expanded template allocates a contiguous
@@ -557,18 +558,23 @@ class DynamicProgram(Program):
     code, which allocated it (handed out zero-copy, freed with the tensor)."""
 
     def __call__(self, *inputs):
-        self._boundary.check(inputs)
+        # As Program.__call__, with the sizes: a call at the sizes of the
+        # previous one compares one tuple; new sizes are checked
+        # (InputShapes) and written into the descriptors once.
+        if self._boundary.written:
+            self._boundary.check(inputs)
         tensors = inputs if self._ready(inputs) else self._check_inputs(inputs)
-        if self._shapes is not None:
-            self._shapes.check(tensors)
+        shapes = tuple([t.shape for t in tensors])
         outputs = [] if self._returns else [torch.empty_like(t, memory_format=torch.contiguous_format)
                                             for t in self._out_templates]
         with self._lock:
             block = self._descriptors
+            if shapes != self._last_shapes:
+                self._accept(tensors, shapes)
             current = {}
             i = 0
-            for t, sized in zip(tensors, self._sized):
-                ptr = block.set_sized(i, t) if sized else block.set(i, t)
+            for t in tensors:
+                ptr = block.set(i, t)
                 if not t.requires_grad:
                     current[ptr] = t
                 i += 1
@@ -581,8 +587,17 @@ class DynamicProgram(Program):
             self._execute(current)
             if self._returns:
                 outputs = self._take_results()
-        with self._lock:
             return self._boundary.finish(inputs, outputs, self._weights)
+
+    def _accept(self, tensors, shapes: tuple) -> None:
+        """Check the sizes of a call (ValueError unless they fit the
+        boundary) and write them into the descriptors (the lock held)."""
+        if self._shapes is not None:
+            self._shapes.check(tensors)
+        for i, sized in enumerate(self._sized):
+            if sized:
+                self._descriptors.set_sizes(i, shapes[i])
+        self._last_shapes = shapes
 
     def _ready(self, inputs) -> bool:
         """Every input a contiguous tensor of the right dtype and rank (sizes: `InputShapes`)."""
