@@ -116,6 +116,41 @@ func.func @main(%a: tensor<?x8xf32>) -> tensor<1x8xf32> {
         torch.testing.assert_close(program(a), a.sum(0, keepdim=True), **reduction_tolerance(n))
 
 
+_ROW_OPS = """
+func.func @main(%x: tensor<?x?xf32> {tosa_custom.shape = ["s0", "s1"]}) -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x1xf32>)
+    attributes {tosa_custom.symbols = {s0 = array<i64: 1, 4096>, s1 = array<i64: 1, 4096>}} {
+  %sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = tosa.reduce_max %x {axis = 1 : i32} : (tensor<?x?xf32>) -> tensor<?x1xf32>
+  %d = tosa.sub %x, %m : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  %e = tosa.exp %d : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %n = tosa.reduce_sum %e {axis = 1 : i32} : (tensor<?x?xf32>) -> tensor<?x1xf32>
+  %i = tosa.reciprocal %n : (tensor<?x1xf32>) -> tensor<?x1xf32>
+  %y = tosa.mul %e, %i, %sh : (tensor<?x?xf32>, tensor<?x1xf32>, tensor<1xi8>) -> tensor<?x?xf32>
+  %mn = tosa.reduce_min %x {axis = 1 : i32} : (tensor<?x?xf32>) -> tensor<?x1xf32>
+  return %y, %m, %mn : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x1xf32>
+}"""
+
+
+def _row_lengths() -> list[int]:
+    """Rows whose `?` remainder is empty, one element, a vector but one, one
+    vector, one more, and several masked vectors, for the host's lanes."""
+    from tosa_custom.runtime.tiling import tile_config
+    lanes, cap = tile_config().lanes, tile_config().elementwise
+    return sorted({1, lanes - 1, lanes, lanes + 1, cap - 1, cap, cap + 1, cap + lanes + 1, 2 * cap + 3})
+
+
+def test_reductions_along_a_dynamic_row_at_the_remainder_edges():
+    """softmax, max and min along a `?` row: the remainder beyond whole tiles
+    runs as masked vectors; masked-off lanes must not reach a sum, a max or a
+    min (values all negative, so a 0 in a max or a sum would show)."""
+    program = runtime.load(_ROW_OPS)
+    for n in _row_lengths():
+        x = -torch.rand(3, n) - 0.5
+        y, m, mn = program(x)
+        torch.testing.assert_close(y, torch.softmax(x, dim=1), **reduction_tolerance(n))
+        assert torch.equal(m, x.amax(1, keepdim=True)) and torch.equal(mn, x.amin(1, keepdim=True)), n
+
+
 @pytest.mark.parametrize("m", [1, 7, 100])
 def test_matmul_with_dynamic_rows(m):
     program = runtime.load("""

@@ -2,8 +2,10 @@
 // RUN: tosa-custom-opt %s -split-input-file --tosa-custom-tile-and-vectorize=cpu=avx2 2>/dev/null | FileCheck %s --check-prefixes=CHECK,AVX2
 // Plans for ops with `?` dims: a `?` loop is tiled at the cap and peeled, so
 // the main tiles have static shapes; the remainder, of a size known only at
-// run time, is tiled again by 1 along that loop, so it is static too. Every
-// tile is vectorized; nothing is left as a linalg op.
+// run time, is tiled again: by 1 along that loop for a contraction (static
+// too), by the CPU's lanes for elementwise ops and reductions, each tile
+// vectorized at that width with masks (the last one partial). Every tile is
+// vectorized; nothing is left as a linalg op.
 
 // Rows of a matmul `?`: MR x NR register tiles (8 x 32 on AVX-512, 6 x 16 on
 // AVX2) over the whole rows; the remainder one row at a time, its fill fused
@@ -36,15 +38,22 @@ func.func @matmul_rows(%a: tensor<1x?x64xf32>, %b: tensor<1x64x64xf32>) -> tenso
 // -----
 
 // An elementwise op over `?` x `?`: one row at a time, 64 (AVX-512) or 16
-// (AVX2) lanes along the `?` columns, the remainder one lane at a time.
+// (AVX2) lanes along the `?` columns, the remainder 16 (AVX-512) or 8 (AVX2)
+// lanes at a time, masked to what is left of the row.
 // CHECK-LABEL: func.func @exp_columns(
 // CHECK:         scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
 // CHECK:           scf.for %{{.*}} = %c0 to %[[FULL:.*]] step %[[LANES:.*]] iter_args
 // AVX512:            math.exp {{.*}} : vector<1x64xf32>
 // AVX2:              math.exp {{.*}} : vector<1x16xf32>
 // CHECK:           scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %[[LANES]] iter_args
-// CHECK:             scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
-// CHECK:               math.exp {{.*}} : vector<1x1xf32>
+// AVX512:            scf.for %{{.*}} = %c0 to %{{.*}} step %c16 iter_args
+// AVX2:              scf.for %{{.*}} = %c0 to %{{.*}} step %c8 iter_args
+// AVX512:              %[[MASK:.*]] = vector.create_mask %{{.*}}, %{{.*}} : vector<1x16xi1>
+// AVX2:                %[[MASK:.*]] = vector.create_mask %{{.*}}, %{{.*}} : vector<1x8xi1>
+// CHECK:               vector.mask %[[MASK]] { vector.transfer_read
+// AVX512:              math.exp {{.*}} : vector<1x16xf32>
+// AVX2:                math.exp {{.*}} : vector<1x8xf32>
+// CHECK:               vector.mask %[[MASK]] { vector.transfer_write
 // CHECK-NOT:     linalg.generic
 func.func @exp_columns(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
@@ -63,15 +72,19 @@ func.func @exp_columns(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 // -----
 
 // A reduction along a `?` row: whole vectors (no wider than the elementwise
-// ones, as the remainder is summed one element at a time), then the remainder.
+// ones), then the remainder in masked vectors of the CPU's lanes.
 // CHECK-LABEL: func.func @sum_rows(
 // CHECK:         scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
 // CHECK:           scf.for %{{.*}} = %c0 to %[[FULL:.*]] step %[[LANES:.*]] iter_args
 // AVX512:            vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x64xf32> to vector<1xf32>
 // AVX2:              vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x16xf32> to vector<1xf32>
 // CHECK:           scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %[[LANES]] iter_args
-// CHECK:             scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
-// CHECK:               vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x1xf32> to vector<1xf32>
+// AVX512:            scf.for %{{.*}} = %c0 to %{{.*}} step %c16 iter_args
+// AVX2:              scf.for %{{.*}} = %c0 to %{{.*}} step %c8 iter_args
+// CHECK:               %[[MASK:.*]] = vector.create_mask
+// CHECK:               vector.mask %[[MASK]] { vector.transfer_read
+// AVX512:              vector.mask %[[MASK]] { vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x16xf32> to vector<1xf32> }
+// AVX2:                vector.mask %[[MASK]] { vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x8xf32> to vector<1xf32> }
 // CHECK-NOT:     linalg.generic
 func.func @sum_rows(%a: tensor<?x?xf32>) -> tensor<?xf32> {
   %cst = arith.constant 0.0 : f32

@@ -46,6 +46,7 @@ from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .tosa_fixes import INTEGER_NEGATE_AS_SUB
 from .shape_ops import LOWER_SHAPE_OPS
 from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
+from .masks import LOWER_MASKS
 from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
     GENERALIZE,
@@ -144,7 +145,7 @@ _DEALLOCATE = [
     # The wheel lacks the runner-utils library: memrefCopy would not resolve.
     "func.func(refback-munge-memref-copy)",
 ]
-_TILE = [GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS, GENERALIZE, TILE_AND_VECTORIZE, EXPAND_MATH]
+_TILE = [GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS, GENERALIZE, TILE_AND_VECTORIZE, LOWER_MASKS, EXPAND_MATH]
 _BUFFERIZE_TILED = [
     # inline: pack_columns' packing functions, now tiled.
     "inline", "canonicalize", "cse", "func.func(loop-invariant-subset-hoisting)", "canonicalize",
@@ -159,7 +160,8 @@ _VECTOR_TAIL = [FUSE_MULTIPLY_ADD, LOWER_VECTORS]
 
 def _tile(cpu: CpuTarget) -> list[str]:
     on = f"{{cpu={cpu.name}}}"
-    return [GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS + on, GENERALIZE, TILE_AND_VECTORIZE + on, EXPAND_MATH]
+    return [GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS + on, GENERALIZE, TILE_AND_VECTORIZE + on, LOWER_MASKS,
+            EXPAND_MATH]
 
 
 def _vector_tail(cpu: CpuTarget) -> list[str]:

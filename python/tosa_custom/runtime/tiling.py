@@ -117,6 +117,9 @@ def _largest_divisor(n: int, cap: int) -> int:
 # The range the planner gives a loop of `?` iterations: more than any tile,
 # divided by none (so it is tiled at the cap and its remainder peeled).
 DYNAMIC_RANGE = (1 << 40) + 1
+# An elementwise op's (or reduction's) `?` remainder: vectors of the CPU's
+# lanes with masks (off: one element at a time, the old way; for comparison).
+MASK_REMAINDERS = True
 
 
 def _tile(n: int, cap: int, multiple: int = 1, peel: bool = True) -> tuple[int, bool]:
@@ -340,11 +343,12 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
     if d in info.bool_dims or d in window_dims:
         return None
     cap = config.reduction if reduction[d] else config.elementwise
-    if d in info.dynamic:  # its remainder runs one element at a time: keep it short
+    if d in info.dynamic:  # its remainder is vectors with masks, at most cap / lanes of them: keep it short
         cap = min(cap, config.elementwise)
     tiles[d], p = _tile(ranges[d], cap, config.lanes, not info.windows)
+    dynamic = (d,) if p and d in info.dynamic else ()
     return TilePlan("elementwise", tuple(tiles), window=bool(info.windows), peel=(d,) if p else (),
-                    dynamic=(d,) if p and d in info.dynamic else ())
+                    dynamic=dynamic, masked=config.lanes if dynamic and MASK_REMAINDERS else 0)
 
 
 @register_pass(MAKE_COLUMNS_CONTIGUOUS,

@@ -11,10 +11,12 @@ canonicalization), so each is vectorized as it is; the alternative, tiles
 shrunk to a divisor of the range, falls to one row or a few lanes on prime
 or odd sizes (a 197-token sequence, 251 output features) and runs many
 times slower. A loop of `?` iterations is tiled and peeled the same way; its
-remainder, of a size known only at run time, is tiled again by 1 along that
-loop (one row, or one lane), so it too has a static shape and vectorizes
-without masks (masked vectors do not survive the bufferization and hoisting
-after tiling).
+remainder, of a size known only at run time, is (elementwise ops and
+reductions) tiled again by the CPU's vector lanes and each of those tiles
+vectorized at that width with masks: whole vectors but the last, which
+masks.py then takes out of their `vector.mask` regions before bufferization.
+Contractions tile their remainder by 1 along that loop (one row), so it too
+has a static shape and vectorizes without masks.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ import dataclasses
 from torch_mlir import ir
 from torch_mlir.dialects.transform import interpreter
 
-__all__ = ["TilePlan", "PLAN_ATTR", "VECTOR_LOWERING_SCRIPT", "apply_script", "generalize_script", "tiling_script"]
+__all__ = ["TilePlan", "PLAN_ATTR", "MASKED_ATTR", "VECTOR_LOWERING_SCRIPT", "apply_script", "generalize_script",
+           "patterns_script", "tiling_script"]
 
 _SEQUENCE_HEAD = """module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
@@ -66,6 +69,8 @@ PLAN_ATTR = "tosa_custom.tile_plan"
 """The attribute naming an op's plan (its number in the script); tiling
 clones it onto every tile, peeled ones included."""
 _PEELED_FILL = "tosa_custom.peeled_fill"
+MASKED_ATTR = "tosa_custom.masked"
+"""On the remainder tiles of plan k (= k) that are vectorized with masks."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +94,9 @@ class TilePlan:
     # Those of them with a `?` range: the remainder, of dynamic size, is
     # tiled again by 1 along them, so every tile has a static shape.
     dynamic: tuple[int, ...] = ()
+    # Elementwise plans: the `?` remainder is tiled by this many lanes
+    # instead, each tile vectorized at that width with masks (0: not).
+    masked: int = 0
 
     @property
     def deferred_reduction(self) -> bool:
@@ -96,6 +104,10 @@ class TilePlan:
         so the remainder's rows are cut to 1 outside them (its accumulators
         stay in registers over the whole reduction)."""
         return bool(self.dynamic) and any(self.reduction)
+
+    def masked_sizes(self) -> list[int]:
+        """The vector sizes of a masked remainder tile."""
+        return [self.masked if d in self.dynamic else t for d, t in enumerate(self.tile_sizes)]
 
     def reduction_sizes(self) -> list[int]:
         return [t if r else 0 for t, r in zip(self.tile_sizes, self.reduction)]
@@ -105,6 +117,15 @@ def apply_script(module: ir.Module, script: str) -> None:
     transform_module = ir.Module.parse(script, module.context)
     entry = transform_module.body.operations[0]
     interpreter.apply_named_sequence(module.operation, entry, transform_module)
+
+
+def patterns_script(patterns) -> str:
+    """Apply the named pattern sets (`transform.apply_patterns.*`) to every function."""
+    return (_SEQUENCE_HEAD.replace("transform.consumed", "transform.readonly")
+            + f'    %f = transform.structured.match ops{{["func.func"]}} in %root : ({_ANY}) -> {_ANY}\n'
+            + "    transform.apply_patterns to %f {\n"
+            + "".join(f"      {p}\n" for p in patterns)
+            + f"    }} : {_ANY}\n" + _SEQUENCE_TAIL)
 
 
 def generalize_script(names) -> str:
@@ -162,9 +183,30 @@ def _peel_lines(plan: TilePlan, loops: dict[int, str], k: int) -> list[str]:
     for d in sorted(plan.peel, key=depth.index, reverse=True):
         lines += [f'      %c{d} = transform.cast {loops[d]} : {_ANY} to !transform.op<"scf.for">',
                   f'      %p{d}:2 = transform.loop.peel %c{d} : (!transform.op<"scf.for">) -> ({_handles(2)})']
-        if d in plan.dynamic:
+        if d in plan.dynamic and plan.masked:
+            lines += _mask_lines(plan, k, d)
+        elif d in plan.dynamic:
             lines += _unit_tile_lines(plan, k, d)
     return lines
+
+
+def _mask_lines(plan: TilePlan, k: int, d: int) -> list[str]:
+    """Mark plan k's ops in the remainder of loop d, to be vectorized with
+    masks (`_vectorize_peeled_lines`), and tile them along d by the mask
+    width: whole vectors but the last, so a short remainder costs no more
+    vector steps than it has vectors of elements."""
+    lines = [f"      %r{d} = transform.structured.match attributes{{{PLAN_ATTR} = {k} : i64}} in %p{d}#1"
+             f" : ({_ANY}) -> {_ANY}",
+             f"      %k{d} = transform.param.constant {k} : i64 -> !transform.param<i64>",
+             f"      transform.annotate %r{d} \"{MASKED_ATTR}\" = %k{d} : {_ANY}, !transform.param<i64>"]
+    if plan.masked == plan.tile_sizes[d]:
+        return lines
+    sizes = _sizes(plan.masked if i == d else 0 for i in range(len(plan.tile_sizes)))
+    return lines + [f"      transform.foreach %r{d} : {_ANY} {{",
+                    f"      ^bb0(%r{d}o: {_ANY}):",
+                    f"        %r{d}t, %r{d}l = transform.structured.tile_using_for %r{d}o tile_sizes [{sizes}]"
+                    f" : ({_ANY}) -> ({_handles(2)})",
+                    "      }"]
 
 
 def _unit_tile_lines(plan: TilePlan, k: int, d: int) -> list[str]:
@@ -221,6 +263,12 @@ def _vectorize_peeled_lines(plans: dict[TilePlan, int]) -> list[str]:
              f"    }} : {_ANY}",
              f"    %pf = transform.structured.match attributes{{{_PEELED_FILL}}} in %root : ({_ANY}) -> {_ANY}",
              f"    transform.structured.vectorize %pf : {_ANY}"]
+    for plan, k in plans.items():
+        if plan.masked:  # first: the main tiles' match below would take these too
+            lines += [f"    %w{k} = transform.structured.match attributes{{{MASKED_ATTR} = {k} : i64}} in %root"
+                      f" : ({_ANY}) -> {_ANY}",
+                      f"    transform.structured.vectorize %w{k} vector_sizes [{_sizes(plan.masked_sizes())}]"
+                      f" : {_ANY}"]
     for plan, k in plans.items():
         if plan.peel:
             named = " {create_named_contraction}" if plan.kind == "contraction" else ""
