@@ -197,6 +197,30 @@ def test_results_own_their_buffers(elementwise, monkeypatch):
     assert torch.isfinite(expected).all()
 
 
+def test_results_computed_into_buffers_the_call_offers(monkeypatch):
+    """From the second call at the same sizes, each result is computed into a
+    buffer the call allocated (torch's own: nothing for the runtime to free);
+    at new sizes, the compiled code allocates once more (freed with the
+    tensors); a result whose size changes at the same input sizes (an offer
+    that does not fit) is allocated by the compiled code, and right."""
+    freed = []
+    free = memref._free
+    monkeypatch.setattr(memref, "_free", lambda p: (freed.append(p), free(p)))
+    program = runtime.load(ELEMENTWISE)
+    # Buffers the compiled code allocated (the result and the input's copy), per call.
+    for n, allocated in [(9, 2), (9, 0), (9, 0), (2, 2), (2, 0), (9, 2)]:
+        a, b = torch.randn(n, 4), torch.randn(n, 4)
+        gc.collect()
+        freed.clear()
+        result, same = program(a, b)
+        torch.testing.assert_close(result, torch.exp(a + b))
+        assert torch.equal(same, a) and same.data_ptr() != a.data_ptr()
+        result.add_(1)  # a tensor of its own, writable
+        del result, same
+        gc.collect()
+        assert len(freed) == allocated, (n, freed)
+
+
 _SIZED = """
 func.func @main(%a: tensor<?x4xf32> {tosa_custom.shape = ["s0", 4]}, %n: tensor<i64>)
     -> (tensor<?x4xf32>, tensor<?xf32>) attributes {tosa_custom.symbols = {s0 = array<i64: 1, 100>}} {
@@ -221,7 +245,7 @@ def test_custom_op_results_sized_by_result_shapes():
         return torch.cat([a, a]), torch.arange(int(n), dtype=torch.float32)
 
     program = runtime.load(_SIZED)
-    for rows, count in [(1, 0), (3, 5), (3, 2), (64, 9)]:
+    for rows, count in [(1, 0), (3, 5), (3, 5), (3, 2), (3, 7), (64, 9)]:
         a = torch.randn(rows, 4)
         doubled, counted = program(a, torch.tensor(count))
         torch.testing.assert_close(doubled, torch.cat([a, a]).exp())

@@ -47,6 +47,7 @@ from .tosa_fixes import INTEGER_NEGATE_AS_SUB
 from .shape_ops import LOWER_SHAPE_OPS
 from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
 from .masks import LOWER_MASKS
+from .result_buffers import OFFER_RESULT_BUFFERS
 from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
     GENERALIZE,
@@ -194,13 +195,20 @@ _VECTORIZE = _TILE + _BUFFERIZE_TILED + _DEALLOCATE + _VECTOR_TAIL  # CPU-indepe
 def _returning(passes: list[str], returns: bool) -> list[str]:
     """A program with results of dynamic size returns them (allocated by the
     compiled code; ownership-based deallocation clones one it does not own)
-    instead of writing them into the caller's buffers."""
+    instead of writing them into the caller's buffers; after deallocation,
+    each returned allocation may take a buffer the caller offers
+    (result_buffers.py)."""
+    if not returns:
+        return passes
     out_params = (*_OUT_PARAMS, WRITE_RESULTS_IN_PLACE)
-    return [p for p in passes if p not in out_params] if returns else passes
+    kept = [p for p in passes if p not in out_params]
+    if _DEALLOCATE[-1] in kept:
+        kept.insert(kept.index(_DEALLOCATE[-1]) + 1, OFFER_RESULT_BUFFERS)
+    return kept
 
 
 def _vectorize(cpu: CpuTarget, returns: bool = False) -> list[str]:
-    return _tile(cpu) + _returning(_BUFFERIZE_TILED, returns) + _DEALLOCATE + _vector_tail(cpu)
+    return _tile(cpu) + _returning(_BUFFERIZE_TILED + _DEALLOCATE, returns) + _vector_tail(cpu)
 _NAIVE_BUFFERIZE = [TO_BUFFER_PER_CALL, _ONE_SHOT, *_OUT_PARAMS, *_DEALLOCATE]
 _NAIVE_LOOPS = ["func.func(convert-linalg-to-loops)", *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm")]]
 _NAIVE = _NAIVE_BUFFERIZE + _NAIVE_LOOPS

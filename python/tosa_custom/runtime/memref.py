@@ -228,6 +228,12 @@ class DescriptorBlock:
         with a `?` dim; `set` then writes its data pointers each call."""
         self._write_shape(self.slots[index], shape)
 
+    def set_none(self, index: int, rank: int) -> None:
+        """Argument `index`: no buffer (a null pointer of sizes -1, which no
+        size check accepts)."""
+        self._write_shape(self.slots[index], (-1,) * rank)
+        self.words[self.slots[index]] = self.words[self.slots[index] + 1] = 0
+
     def result(self, index: int, rank: int) -> tuple:
         """Result `index`'s descriptor: allocated, aligned, offset, sizes, strides."""
         start = self.results[index]

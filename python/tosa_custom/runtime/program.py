@@ -25,11 +25,14 @@ with what binding decided written on the ops. An op with a native kernel
 with it, and a failure is a status word read after the call.
 
 A module with `?` dims (CONTRACT.md §15) loads as a `DynamicProgram`: a
-call checks its inputs' sizes against the boundary (dynamic.py), writes them
-into the descriptors, and, when a result's size is dynamic, the entry
-returns every result, allocated by the compiled code, and each is handed out
-without a copy as a tensor that frees its buffer (memref.owned_tensor); a
-static program keeps the path above.
+call checks its inputs' sizes against the boundary (dynamic.py) and writes
+them into the descriptors, both only when they differ from the previous
+call's; when a result's size is dynamic, the entry returns every result. At
+sizes seen in the call before, the call offers a buffer per result of the
+size it had then, and the compiled code computes a result into it if it fits
+(result_buffers.py); otherwise the compiled code allocates the result, which
+is handed out without a copy as a tensor that frees its buffer
+(memref.owned_tensor). A static program keeps the path above.
 
 Every error of loading is a CompileError carrying its category and the ops it
 names (CONTRACT.md 7.1), set here where it is raised.
@@ -362,9 +365,11 @@ class Program:
         # while the compiled code runs); a kernel may still call the program
         # again on its own thread.
         returned = self.output_specs if self._returns else []
+        # Returned results: then one buffer per result the call may offer (result_buffers.py).
         self._descriptors = DescriptorBlock(
             [s.stored_shape for s in self.input_specs] + self._weight_shapes +
-            [s.stored_shape for s in self.output_specs if s not in returned],
+            [s.stored_shape for s in self.output_specs if s not in returned] +
+            [(None,) * len(s.stored_shape) for s in returned],
             returned=[len(s.stored_shape) for s in returned])
         self._weights.attach(self._descriptors, len(self.input_specs))
         self._weights.bind_defaults()
@@ -374,7 +379,6 @@ class Program:
         self._fast = None if complex_in else [(s.shape, s.dtype) for s in self.input_specs]
         self._complex_outputs = any(s.dtype.is_complex for s in self.output_specs)
         self._sized = [s.dynamic for s in self.input_specs]  # inputs whose sizes are written per call
-        self._last_shapes = None  # the input sizes the descriptors hold (DynamicProgram)
         # Each returned result: its rank, the dtype it is stored as (complex as real pairs), complex or not.
         self._returned = [(len(s.stored_shape), s.dtype.to_real(), s.dtype.is_complex) for s in returned]
         # empty_like of a zero-size expanded template allocates a contiguous
@@ -552,10 +556,18 @@ class Program:
 
 
 class DynamicProgram(Program):
-    """A program with `?` dims (CONTRACT.md §15): each call checks its
-    inputs' sizes against the boundary, writes them into the descriptors,
-    and, if a result's size is dynamic, takes every result from the compiled
-    code, which allocated it (handed out zero-copy, freed with the tensor)."""
+    """A program with `?` dims (CONTRACT.md §15): a call at new sizes checks
+    them against the boundary and writes them into the descriptors; if a
+    result's size is dynamic, every result comes back from the compiled code,
+    in the buffer the call offered for it (at sizes seen the call before) or
+    allocated by the compiled code (handed out zero-copy, freed with the
+    tensor)."""
+
+    def _prepare_calls(self) -> None:
+        Program._prepare_calls(self)
+        self._last_shapes = None  # the input sizes the descriptors hold
+        self._offered = len(self.input_specs) + self._weights.count  # the first offered buffer's argument
+        self._offers: list | None = None  # per result, a template of the buffer to offer (None: no offer)
 
     def __call__(self, *inputs):
         # As Program.__call__, with the sizes: a call at the sizes of the
@@ -584,9 +596,10 @@ class DynamicProgram(Program):
             for t in outputs:
                 current[block.set(i, torch.view_as_real(t) if t.is_complex() else t)] = t
                 i += 1
+            offered = self._offer() if self._offers else None
             self._execute(current)
             if self._returns:
-                outputs = self._take_results()
+                outputs = self._take_results(offered)
             return self._boundary.finish(inputs, outputs, self._weights)
 
     def _accept(self, tensors, shapes: tuple) -> None:
@@ -598,6 +611,23 @@ class DynamicProgram(Program):
             if sized:
                 self._descriptors.set_sizes(i, shapes[i])
         self._last_shapes = shapes
+        if self._returns:  # the results' sizes at these sizes: learnt from this call (_take_results)
+            self._offers = None
+            for i, (rank, _, _) in enumerate(self._returned):
+                self._descriptors.set_none(self._offered + i, rank)
+
+    def _offer(self) -> list:
+        """Per result, a buffer of the size it had at these input sizes (or None)."""
+        block, base = self._descriptors, self._offered
+        offered = []
+        for i, template in enumerate(self._offers):
+            if template is not None:
+                t = torch.empty_like(template, memory_format=torch.contiguous_format)
+                block.set(base + i, t)
+                offered.append(t)
+            else:
+                offered.append(None)
+        return offered
 
     def _ready(self, inputs) -> bool:
         """Every input a contiguous tensor of the right dtype and rank (sizes: `InputShapes`)."""
@@ -610,15 +640,40 @@ class DynamicProgram(Program):
                 return False
         return True
 
-    def _take_results(self) -> list[torch.Tensor]:
-        """The returned buffers as tensors that own them (one owner per buffer)."""
-        owners: dict = {}
+    def _take_results(self, offered: list | None) -> list[torch.Tensor]:
+        """The returned buffers as tensors: result i in the buffer offered for
+        it is that tensor; one the compiled code allocated is owned by the
+        tensor made of it (one owner per buffer). After the first call at new
+        sizes, the results' sizes are what the next calls offer."""
         block = self._descriptors
-        results = []
+        words, starts = block.words, block.results
+        results, owners = [], {}  # owners: by pointer, of buffers the compiled code allocated
         for i, (rank, stored, pairs) in enumerate(self._returned):
-            t = owned_tensor(block.result(i, rank), stored, owners)
+            t = offered[i] if offered else None
+            if t is None or words[starts[i]] != t.data_ptr():  # not in the buffer offered for it
+                t = self._returned_tensor(i, offered, owners)
             results.append(torch.view_as_complex(t) if pairs else t)
+        if offered is None and self._last_shapes is not None:
+            self._offers = [None if 0 in t.shape else torch.zeros((), dtype=t.dtype).expand(t.shape)
+                            for t in results]
+            for i, template in enumerate(self._offers):
+                if template is not None:
+                    block.set_sizes(self._offered + i, template.shape)
         return results
+
+    def _returned_tensor(self, i: int, offered: list | None, owners: dict) -> torch.Tensor:
+        """Result i, allocated by the compiled code (owned by the tensor), or
+        a view of a buffer offered for another result."""
+        rank, stored, _ = self._returned[i]
+        descriptor = self._descriptors.result(i, rank)
+        owner = {t.data_ptr(): t for t in offered if t is not None}.get(descriptor[0]) if offered else None
+        if offered and offered[i] is not None:  # not taken: offer no more at these sizes
+            self._offers[i] = None
+            self._descriptors.set_none(self._offered + i, rank)
+        if owner is not None:
+            return torch.as_strided(owner, descriptor[3], descriptor[4],
+                                    (descriptor[1] - descriptor[0]) // owner.element_size() + descriptor[2])
+        return owned_tensor(descriptor, stored, owners)
 
 
 def _release_native(bindings: list) -> None:
