@@ -131,20 +131,21 @@ func.func @main(%x: tensor<?x?xf32> {tosa_custom.shape = ["s0", "s1"]}) -> (tens
 }"""
 
 
-def _row_lengths() -> list[int]:
+def _row_lengths(cpu) -> list[int]:
     """Rows whose `?` remainder is empty, one element, a vector but one, one
-    vector, one more, and several masked vectors, for the host's lanes."""
+    vector, one more, and several masked vectors, for the plan's lanes."""
     from tosa_custom.runtime.tiling import tile_config
-    lanes, cap = tile_config().lanes, tile_config().elementwise
+    lanes, cap = tile_config(cpu).lanes, tile_config(cpu).elementwise
     return sorted({1, lanes - 1, lanes, lanes + 1, cap - 1, cap, cap + 1, cap + lanes + 1, 2 * cap + 3})
 
 
-def test_reductions_along_a_dynamic_row_at_the_remainder_edges():
+@pytest.mark.parametrize("cpu", [None, "avx2"])  # the host's plan, and AVX2's (8 lanes) on any x86-64 host here
+def test_reductions_along_a_dynamic_row_at_the_remainder_edges(cpu):
     """softmax, max and min along a `?` row: the remainder beyond whole tiles
     runs as masked vectors; masked-off lanes must not reach a sum, a max or a
     min (values all negative, so a 0 in a max or a sum would show)."""
-    program = runtime.load(_ROW_OPS)
-    for n in _row_lengths():
+    program = runtime.load(_ROW_OPS, cpu=cpu)
+    for n in _row_lengths(cpu):
         x = -torch.rand(3, n) - 0.5
         y, m, mn = program(x)
         torch.testing.assert_close(y, torch.softmax(x, dim=1), **reduction_tolerance(n))
