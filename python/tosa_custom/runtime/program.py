@@ -568,6 +568,7 @@ class DynamicProgram(Program):
         self._last_shapes = None  # the input sizes the descriptors hold
         self._offered = len(self.input_specs) + self._weights.count  # the first offered buffer's argument
         self._offers: list | None = None  # per result, a template of the buffer to offer (None: no offer)
+        self._offer_slots = [self._descriptors.slots[self._offered + i] for i in range(len(self._returned))]
 
     def __call__(self, *inputs):
         # As Program.__call__, with the sizes: a call at the sizes of the
@@ -617,16 +618,17 @@ class DynamicProgram(Program):
                 self._descriptors.set_none(self._offered + i, rank)
 
     def _offer(self) -> list:
-        """Per result, a buffer of the size it had at these input sizes (or None)."""
-        block, base = self._descriptors, self._offered
+        """Per result, a buffer of the size it had at these input sizes and
+        its address (or None), written into the descriptors."""
+        words = self._descriptors.words
         offered = []
-        for i, template in enumerate(self._offers):
-            if template is not None:
-                t = torch.empty_like(template, memory_format=torch.contiguous_format)
-                block.set(base + i, t)
-                offered.append(t)
-            else:
+        for template, slot in zip(self._offers, self._offer_slots):
+            if template is None:
                 offered.append(None)
+                continue
+            t = torch.empty_like(template, memory_format=torch.contiguous_format)
+            words[slot] = words[slot + 1] = ptr = t.data_ptr()
+            offered.append((t, ptr))
         return offered
 
     def _ready(self, inputs) -> bool:
@@ -647,19 +649,21 @@ class DynamicProgram(Program):
         tensor made of it (one owner per buffer). After the first call at new
         sizes, the results' sizes are what the next calls offer."""
         block = self._descriptors
-        words, starts = block.words, block.results
+        words = block.words
         results, owners = [], {}  # owners: by pointer, of buffers the compiled code allocated
-        for i, (rank, stored, pairs) in enumerate(self._returned):
-            t = offered[i] if offered else None
-            if t is None or words[starts[i]] != t.data_ptr():  # not in the buffer offered for it
-                t = self._returned_tensor(i, offered, owners)
-            results.append(torch.view_as_complex(t) if pairs else t)
-        if offered is None and self._last_shapes is not None:
+        for i, start in enumerate(block.results):
+            o = offered[i] if offered else None
+            # In the buffer offered for it: the allocated pointer is that buffer's.
+            results.append(o[0] if o is not None and words[start] == o[1] else
+                           self._returned_tensor(i, offered, owners))
+        if offered is None and self._last_shapes is not None:  # as stored: complex as real pairs
             self._offers = [None if 0 in t.shape else torch.zeros((), dtype=t.dtype).expand(t.shape)
                             for t in results]
             for i, template in enumerate(self._offers):
                 if template is not None:
                     block.set_sizes(self._offered + i, template.shape)
+        if self._complex_outputs:
+            results = [torch.view_as_complex(t) if pairs else t for t, (_, _, pairs) in zip(results, self._returned)]
         return results
 
     def _returned_tensor(self, i: int, offered: list | None, owners: dict) -> torch.Tensor:
@@ -667,7 +671,7 @@ class DynamicProgram(Program):
         a view of a buffer offered for another result."""
         rank, stored, _ = self._returned[i]
         descriptor = self._descriptors.result(i, rank)
-        owner = {t.data_ptr(): t for t in offered if t is not None}.get(descriptor[0]) if offered else None
+        owner = {o[1]: o[0] for o in offered if o is not None}.get(descriptor[0]) if offered else None
         if offered and offered[i] is not None:  # not taken: offer no more at these sizes
             self._offers[i] = None
             self._descriptors.set_none(self._offered + i, rank)
