@@ -222,6 +222,28 @@ def test_results_computed_into_buffers_the_call_offers(monkeypatch):
         assert len(freed) == allocated, (n, freed)
 
 
+def test_a_result_viewing_another_in_an_offered_buffer():
+    """Two results of one buffer (a result and its reshape): once the first
+    is computed into the buffer the call offered, the second is a view of
+    that tensor, alive after the first is gone."""
+    program = runtime.load("""
+func.func @main(%a: tensor<?x4xf32> {tosa_custom.shape = ["s0", 4]}) -> (tensor<?x4xf32>, tensor<?x2x2xf32>)
+    attributes {tosa_custom.symbols = {s0 = array<i64: 1, 64>}} {
+  %0 = tosa.exp %a : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %s = tosa.const_shape {values = dense<[-1, 2, 2]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %1 = tosa.reshape %0, %s : (tensor<?x4xf32>, !tosa.shape<3>) -> tensor<?x2x2xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<?x2x2xf32>
+}""")
+    for n in (3, 3, 3, 5):
+        a = torch.randn(n, 4)
+        x, y = program(a)
+        torch.testing.assert_close(x, a.exp())
+        assert y.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        del x
+        gc.collect()
+        torch.testing.assert_close(y, a.exp().reshape(n, 2, 2))
+
+
 _SIZED = """
 func.func @main(%a: tensor<?x4xf32> {tosa_custom.shape = ["s0", 4]}, %n: tensor<i64>)
     -> (tensor<?x4xf32>, tensor<?xf32>) attributes {tosa_custom.symbols = {s0 = array<i64: 1, 100>}} {
