@@ -45,9 +45,13 @@ __all__ = ["Program", "load", "build", "dispatch_pipeline", "host_array", "parse
 # signature and the native kernels' operands included (a kernel bound for
 # f64 would read f32 data); TOSA's profiles have no f64, so IREE's
 # validation then refuses such a program, as tosa-validate does.
+# Data tiling: IREE packs matmul operands into tiles sized for the target
+# CPU (from `target-cpu=host`: the features of whichever machine compiles,
+# AVX2 or AVX-512 alike); measured on the example block (hidden 256), 10%
+# less time per call at 1 thread, stock IREE and ours alike.
 COMPILE_FLAGS = ("--iree-input-type=tosa", "--iree-hal-target-device=local",
                  "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host",
-                 "--iree-input-demote-f64-to-f32=false")
+                 "--iree-input-demote-f64-to-f32=false", "--iree-opt-data-tiling")
 _PLUGIN_FLAG_SET = []
 # Each call's id, passed to its kernels (the dispatch pass's invocation
 # argument), under which the plugin keeps the call's failure; 0 is no call's.
