@@ -33,16 +33,24 @@ slower than unpinned ones (`--task_topology_group_count`, which
 `tosa_custom.iree` uses). One submission per call, ~20 dispatches, as many
 as stock IREE. Exit code 0
 unless an answer differs from eager by more than 1e-3. Usage:
-`python benchmarks/iree.py`.
+`python benchmarks/iree.py`; `python benchmarks/iree.py --dispatches`
+prints instead where the example block's time goes, dispatch by dispatch,
+ours and IREE stock at 1 and 2 threads (IREE's profiler, through
+iree-benchmark-module: no Python in the call).
 """
 
 from __future__ import annotations
 
+import collections
+import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -159,7 +167,80 @@ def _ms(t) -> str:
     return f"{t[0] * 1e3:.2f}/{t[1] * 1e3:.2f}"
 
 
+# --- Where the time goes: each dispatch's own time (--dispatches) ---------
+
+def _tool(name: str) -> str:
+    tool = Path(sys.executable).with_name(name)
+    return str(tool) if tool.exists() else name
+
+
+def _dispatch_times(command: list[str], env: dict, profile: Path, runs: int) -> tuple[dict, float]:
+    """Median host time of each dispatch per call (us), in first-run order,
+    and the median wall time of a call (us): IREE's own profiler
+    (`--device_profiling_mode=host-execution`, read back by iree-profile)."""
+    bench = [_tool("iree-benchmark-module"), *command[1:], "--device_profiling_mode=host-execution",
+             f"--device_profiling_output={profile}", f"--benchmark_min_time={runs}x"]
+    subprocess.run(bench, env={**os.environ, **env}, check=True, capture_output=True)
+    out = subprocess.run([_tool("iree-profile"), "dispatch", "--format=jsonl", "--dispatch_events", str(profile)],
+                         check=True, capture_output=True, text=True).stdout
+    events, calls = collections.defaultdict(list), collections.defaultdict(list)
+    for line in out.splitlines():
+        e = json.loads(line)
+        if e["type"] == "host_dispatch_event":
+            events[e["key"]].append(e["duration_ns"] / 1e3)
+            calls[e["submission_id"]].append((e["start_host_time_ns"], e["end_host_time_ns"]))
+    n = len(calls)
+    spans = [(max(b for _, b in c) - min(a for a, _ in c)) / 1e3 for c in calls.values()]
+    return {k: statistics.median(v) * (len(v) // n) for k, v in events.items()}, statistics.median(spans)
+
+
+def _kind(key: str) -> str:
+    """IREE names a dispatch after its main op; ours (a ukernel call) get none."""
+    name = key.split("_dispatch_", 1)[-1]
+    if "_" not in name:
+        return "native kernel" if key.startswith("_") else "other"
+    for kind in ("matmul", "softmax", "reduction", "elementwise", "transpose", "memcpy", "encode"):
+        if kind in key:
+            return kind
+    return "other"
+
+
+def _print_split(name: str, times: dict, span: float) -> None:
+    total = sum(times.values())
+    print(f"{name}: {len(times)} dispatches, sum {total:.0f} us, call span {span:.0f} us (the rest: gaps between "
+          "dispatches)")
+    by_kind = collections.Counter()
+    for key, t in times.items():
+        by_kind[_kind(key)] += t
+        print(f"  {t:8.1f} us  {key}")
+    print("  by kind: " + ", ".join(f"{k} {t:.0f} us ({t / total:.0%})" for k, t in by_kind.most_common()))
+
+
+def dispatches(threads: int, runs: int = 30) -> None:
+    """The example block's per-dispatch split, ours and IREE stock, through
+    iree-benchmark-module (no Python in the call)."""
+    model, args, ops = _block()
+    with tempfile.TemporaryDirectory(prefix="iree_split_") as tmp:
+        tmp = Path(tmp)
+        saved = iree.save(_compile(model, args, ops), tmp / "ours", inputs=list(args), threads=threads)
+        ours = _dispatch_times(list(saved.command), saved.environment, tmp / "ours.ireeprof", runs)
+        from tosa_custom.iree.program import compile_to_vmfb
+
+        (tmp / "stock.vmfb").write_bytes(compile_to_vmfb(
+            _compile(model, args, None).operation.get_asm(print_generic_op_form=True)))
+        command = [c if not c.startswith("--module=") else f"--module={tmp / 'stock.vmfb'}" for c in saved.command
+                   if not c.startswith("--executable_plugin=")]
+        stock = _dispatch_times(command, {}, tmp / "stock.ireeprof", runs)
+    print(f"example block, {threads} thread(s), median of {runs} calls per dispatch (IREE's host-execution profile)")
+    _print_split("iree+kernels", *ours)
+    _print_split("iree stock", *stock)
+
+
 def main() -> int:
+    if "--dispatches" in sys.argv:
+        for threads in (1, 2):
+            dispatches(threads)
+        return 0
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     rows, failed = [], False
     for name, make in (("example block", _block), ("BERT 4x256", _bert)):
