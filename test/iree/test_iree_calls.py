@@ -100,3 +100,20 @@ def test_no_result_shares_memory_with_an_input_or_a_weight(weights):
     torch.testing.assert_close(x, expected[1])
     for g, e in zip(program(x), expected):
         torch.testing.assert_close(g, e, **TOL)
+
+
+@pytest.mark.parametrize("threads, workgroups", [(1, 1), (2, 8), (3, 12), (32, 64)])
+def test_workgroups_follow_the_thread_count(threads, workgroups):
+    """One piece per kernel on the caller's thread alone (local-sync runs the
+    pieces one after another), else a few per worker, at most the pass's 64;
+    the answer is the same."""
+    from tosa_custom.iree.dispatch import workgroups_for
+
+    assert workgroups_for(threads) == workgroups
+    if threads > 2:
+        return
+    torch.manual_seed(0)
+    x = torch.randn(256, 256)  # 4 pieces of the pass's grain (16384 elements) at 2 threads
+    program = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=threads)
+    assert f"workgroups={workgroups}" in program.pipeline
+    torch.testing.assert_close(program(x), _Norm()(x), **TOL)

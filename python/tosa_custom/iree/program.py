@@ -36,7 +36,7 @@ from ..runtime.program import _SCALAR_TYPES, _apply_torch_dtypes, _spec
 from ..runtime.weights import WeightSlots
 from . import plugin as _plugin
 from .calls import DeviceWeights, Marshal, host_array
-from .dispatch import DISPATCH_NATIVE
+from .dispatch import DISPATCH_NATIVE, workgroups_for
 from .sites import BoundSite, bind_sites, write_sites
 
 __all__ = ["Program", "load", "build", "dispatch_pipeline", "host_array", "parse_module", "COMPILE_FLAGS"]
@@ -113,18 +113,24 @@ def _device(threads: int | None):
     return _binding.create_hal_driver("local-sync" if threads == 1 else "local-task").create_default_device()
 
 
-def dispatch_pipeline(invocation: bool) -> list[str]:
-    return [DISPATCH_NATIVE + ("{invocation=true}" if invocation else "")]
+def dispatch_pipeline(invocation: bool, threads: int | None = 0) -> list[str]:
+    """The dispatch pass for a program run by `threads` workers (0: the
+    pass's own default split; None: IREE's default worker count)."""
+    options = ["invocation=true"] if invocation else []
+    if threads != 0:
+        options.insert(0, f"workgroups={workgroups_for(threads)}")
+    return [DISPATCH_NATIVE + (f"{{{' '.join(options)}}}" if options else "")]
 
 
-def build(module: ir.Module, *, invocation: bool = False) -> tuple[list[BoundSite], bytes]:
+def build(module: ir.Module, *, invocation: bool = False, threads: int | None = 0) -> tuple[list[BoundSite], bytes]:
     """Bind every tosa.custom to a native kernel, rewrite it into an IREE
     dispatch, compile: the sites (their kernels prepared) and the vmfb.
-    `invocation`: the entry takes a last i64 argument, the call's id."""
+    `invocation`: the entry takes a last i64 argument, the call's id;
+    `threads`: the workers that will run it (dispatch_pipeline)."""
     with module.context:
         sites = bind_sites(module)
         try:
-            run_pipeline(module, dispatch_pipeline(invocation), "the IREE dispatch of native kernels",
+            run_pipeline(module, dispatch_pipeline(invocation, threads), "the IREE dispatch of native kernels",
                          category="runtime-lowering-failed")
             text = module.operation.get_asm(print_generic_op_form=True, assume_verified=True)
             return sites, compile_to_vmfb(text)
@@ -149,12 +155,12 @@ class Program:
         self.threads = threads
         with module.context:
             self._read_signature(module, entry)
-        self._sites, self.vmfb = build(module, invocation=True)
+        self._sites, self.vmfb = build(module, invocation=True, threads=threads)
         with module.context:  # the entry takes the call's id if it holds a site (the pass added it)
             entry_type = _ir.function_type(_ir.public_functions(module, self.entry)[0])
             self._takes_invocation = len(entry_type.inputs) > self._arity
         weakref.finalize(self, _release, self._sites)
-        self.pipeline = pipeline_text(dispatch_pipeline(True))
+        self.pipeline = pipeline_text(dispatch_pipeline(True, threads))
         # An IREE VM context is not thread-safe: one call at a time per program.
         self._lock = threading.Lock()
         self._workdir = tempfile.TemporaryDirectory(prefix="tosa_custom_iree_")
