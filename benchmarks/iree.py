@@ -38,8 +38,9 @@ slower than unpinned ones (`--task_topology_group_count`, which
 as stock IREE. Exit code 0
 unless an answer differs from eager by more than 1e-3. Usage:
 `python benchmarks/iree.py`; `python benchmarks/iree.py --dispatches`
-prints instead where the example block's time goes, dispatch by dispatch,
-ours and IREE stock at 1 and 2 threads (IREE's profiler, through
+prints instead what our Python wrapper costs per call (a trivial program)
+and where the example block's time goes, dispatch by dispatch, ours and
+IREE stock at 1 and 2 threads (IREE's profiler, through
 iree-benchmark-module: no Python in the call).
 """
 
@@ -241,8 +242,33 @@ def dispatches(threads: int, runs: int = 30) -> None:
     _print_split("iree stock", *stock)
 
 
+class _Norm(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.layer_norm(x, (x.shape[-1],))
+
+
+def wrapper(runs: int = 2000) -> None:
+    """What a call costs around IREE's own invocation, on a trivial program
+    (one layer_norm of 4 x 8, 1 thread): `program(x)` against the VM call
+    with its buffer views already made."""
+    x = torch.randn(4, 8)
+    program = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=1)
+    marshal, array = program._marshal, x.numpy()
+    args = marshal._binding.VmVariantList(2)
+    args.push_ref(marshal.view(array).ref)
+    args.push_int(0)
+
+    def bare():
+        marshal._context.invoke(marshal._function, args, marshal._binding.VmVariantList(1))
+
+    for name, fn in (("program(x)", lambda: program(x)), ("VM invoke alone", bare)):
+        t = _median(fn, runs=runs, warmup=200)
+        print(f"trivial program, {name}: {t[3] * 1e6:.1f} us p10, {t[0] * 1e6:.1f} us median")
+
+
 def main() -> int:
     if "--dispatches" in sys.argv:
+        wrapper()
         for threads in (1, 2):
             dispatches(threads)
         return 0
