@@ -13,9 +13,11 @@ third engines, and compiled in stock mode for IREE stock.
   reference     tosa_custom.runtime.load (single-threaded: one row);
   eager         PyTorch with torch.set_num_threads(n).
 
-Each time is the median of 30 calls after 5 warm-up calls: wall time, and
-the process's CPU time per call (all threads; on a shared machine the wall
-time at 2 threads depends on what else runs, the CPU time much less). The
+Each time is from 30 calls after 5 warm-up calls: the tenth-percentile and
+the median wall time, and the median of the process's CPU time per call
+(all threads; on a shared machine the wall time at 2 threads depends on
+what else runs, the CPU time much less, and the tenth percentile is the
+calls that ran while the other work paused). The
 "busy" column counts the threads that used CPU during eager's and our
 measured calls: it shows that eager and IREE do run on n threads (IREE's
 workers, the caller waiting). The load average is printed before and after.
@@ -25,24 +27,37 @@ the same thread count, and faster than eager at 2 threads.
 What the 2-thread rows depend on (measured on a 2-core host): IREE runs n
 workers plus the caller, which waits in IREE's semaphore wait and, once
 woken, spins until the signalling worker's callback returns (1.6-1.8 ms of
-the caller's CPU per call of the example block, stock IREE as well); a
+the caller's CPU per call of the example block, stock IREE as well, on a
+quiet host; 0.3-0.5 ms measured at load average 3-5, the wrapper's
+Python included); a
 core taken by another process leaves both workers one core (CPU time =
 wall time); eager's OpenMP team then slows down far more (a waiting
 barrier). Pinned workers (`--task_topology_max_group_count`) measured
 slower than unpinned ones (`--task_topology_group_count`, which
-`tosa_custom.iree` uses). One submission per call, ~20 dispatches, as many
-as stock IREE. Exit code 0
+`tosa_custom.iree` uses). One submission per call: 22 dispatches for the
+block, stock IREE 21 (data tiling packs a matmul operand in the producing
+dispatch, which for a native kernel's result is a dispatch of its own: an
+`_encoding_*` dispatch, ~45 us of the block's ~4.3 ms at 1 thread). Exit code 0
 unless an answer differs from eager by more than 1e-3. Usage:
-`python benchmarks/iree.py`.
+`python benchmarks/iree.py`; `python benchmarks/iree.py --dispatches`
+prints instead what our Python wrapper costs per call (a trivial program)
+and where the example block's time goes, dispatch by dispatch, ours and
+IREE stock at 1 and 2 threads (IREE's profiler, through
+iree-benchmark-module: no Python in the call).
 """
 
 from __future__ import annotations
 
+import collections
+import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
+from pathlib import Path
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -79,8 +94,9 @@ def _thread_ticks() -> dict[str, int]:
     return ticks
 
 
-def _median(fn, runs: int = 30, warmup: int = 5) -> tuple[float, float, int]:
-    """Median wall and CPU seconds per call, and how many threads worked."""
+def _median(fn, runs: int = 30, warmup: int = 5) -> tuple[float, float, int, float]:
+    """Median wall and CPU seconds per call, how many threads worked, and
+    the tenth-percentile wall time (the calls least slowed by other work)."""
     for _ in range(warmup):
         fn()
     walls, cpus = [], []
@@ -92,7 +108,7 @@ def _median(fn, runs: int = 30, warmup: int = 5) -> tuple[float, float, int]:
         cpus.append(time.process_time() - cpu)
     after = _thread_ticks()
     busy = sum(1 for tid, t in after.items() if t - before.get(tid, 0) > 0)
-    return statistics.median(walls), statistics.median(cpus), busy
+    return statistics.median(walls), statistics.median(cpus), busy, sorted(walls)[len(walls) // 10]
 
 
 def _bert():
@@ -156,22 +172,122 @@ def _rows(name, make) -> tuple[list, bool]:
 
 
 def _ms(t) -> str:
-    return f"{t[0] * 1e3:.2f}/{t[1] * 1e3:.2f}"
+    return f"{t[3] * 1e3:.2f}/{t[0] * 1e3:.2f}/{t[1] * 1e3:.2f}"
+
+
+# --- Where the time goes: each dispatch's own time (--dispatches) ---------
+
+def _tool(name: str) -> str:
+    tool = Path(sys.executable).with_name(name)
+    return str(tool) if tool.exists() else name
+
+
+def _dispatch_times(command: list[str], env: dict, profile: Path, runs: int) -> tuple[dict, float]:
+    """Median host time of each dispatch per call (us), in first-run order,
+    and the median wall time of a call (us): IREE's own profiler
+    (`--device_profiling_mode=host-execution`, read back by iree-profile)."""
+    bench = [_tool("iree-benchmark-module"), *command[1:], "--device_profiling_mode=host-execution",
+             f"--device_profiling_output={profile}", f"--benchmark_min_time={runs}x"]
+    subprocess.run(bench, env={**os.environ, **env}, check=True, capture_output=True)
+    out = subprocess.run([_tool("iree-profile"), "dispatch", "--format=jsonl", "--dispatch_events", str(profile)],
+                         check=True, capture_output=True, text=True).stdout
+    events, calls = collections.defaultdict(list), collections.defaultdict(list)
+    for line in out.splitlines():
+        e = json.loads(line)
+        if e["type"] == "host_dispatch_event":
+            events[e["key"]].append(e["duration_ns"] / 1e3)
+            calls[e["submission_id"]].append((e["start_host_time_ns"], e["end_host_time_ns"]))
+    n = len(calls)
+    spans = [(max(b for _, b in c) - min(a for a, _ in c)) / 1e3 for c in calls.values()]
+    return {k: statistics.median(v) * (len(v) // n) for k, v in events.items()}, statistics.median(spans)
+
+
+def _kind(key: str) -> str:
+    """IREE names a dispatch after its main op; ours (a ukernel call) get none."""
+    name = key.split("_dispatch_", 1)[-1]
+    if "_" not in name:
+        return "native kernel" if key.startswith("_") else "other"
+    for kind in ("matmul", "softmax", "reduction", "elementwise", "transpose", "memcpy", "encode"):
+        if kind in key:
+            return kind
+    return "other"
+
+
+def _print_split(name: str, times: dict, span: float) -> None:
+    total = sum(times.values())
+    print(f"{name}: {len(times)} dispatches, sum {total:.0f} us, call span {span:.0f} us (the rest: gaps between "
+          "dispatches)")
+    by_kind = collections.Counter()
+    for key, t in times.items():
+        by_kind[_kind(key)] += t
+        print(f"  {t:8.1f} us  {key}")
+    print("  by kind: " + ", ".join(f"{k} {t:.0f} us ({t / total:.0%})" for k, t in by_kind.most_common()))
+
+
+def dispatches(threads: int, runs: int = 30) -> None:
+    """The example block's per-dispatch split, ours and IREE stock, through
+    iree-benchmark-module (no Python in the call)."""
+    model, args, ops = _block()
+    with tempfile.TemporaryDirectory(prefix="iree_split_") as tmp:
+        tmp = Path(tmp)
+        saved = iree.save(_compile(model, args, ops), tmp / "ours", inputs=list(args), threads=threads)
+        ours = _dispatch_times(list(saved.command), saved.environment, tmp / "ours.ireeprof", runs)
+        from tosa_custom.iree.program import compile_to_vmfb
+
+        (tmp / "stock.vmfb").write_bytes(compile_to_vmfb(
+            _compile(model, args, None).operation.get_asm(print_generic_op_form=True)))
+        command = [c if not c.startswith("--module=") else f"--module={tmp / 'stock.vmfb'}" for c in saved.command
+                   if not c.startswith("--executable_plugin=")]
+        stock = _dispatch_times(command, {}, tmp / "stock.ireeprof", runs)
+    print(f"example block, {threads} thread(s), median of {runs} calls per dispatch (IREE's host-execution profile)")
+    _print_split("iree+kernels", *ours)
+    _print_split("iree stock", *stock)
+
+
+class _Norm(torch.nn.Module):
+    def forward(self, x):
+        return torch.nn.functional.layer_norm(x, (x.shape[-1],))
+
+
+def wrapper(runs: int = 2000) -> None:
+    """What a call costs around IREE's own invocation, on a trivial program
+    (one layer_norm of 4 x 8, 1 thread): `program(x)` against the VM call
+    with its buffer views already made."""
+    x = torch.randn(4, 8)
+    program = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=1)
+    marshal, array = program._marshal, x.numpy()
+    args = marshal._binding.VmVariantList(2)
+    args.push_ref(marshal.view(array).ref)
+    args.push_int(0)
+
+    def bare():
+        marshal._context.invoke(marshal._function, args, marshal._binding.VmVariantList(1))
+
+    for name, fn in (("program(x)", lambda: program(x)), ("VM invoke alone", bare)):
+        t = _median(fn, runs=runs, warmup=200)
+        print(f"trivial program, {name}: {t[3] * 1e6:.1f} us p10, {t[0] * 1e6:.1f} us median")
 
 
 def main() -> int:
+    if "--dispatches" in sys.argv:
+        wrapper()
+        for threads in (1, 2):
+            dispatches(threads)
+        return 0
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     rows, failed = [], False
     for name, make in (("example block", _block), ("BERT 4x256", _bert)):
         more, bad = _rows(name, make)
         rows += more
         failed |= bad
-    print("times in ms per call, wall/cpu (median of 30); busy: threads that worked (eager, ours)")
-    print(f"{'model':<14} {'thr':>3} {'iree+kernels':>13} {'iree stock':>13} {'reference':>13} {'eager':>13} "
-          f"{'busy':>5} {'ours/stock':>10} {'ours/eager':>10} {'max err':>8}")
+    print("times in ms per call of 30, wall p10/wall median/cpu median; busy: threads that worked (eager, ours); "
+          "ratios of median wall (p10 wall)")
+    print(f"{'model':<14} {'thr':>3} {'iree+kernels':>17} {'iree stock':>17} {'reference':>17} {'eager':>17} "
+          f"{'busy':>5} {'ours/stock':>11} {'ours/eager':>11} {'max err':>8}")
     for name, threads, ours, stock, ref, eager, error in rows:
-        print(f"{name:<14} {threads:>3} {_ms(ours):>13} {_ms(stock):>13} {_ms(ref):>13} {_ms(eager):>13} "
-              f"{eager[2]:>2},{ours[2]:<2} {ours[0] / stock[0]:>10.2f} {ours[0] / eager[0]:>10.2f} {error:>8.1e}")
+        print(f"{name:<14} {threads:>3} {_ms(ours):>17} {_ms(stock):>17} {_ms(ref):>17} {_ms(eager):>17} "
+              f"{eager[2]:>2},{ours[2]:<2} {ours[0] / stock[0]:>4.2f} ({ours[3] / stock[3]:.2f}) "
+              f"{ours[0] / eager[0]:>4.2f} ({ours[3] / eager[3]:.2f}) {error:>8.1e}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 1 if failed else 0
 

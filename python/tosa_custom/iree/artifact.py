@@ -65,7 +65,7 @@ def save(module, directory: str | os.PathLike, *, inputs: Sequence = (), weights
         func = funcs[0]
         name = ir.StringAttr(func.attributes["sym_name"]).value
         slots = WeightSlots.prepare(module, func)
-    sites, vmfb = build(module)
+    sites, vmfb = build(module, threads=threads)
     try:
         (directory / VMFB_FILE).write_bytes(vmfb)
         shutil.copy2(_plugin.plugin_path(), directory / _plugin.plugin_path().name)

@@ -31,18 +31,23 @@ given to the outer dims first, and each keeps at least `grain` output
 elements, so a small op runs as one piece rather than paying per-workgroup
 overhead. Each workgroup slices every operand along the dims its split
 names, by `offset = id * tile`, `size = min(tile, extent - offset)`.
+tosa_custom.iree sets `workgroups` from the program's thread count
+(`workgroups_for`): one piece on the caller's thread alone, a few per
+worker otherwise, so that IREE hands them out one at a time.
 """
 
 from __future__ import annotations
 
 import math
+import os
 
 from torch_mlir import ir
 
 from ..contract.decode import custom_ops
 from ..core.passes import Option, PassContext, PassFailure, parse_count, parse_flag, register_pass
 
-__all__ = ["DISPATCH_NATIVE", "SITE_ATTR", "SPLIT_ATTR", "SYMBOL_PREFIX", "dispatch_native", "plan_workgroups"]
+__all__ = ["DISPATCH_NATIVE", "SITE_ATTR", "SPLIT_ATTR", "SYMBOL_PREFIX", "dispatch_native", "plan_workgroups",
+           "workgroups_for"]
 
 DISPATCH_NATIVE = "tosa-custom-iree-dispatch-native"
 # On a tosa.custom: its site id in the plugin (i64), and its kernel's split:
@@ -52,6 +57,22 @@ SPLIT_ATTR = "tosa_custom.iree_split"
 SYMBOL_PREFIX = "tosa_custom_site_"
 _DYNAMIC = -9223372036854775808  # ShapedType::kDynamic in static offsets and sizes
 _TENSOR = "!iree_tensor_ext.dispatch.tensor"
+_MAX_WORKGROUPS = 64  # the pass's default `workgroups`
+
+
+# IREE's task system hands out a dispatch's workgroups one at a time while it
+# has fewer than 8 per worker, else in runs of 8 per reservation (IREE 3.13,
+# iree/task/tuning.h), which one worker can take while another is still
+# waking: so at most this many per worker, each taking the next as it finishes.
+WORKGROUPS_PER_WORKER = 4
+
+
+def workgroups_for(threads: int | None) -> int:
+    """The `workgroups` option for a program run by `threads` workers (None:
+    IREE's default, one per core): one piece when the caller runs it alone
+    (local-sync: pieces would only add calls), else a few per worker."""
+    workers = threads if threads is not None else (os.cpu_count() or 1)
+    return 1 if workers == 1 else min(_MAX_WORKGROUPS, WORKGROUPS_PER_WORKER * workers)
 
 
 def plan_workgroups(extents: list[int], elements: int, workgroups: int, grain: int) -> list[int]:
@@ -218,7 +239,7 @@ def _invocation_argument(func: ir.Operation) -> ir.Value | None:
 
 
 _OPTIONS = (
-    Option("workgroups", "most workgroups per op", 64, parse_count),
+    Option("workgroups", "most workgroups per op", _MAX_WORKGROUPS, parse_count),
     Option("grain", "fewest output elements per workgroup", 16384, parse_count),
     Option("invocation", "add an i64 argument (last) to each public function with a site: the invocation id "
            "passed to every kernel, for the plugin to keep a failure per call (else 0)", False, parse_flag),

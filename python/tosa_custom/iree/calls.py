@@ -1,0 +1,145 @@
+"""One call's marshalling between torch tensors and IREE's VM, without
+IREE's generic `FunctionInvoker`.
+
+Why not the invoker: it looks up each argument's conversion by type,
+copies every numpy input into a fresh device buffer and wraps each result
+in a `DeviceArray` that the caller then copied again; on a small program
+that was most of the call (measured: 32 us per call against 9 us for the
+VM invocation itself). Here, fixed at load (shapes are static): each
+input's and result's element type and shape. Per call:
+
+- an input is imported, not copied (`import_host_allocation`: IREE's local
+  devices read host memory in place) when it is a C-contiguous CPU array
+  aligned to 64 bytes (what IREE's code generator may assume of a binding);
+  anything else is first made so (one copy, as before);
+- a result is the mapped IREE buffer itself (`HalBufferView.map`: the
+  numpy array keeps the mapping, and with it the buffer, alive), copied
+  only when it shares memory with an input, a weight or an earlier result
+  (IREE returns an argument's buffer for a function that returns its
+  argument), so no result ever aliases memory the caller or the program
+  still holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+__all__ = ["Marshal", "DeviceWeights", "host_array", "ALIGNMENT"]
+
+ALIGNMENT = 64  # bytes: the base alignment IREE's CPU code may assume of a buffer binding
+
+
+def _span(array: np.ndarray) -> tuple[int, int]:
+    start = array.__array_interface__["data"][0]
+    return start, start + array.nbytes
+
+
+def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return span[0] < span[1] and any(s < span[1] and span[0] < e for s, e in spans)
+
+
+class Marshal:
+    """The argument list and the results of one program's calls."""
+
+    def __init__(self, runtime, binding, device, context, function, n_results: int):
+        self._binding, self._device, self._context, self._function = binding, device, context, function
+        self._allocator = device.allocator
+        self._memory = runtime.MemoryType.DEVICE_LOCAL | runtime.MemoryType.HOST_VISIBLE
+        self._usage = runtime.BufferUsage.DEFAULT
+        self._to_element = runtime.array_interop.map_dtype_to_element_type
+        self._to_dtype = runtime.HalElementType.map_to_dtype
+        self._element_types: dict[np.dtype, Any] = {}
+        self._n_results = n_results
+
+    def _element_type(self, dtype: np.dtype):
+        element = self._element_types.get(dtype)
+        if element is None:
+            element = self._element_types[dtype] = self._to_element(dtype)
+        return element
+
+    def view(self, array: np.ndarray):
+        """A buffer view of `array` on the device: its memory imported when
+        IREE can read it in place, else a copy IREE owns."""
+        element = self._element_type(array.dtype)
+        if array.nbytes and array.flags.c_contiguous and array.ctypes.data % ALIGNMENT == 0:
+            try:
+                buffer = self._allocator.import_host_allocation(array, self._memory, self._usage)
+                return self._binding.HalBufferView(buffer, array.shape, element)
+            except (RuntimeError, ValueError, TypeError):
+                pass  # IREE declined the import (a read-only array, say): copy
+        return self._allocator.allocate_buffer_copy(memory_type=self._memory, allowed_usage=self._usage,
+                                                    device=self._device, buffer=np.require(array, requirements="C"),
+                                                    element_type=element)
+
+    def invoke(self, inputs: Sequence[np.ndarray], weights: "DeviceWeights", invocation: int | None) -> list:
+        """Run the function; its results as numpy arrays, none sharing memory
+        with `inputs`, the weights or one another."""
+        args = self._binding.VmVariantList(len(inputs) + len(weights.views) + 1)
+        views = [self.view(a) for a in inputs]  # kept alive until the call returns
+        for v in views:
+            args.push_ref(v.ref)
+        for v in weights.views:
+            args.push_ref(v.ref)
+        if invocation is not None:
+            args.push_int(invocation)
+        results = self._binding.VmVariantList(self._n_results)
+        self._context.invoke(self._function, args, results)
+        held = [_span(a) for a in inputs] + weights.spans
+        arrays = []
+        for i in range(len(results)):
+            view = results.get_as_object(i, self._binding.HalBufferView)
+            array = view.map().asarray(view.shape, self._to_dtype(view.element_type))
+            span = _span(array)
+            if _overlaps(span, held):
+                array = array.copy()
+                span = _span(array)
+            held.append(span)
+            arrays.append(array)
+        return arrays
+
+
+class DeviceWeights:
+    """The weight arguments as buffer views IREE owns (a copy of each tensor
+    `WeightSlots` writes here: load_weights, carried state), and the memory
+    each occupies, which no result may share."""
+
+    def __init__(self, marshal: Marshal, offset: int, count: int):
+        self._marshal, self._offset = marshal, offset
+        self.views: list[Any] = [None] * count
+        self.spans: list[tuple[int, int]] = [(0, 0)] * count  # (0, 0) overlaps nothing
+
+    def set(self, index: int, t: torch.Tensor) -> None:
+        m = self._marshal
+        array = host_array(t)
+        view = m._allocator.allocate_buffer_copy(memory_type=m._memory, allowed_usage=m._usage, device=m._device,
+                                                 buffer=array, element_type=m._element_type(array.dtype))
+        self.views[index - self._offset] = view
+        self.spans[index - self._offset] = _span(view.map().asarray(view.shape, m._to_dtype(view.element_type)))
+
+
+def host_array(t: torch.Tensor) -> np.ndarray:
+    """A C-contiguous numpy view or copy of `t` as the TOSA signature
+    carries it (uint8 as i8, complex as real pairs: CONTRACT.md 3.5),
+    keeping its rank (np.ascontiguousarray makes a 0-d array 1-d, which IREE
+    refuses); bfloat16, which numpy lacks, as ml_dtypes' (IREE's own).
+    A plain contiguous CPU tensor of a numpy dtype is viewed directly."""
+    if type(t) is torch.Tensor and t.dtype in _NUMPY_DTYPES and not t.requires_grad and t.device.type == "cpu" \
+            and t.is_contiguous():
+        return t.numpy()
+    t = t.detach().cpu()
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    if t.dtype == torch.uint8:
+        t = t.view(torch.int8)
+    if t.dtype == torch.bfloat16:
+        import ml_dtypes  # IREE's runtime depends on it
+
+        return np.require(t.view(torch.int16).numpy(), requirements="C").view(ml_dtypes.bfloat16)
+    return np.require(t.numpy(), requirements="C")
+
+
+_NUMPY_DTYPES = frozenset({torch.float32, torch.float64, torch.float16, torch.int8, torch.int16, torch.int32,
+                           torch.int64, torch.bool})
