@@ -97,3 +97,54 @@ TCK_EXPORT void tck_runtime_sizes(int64_t out[5]) {
     out[3] = (int64_t)sizeof(tck_site);
     out[4] = (int64_t)sizeof(tck_program_status);
 }
+
+/*
+ * Narrowing f64 to f16 and bf16. LLVM lowers `fptrunc double to half/bfloat`
+ * to the compiler-rt builtins __truncdfhf2 / __truncdfbf2 (no x86-64 CPU
+ * without AVX512-FP16 has an instruction for it, and going through f32 rounds
+ * twice, which is wrong for about one value in 2^13). The JIT finds them only
+ * where the host's libgcc has them (GCC 12 has the first, GCC 13 the second),
+ * so the runtime binds these under those names: every host rounds the same.
+ *
+ * Round to nearest, ties to even, on the bits. The psABI returns a _Float16
+ * or __bf16 in the low 16 bits of xmm0; returning a float whose low 16 bits
+ * are the result puts it there on any compiler (GCC 12 has no __bf16 type).
+ */
+static uint32_t tck_narrow_f64(double x, int exponent_bits, int mantissa_bits) {
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    const uint32_t sign = (uint32_t)(bits >> 63) << (exponent_bits + mantissa_bits);
+    const int64_t exponent = (int64_t)((bits >> 52) & 0x7ff);
+    const uint64_t mantissa = bits & ((UINT64_C(1) << 52) - 1);
+    const uint32_t all_ones = (UINT32_C(1) << exponent_bits) - 1;
+    if (exponent == 0x7ff) { /* inf, or NaN kept quiet with its top payload bits */
+        uint32_t payload = mantissa ? (uint32_t)(mantissa >> (52 - mantissa_bits)) | (UINT32_C(1) << (mantissa_bits - 1)) : 0;
+        return sign | (all_ones << mantissa_bits) | payload;
+    }
+    if (exponent == 0) /* f64 zero or subnormal: far below half the smallest f16/bf16 subnormal */
+        return sign;
+    const int64_t rebased = exponent - 1023 + (int64_t)(all_ones >> 1);
+    if (rebased >= (int64_t)all_ones)
+        return sign | (all_ones << mantissa_bits);
+    const uint64_t significand = mantissa | (UINT64_C(1) << 52);
+    /* A normal result keeps mantissa_bits bits below the implicit one; a subnormal one fewer per step below 1. */
+    const int64_t shift = 52 - mantissa_bits + (rebased <= 0 ? 1 - rebased : 0);
+    if (shift > 54)
+        return sign;
+    uint64_t result = significand >> shift;
+    if (rebased > 0)
+        result = ((uint64_t)rebased << mantissa_bits) | (result & ((UINT64_C(1) << mantissa_bits) - 1));
+    const uint64_t rest = significand & ((UINT64_C(1) << shift) - 1), half = UINT64_C(1) << (shift - 1);
+    result += rest > half || (rest == half && (result & 1)); /* a carry moves up to the next exponent, or to inf */
+    return sign | (uint32_t)result;
+}
+
+static float tck_in_low_half(uint32_t value) {
+    float f;
+    memcpy(&f, &value, sizeof f);
+    return f;
+}
+
+TCK_EXPORT float tck_truncdfhf2(double x) { return tck_in_low_half(tck_narrow_f64(x, 5, 10)); }
+
+TCK_EXPORT float tck_truncdfbf2(double x) { return tck_in_low_half(tck_narrow_f64(x, 8, 7)); }

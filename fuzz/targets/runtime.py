@@ -14,6 +14,8 @@ Case kinds:
   and run by eager PyTorch: the program gives its result, or the same kind of
   failure, as a clean error.
 - `module`: truncated or garbled module text through `runtime.load`.
+- `cast` (_casts.py): float narrowing and widening at the values where
+  rounding is decided, bit-exact against rounding once to nearest even.
 - `dynamic` (_dynamic.py): one load of a program with `?` dims, called at
   sizes at the edges of its declared range and beyond them.
 - `results`: a valid module whose results are drawn from a computed value, a
@@ -38,7 +40,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _dynamic
+from . import _casts, _dynamic
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -123,9 +125,11 @@ BEHAVIOURS = ["correct", "correct-in-place", "numpy", "non-contiguous-result", "
 @st.composite
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
-                                 "dynamic", "dynamic"]))
+                                 "dynamic", "dynamic", "cast"]))
     if kind == "dynamic":
         return draw(_dynamic.strategy())
+    if kind == "cast":
+        return draw(_casts.strategy())
     case = {"kind": kind, "seed": draw(st.integers(0, 2**31)), "native": draw(st.booleans())}
     if kind == "results":
         case["results"] = draw(st.lists(st.sampled_from(sorted(_RESULTS)), min_size=0, max_size=5))
@@ -530,4 +534,5 @@ def _check_results(case) -> Outcome:
 
 def check(case: dict) -> Outcome:
     return {"inputs": _check_inputs, "kernel": _check_kernel, "attrs": _check_attrs,
-            "module": _check_module, "results": _check_results, "dynamic": _dynamic.check}[case["kind"]](case)
+            "module": _check_module, "results": _check_results, "dynamic": _dynamic.check,
+            "cast": _casts.check}[case["kind"]](case)

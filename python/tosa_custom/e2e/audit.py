@@ -224,6 +224,7 @@ class _Supervisor:
         self.ctx = multiprocessing.get_context("spawn")
         self.results: dict[str, CaseResult] = {}
         self.failed_starts = 0
+        self.startup_timeout = _STARTUP_TIMEOUT
 
     def _start(self, index: int) -> _Worker:
         parent, child = self.ctx.Pipe()
@@ -236,7 +237,7 @@ class _Supervisor:
         )
         process.start()
         child.close()
-        return _Worker(index, process, parent, log, deadline=time.monotonic() + max(_STARTUP_TIMEOUT, self.timeout))
+        return _Worker(index, process, parent, log, deadline=time.monotonic() + max(self.startup_timeout, self.timeout))
 
     def _stop(self, w: _Worker, grace: float = 0.0) -> None:
         w.process.join(grace)  # a worker told to stop exits by itself, releasing what it holds
@@ -322,7 +323,7 @@ class _Supervisor:
             if w.case is not None:
                 self._lost(w, "timeout", f"no result after {self.timeout:g} s; the worker was killed")
                 return self._replace(w, "timeout")
-            return self._replace(w, f"no worker ready after {max(_STARTUP_TIMEOUT, self.timeout):g} s")
+            return self._replace(w, f"no worker ready after {max(self.startup_timeout, self.timeout):g} s")
         return w
 
 
@@ -344,7 +345,9 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
         raise AuditError("--only-user-kernels applies to the reference runtime: IREE binds each kept op to the "
                          "newest native kernel for it, yours or the package's")
     files = [str(f) if opinfo.is_spec(f) else str(Path(f).resolve()) for f in files]
+    loading = time.monotonic()
     cases = load_case_files(Path(f) for f in files)
+    loading = time.monotonic() - loading
     if name_filter:
         try:
             pattern = re.compile(name_filter)
@@ -362,6 +365,9 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
     with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-") as tmp:
         supervisor = _Supervisor(cases, files, mode, list(ops) if ops else None, jobs, timeout,
                                  on_result or (lambda r: None), Path(tmp), torch_fallback, kernels, executor)
+        # Each worker loads the same cases: as long as this process took, jobs at a time (every OpInfo
+        # sample and dtype: 40 s on a quiet host, over 300 s on a loaded one, where a fixed limit killed them).
+        supervisor.startup_timeout = max(_STARTUP_TIMEOUT, 4 * loading * supervisor.jobs)
         results = supervisor.run([c.name for c in cases])
     return AuditRun(mode, list(ops) if ops else None, results, round(time.monotonic() - start, 2),
                     supervisor.jobs, timeout, files, name_filter, torch_fallback, kernels, executor,

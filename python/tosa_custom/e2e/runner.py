@@ -23,6 +23,7 @@ import torch.utils._pytree as pytree
 from ..frontend.compiler import CompileReport, compile as tc_compile
 from ..core.diagnostics import CompileError
 from ..tosa.target import NO_PROFILE
+from . import precision
 from .categories import CATEGORIES
 from .registry import EXECUTORS, MODES, Case
 
@@ -268,16 +269,45 @@ def compare_structure(actual, expected, what: str = "the result") -> None:
             raise _Failure("result-mismatch", f"{what}: leaf #{i} is a {_kind(a)}, eager's is a {_kind(e)}")
 
 
-def _compare_call(case: Case, call: int, got, expected, args, eager_args, sizes: str = "") -> None:
+def _compare_values(case: Case, got, expected, precise, compare: str) -> None:
+    """compare_outputs; a half-precision mismatch is judged again against
+    eager's float64 result (precision.py): `precise()` gives it, or None."""
+    try:
+        compare_outputs(_leaves(got), _leaves(expected), compare=compare, rtol=case.rtol, atol=case.atol)
+    except _Failure as f:
+        if f.category != "numeric-mismatch" or compare != "values" or not precision.has_half(expected):
+            raise
+        wide = precise()
+        if wide is None or not precision.as_accurate_as_eager(_leaves(got), _leaves(expected), _leaves(wide),
+                                                              case.rtol, case.atol):
+            raise _Failure(f.category, f"{f} (and farther from eager's float64 result than eager's own)"
+                           if wide is not None else str(f), f.failing_ops) from None
+
+
+def _compare_call(case: Case, call: int, got, expected, args, eager_args, sizes: str = "", precise=None) -> None:
     """One call: the results (structure, then values) and what the model
-    wrote into its inputs; `sizes` names the input set of a dynamic case."""
+    wrote into its inputs; `sizes` names the input set of a dynamic case;
+    `precise()`: eager's (result, inputs after the call) in float64, or None."""
     where = sizes + (f"call {call + 1}: " if case.calls > 1 else "")
     compare_structure(got, expected, f"{where}the result")
+    precise = precise or (lambda: None)
     try:
-        compare_outputs(_leaves(got), _leaves(expected), compare=case.compare, rtol=case.rtol, atol=case.atol)
-        compare_outputs(_leaves(args), _leaves(eager_args), rtol=case.rtol, atol=case.atol)
+        _compare_values(case, got, expected, lambda: (precise() or (None, None))[0], case.compare)
+        _compare_values(case, args, eager_args, lambda: (precise() or (None, None))[1], "values")
     except _Failure as f:
         raise _Failure(f.category, where + str(f), f.failing_ops) from None
+
+
+def _precise_calls(case: Case, model, inputs):
+    """A memo of eager's calls in float64 (computed on first use): call index -> (result, inputs after)."""
+    memo = []
+
+    def call(i: int):
+        if not memo:
+            memo.append(precision.in_float64(model, inputs, lambda m, x: _eager_calls(case, m, x)[0]))
+        return memo[0][i] if memo[0] is not None else None
+
+    return call
 
 
 def _eager_calls(case: Case, model, inputs) -> tuple[list[tuple], Any]:
@@ -507,8 +537,10 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
             actual = [_run_calls(case, program, s, _sizes(s, input_sets)) for s in input_sets]
         with clock.step("compare"):
             for runs, (expected, _), s in zip(actual, eager, input_sets):
+                precise = _precise_calls(case, model, s)
                 for call, ((got, args), (eager_result, eager_args)) in enumerate(zip(runs, expected)):
-                    _compare_call(case, call, got, eager_result, args, eager_args, _sizes(s, input_sets))
+                    _compare_call(case, call, got, eager_result, args, eager_args, _sizes(s, input_sets),
+                                  lambda call=call: precise(call))
             if len(input_sets) == 1:  # state carries from call to call of one input set
                 _compare_state(program, eager[0][1])
         measured = "pass"

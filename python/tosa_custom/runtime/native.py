@@ -47,7 +47,7 @@ from ..contract.encoding import Operand
 __all__ = [
     "ABI_VERSION", "KernelLibrary", "KernelLibraryError", "NativeBinding", "ProgramStatus",
     "builtin_library", "compile_kernel_library", "include_dir", "kernel_libraries", "load_kernel_library",
-    "unload_kernel_library", "bind", "status_name", "Split", "ABI_VERSION_MIN", "MAX_PARALLEL", "DYNAMIC",
+    "unload_kernel_library", "bind", "register_libcalls", "status_name", "Split", "ABI_VERSION_MIN", "MAX_PARALLEL", "DYNAMIC",
 ]
 
 ABI_VERSION = 2
@@ -184,6 +184,19 @@ def max_arity() -> int:
 
 def trampoline(arity: int) -> int:
     return _runtime().tck_runtime_trampoline(arity)
+
+
+# compiler-rt builtins LLVM calls for conversions no x86-64 instruction does,
+# which the JIT finds only in some hosts' libgcc: lib/runtime.c has them.
+_LIBCALLS = {"__truncdfhf2": "tck_truncdfhf2", "__truncdfbf2": "tck_truncdfbf2"}
+
+
+def register_libcalls(engine) -> None:
+    """Bind the builtins in an ExecutionEngine (as plain C symbols, without
+    register_runtime's _mlir_ciface_ prefix), before its first lookup."""
+    dll = _runtime()
+    for name, ours in _LIBCALLS.items():
+        engine.raw_register_runtime(name, ctypes.cast(getattr(dll, ours), ctypes.c_void_p))
 
 
 # --- Libraries.

@@ -17,6 +17,7 @@ from typing import Sequence
 
 import numpy as np
 import torch
+import torch.utils._pytree as pytree
 
 from .kernels import KernelCall, builtin_kernel, torch_kernel
 
@@ -31,11 +32,19 @@ def _f64(t: torch.Tensor | None) -> np.ndarray | None:
     return None if t is None else _np(t).astype(np.float64)
 
 
+def _numpy_lacks(call: KernelCall) -> bool:
+    """bfloat16 (numpy has no such dtype) or an empty tensor (numpy's max of
+    nothing raises where PyTorch returns an empty result), among the operands,
+    the results or the arguments the call carries as constants."""
+    carried = [v for v in pytree.tree_leaves(call.arguments) if isinstance(v, torch.Tensor)]
+    return any(t.dtype == torch.bfloat16 or t.numel() == 0 for t in [*call.inputs, *call.outputs, *carried])
+
+
 def _numpy_or_torch(fn):
-    """Run `fn` for numpy dtypes; bfloat16 (which numpy lacks) goes to torch."""
+    """Run `fn` where numpy computes as PyTorch does; the rest goes to torch."""
 
     def kernel(call: KernelCall):
-        if any(t.dtype == torch.bfloat16 for t in list(call.inputs) + list(call.outputs)):
+        if _numpy_lacks(call):
             return torch_kernel(call)
         return fn(call)
 

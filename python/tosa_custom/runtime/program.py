@@ -351,6 +351,7 @@ class Program:
                 f"creating the ExecutionEngine failed ({e}); an op reached LLVM without a lowering",
                 category="runtime-lowering-failed") from None
         # Before the first lookup: a later registration poisons the engine.
+        _native.register_libcalls(engine)
         for s in self._sites:
             if s.native is not None:  # the compiled code calls the C trampoline directly
                 engine.register_runtime(s.site.symbol, ctypes.c_void_p(s.native.trampoline))

@@ -13,9 +13,10 @@ from ..core.builders import create, tosa_const
 from ..core.ir import collect_ops
 from ..core.passes import PassContext, register_pass
 
-__all__ = ["INTEGER_NEGATE_AS_SUB"]
+__all__ = ["INTEGER_NEGATE_AS_SUB", "HALF_CAST_THROUGH_F32"]
 
 INTEGER_NEGATE_AS_SUB = "tosa-custom-integer-negate-as-sub"
+HALF_CAST_THROUGH_F32 = "tosa-custom-half-cast-through-f32"
 
 
 def _i64(type_: ir.Type) -> bool:
@@ -41,4 +42,24 @@ def integer_negate_as_sub(module: ir.Operation, ctx: PassContext) -> None:
             zero = tosa_const(ir.DenseElementsAttr.get_splat(zero_type, ir.IntegerAttr.get(zero_type.element_type, 0)))
             sub = create("tosa.sub", result_type, [zero, op.operands[0]])
         op.results[0].replace_all_uses_with(sub)
+        op.erase()
+
+
+def _half_pair(op: ir.Operation) -> bool:
+    types = {str(ir.ShapedType(v.type).element_type) for v in (op.operands[0], op.results[0])}
+    return types == {"f16", "bf16"}
+
+
+@register_pass(HALF_CAST_THROUGH_F32,
+               "Rewrite a tosa.cast between f16 and bf16 as two casts through f32: tosa-to-linalg makes it one "
+               "arith.truncf of equal widths, which does not verify. Widening to f32 is exact, so the result is "
+               "rounded once, to nearest even (the runtime fuzzer's cast cases found it)")
+def half_cast_through_f32(module: ir.Operation, ctx: PassContext) -> None:
+    for op in collect_ops(module, lambda op: op.name == "tosa.cast" and _half_pair(op)):
+        source = ir.ShapedType(op.operands[0].type)
+        with ir.InsertionPoint(op), op.location:
+            wide_type = ir.RankedTensorType.get(source.shape, ir.F32Type.get())
+            wide = create("tosa.cast", wide_type, [op.operands[0]])
+            narrow = create("tosa.cast", op.results[0].type, [wide])
+        op.results[0].replace_all_uses_with(narrow)
         op.erase()

@@ -1,0 +1,107 @@
+"""`tosa-custom-audit-compare`: hold auto mode to "never worse" case by case.
+
+Auto mode promises to compile whatever dummy or stock mode compiles. Counts
+per mode cannot show that (auto may gain ten cases and lose three); this
+reads the `audit.json` of runs over the same cases and lists each case that
+runs right in another mode but not in the first. A difference is accepted
+only with a reviewed reason (`REVIEWED` below, a regex on the case name);
+any other makes the exit code 1. Crashes and timeouts in any run are listed
+too: "no case crashes" is the other half of the promise.
+
+    tosa-custom-audit --mode auto  --report out/auto  ...
+    tosa-custom-audit --mode dummy --report out/dummy ...
+    tosa-custom-audit-compare out/auto out/dummy out/stock
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Sequence
+
+__all__ = ["REVIEWED", "Comparison", "compare", "load", "main"]
+
+# Cases where the first run (auto) may fail although another mode runs them
+# right, each with why that is right (not merely why it happens).
+REVIEWED: dict[str, str] = {}
+
+_RAN_RIGHT = ("pass", "xpass")
+_BROKE = ("crash", "timeout")
+
+
+def load(directory: Path) -> tuple[str, dict[str, dict]]:
+    """(mode, case name -> result row) of one audit report folder."""
+    path = Path(directory)
+    path = path / "audit.json" if path.is_dir() else path
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"tosa-custom-audit-compare: cannot read {path}: {e} "
+                         f"(give folders written by tosa-custom-audit --report DIR)") from None
+    return data["meta"]["mode"], {c["name"]: c for c in data["cases"]}
+
+
+class Comparison:
+    """The cases of `first` that another run runs right and it does not."""
+
+    def __init__(self, first: tuple[str, dict], others: Sequence[tuple[str, dict]],
+                 reviewed: dict[str, str] | None = None):
+        self.mode, rows = first
+        self.others = [m for m, _ in others]
+        reviewed = REVIEWED if reviewed is None else reviewed
+        common = set(rows).intersection(*(set(r) for _, r in others))
+        self.cases = len(common)
+        self.missing = sorted(set(rows).symmetric_difference(*(set(r) for _, r in others)))
+        self.regressions: list[tuple[str, dict, list[str], str | None]] = []
+        self.gains = 0
+        for name in sorted(common):
+            mine = rows[name]
+            better = [m for m, r in others if r[name]["status"] in _RAN_RIGHT]
+            if mine["status"] in _RAN_RIGHT:
+                self.gains += not better
+                continue
+            if better:
+                reason = next((why for pattern, why in reviewed.items() if re.search(pattern, name)), None)
+                self.regressions.append((name, mine, better, reason))
+        self.broke = sorted((m, n, r[n]["status"]) for m, r in [first, *others] for n in r
+                            if r[n]["status"] in _BROKE)
+
+    @property
+    def unreviewed(self) -> list:
+        return [r for r in self.regressions if r[3] is None]
+
+    def text(self) -> str:
+        lines = [f"{self.mode} against {', '.join(self.others)}: {self.cases} cases in every run; "
+                 f"{len(self.regressions)} run right elsewhere but not in {self.mode} "
+                 f"({len(self.unreviewed)} without a reviewed reason); "
+                 f"{self.gains} run right only in {self.mode}; {len(self.broke)} crashes or timeouts"]
+        for name, mine, better, reason in self.regressions:
+            why = f"reviewed: {reason}" if reason else f"{mine['category']}: {mine['message'][:200]}"
+            lines.append(f"  {'REVIEWED' if reason else 'WORSE'}: {name} (right in {', '.join(better)}) {why}")
+        for mode, name, status in self.broke:
+            lines.append(f"  {status.upper()}: {name} in {mode} mode")
+        if self.missing:
+            lines.append(f"  {len(self.missing)} cases are not in every run (compare runs of the same selection), "
+                         f"e.g. {', '.join(self.missing[:3])}")
+        return "\n".join(lines)
+
+
+def compare(first: Path, others: Sequence[Path]) -> Comparison:
+    return Comparison(load(first), [load(o) for o in others])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tosa-custom-audit-compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument("first", type=Path, help="the report folder of the mode held to the others (auto)")
+    parser.add_argument("others", type=Path, nargs="+", help="report folders of the same cases in other modes")
+    args = parser.parse_args(argv)
+    result = compare(args.first, args.others)
+    print(result.text())
+    return 1 if result.unreviewed or result.broke else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

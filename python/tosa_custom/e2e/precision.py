@@ -1,0 +1,75 @@
+"""Half-precision results judged by their distance from the exact answer.
+
+Eager PyTorch computes a float16 or bfloat16 op in float32 and rounds once;
+a compiled program computes the op's TOSA in the half type itself, rounding
+after each step, and so may differ from eager by several of the type's ulps
+while being as close to the exact answer (OpInfo's layer_norm in bfloat16:
+eager is 0.001 off the float64 result, the compiled program exact; eager's
+trunc division in float16 off by 1, the compiled one exact). Comparing with
+eager alone calls such results wrong.
+
+So a half-precision result that fails the usual comparison gets a second
+one, the rule PyTorch's own reference tests use: run eager again with the
+floating inputs and the model's weights in float64, and accept each element
+whose distance from that result is within the type's tolerance of eager's
+own distance. A lowering that is really wrong (a float16 norm whose squares
+overflow to inf where the exact norm is 8.5) stays wrong.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Callable, Sequence
+
+import torch
+import torch.utils._pytree as pytree
+
+__all__ = ["HALF", "has_half", "in_float64", "as_accurate_as_eager"]
+
+HALF = (torch.float16, torch.bfloat16)
+
+
+def has_half(value) -> bool:
+    return any(isinstance(x, torch.Tensor) and x.dtype in HALF for x in pytree.tree_leaves(value))
+
+
+def _wide(x):
+    return x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+
+
+def in_float64(model, inputs: tuple, run: Callable[[object, tuple], list]) -> list | None:
+    """`run(model, inputs)` with floating inputs, weights and buffers in
+    float64; None when the model cannot run so (it then decides nothing)."""
+    try:
+        wide = copy.deepcopy(model)
+        if isinstance(wide, torch.nn.Module):
+            wide = wide.double()
+        return run(wide, pytree.tree_map(_wide, inputs))
+    except Exception:  # an op without a float64 kernel, a dtype the model asserts
+        return None
+
+
+def _leaf_ok(actual: torch.Tensor, expected: torch.Tensor, precise, rtol: float, atol: float) -> bool:
+    if not isinstance(precise, torch.Tensor) or precise.shape != expected.shape or expected.dtype not in HALF:
+        return False
+    a, e, p = actual.double(), expected.double(), precise.double()
+    close_to_eager = (a - e).abs() <= atol + rtol * e.abs()
+    as_accurate = (a - p).abs() <= (e - p).abs() + atol + rtol * p.abs()
+    same = (a == e) | (a.isnan() & e.isnan())
+    return bool((close_to_eager | as_accurate | same).all())
+
+
+def as_accurate_as_eager(actual: Sequence, expected: Sequence, precise: Sequence, rtol: float, atol: float) -> bool:
+    """Every half-precision leaf no farther from `precise` than eager's, within
+    (rtol, atol); False if any leaf is of another type (those are compared
+    with eager alone) or the structures differ."""
+    if not (len(actual) == len(expected) == len(precise)):
+        return False
+    pairs = [(a, e, p) for a, e, p in zip(actual, expected, precise) if isinstance(e, torch.Tensor) and e.dtype in HALF]
+    others = [(a, e) for a, e in zip(actual, expected) if not (isinstance(e, torch.Tensor) and e.dtype in HALF)]
+    for a, e in others:  # already compared and passed, or the mismatch is there: check again
+        try:
+            torch.testing.assert_close(a, e, rtol=rtol, atol=atol, equal_nan=True, check_dtype=False)
+        except (AssertionError, TypeError, ValueError):
+            return False
+    return bool(pairs) and all(_leaf_ok(torch.as_tensor(a), e, p, rtol, atol) for a, e, p in pairs)

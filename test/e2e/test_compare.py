@@ -1,0 +1,38 @@
+"""tosa-custom-audit-compare on two real audit runs of the same cases."""
+
+from pathlib import Path
+
+import pytest
+
+from tosa_custom.e2e import compare
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+CATEGORIES = str(FIXTURES / "cases_categories.py")
+SELECT = "Module_(user_kernel|no_kernel)$"
+
+
+def test_a_case_right_elsewhere_but_not_here_is_named_until_reviewed(audit, capsys):
+    strict = audit("--mode", "dummy", "--cases", CATEGORIES, "--filter", SELECT, "--no-torch-fallback", "-j", "1")
+    normal = audit("--mode", "dummy", "--cases", CATEGORIES, "--filter", SELECT, "-j", "1")
+    assert strict.case("TanModule_no_kernel")["status"] == "fail"
+    assert normal.case("TanModule_no_kernel")["status"] == "pass"
+
+    assert compare.main([str(strict.report), str(normal.report)]) == 1
+    out = capsys.readouterr().out
+    assert "2 cases in every run; 1 run right elsewhere but not in dummy (1 without a reviewed reason)" in out
+    assert "WORSE: TanModule_no_kernel (right in dummy) no-kernel:" in out
+    assert "CoshModule" not in out
+
+    reviewed = compare.Comparison(compare.load(strict.report), [compare.load(normal.report)],
+                                  reviewed={"^TanModule_": "tan has no kernel without the fallback, by request"})
+    assert [r[0] for r in reviewed.regressions] == ["TanModule_no_kernel"] and not reviewed.unreviewed
+    assert "REVIEWED: TanModule_no_kernel (right in dummy) reviewed: tan has no kernel" in reviewed.text()
+    # The other way round nothing is worse, and the one case only it runs right is counted.
+    back = compare.compare(normal.report, [strict.report])
+    assert (back.regressions, back.gains, back.cases) == ([], 1, 2)
+
+
+def test_unreadable_report_names_the_fix(tmp_path):
+    with pytest.raises(SystemExit, match="give folders written by tosa-custom-audit --report DIR"):
+        compare.load(tmp_path)
