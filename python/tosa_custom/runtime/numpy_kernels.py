@@ -33,11 +33,11 @@ def _f64(t: torch.Tensor | None) -> np.ndarray | None:
 
 
 def _numpy_lacks(call: KernelCall) -> bool:
-    """bfloat16 (numpy has no such dtype) or an empty tensor (numpy's max of
-    nothing raises where PyTorch returns an empty result), among the operands,
-    the results or the arguments the call carries as constants."""
-    carried = [v for v in pytree.tree_leaves(call.arguments) if isinstance(v, torch.Tensor)]
-    return any(t.dtype == torch.bfloat16 or t.numel() == 0 for t in [*call.inputs, *call.outputs, *carried])
+    """bfloat16 (numpy has no such dtype) among the operands, the results or
+    the arguments the call carries as constants, or an empty operand (numpy's
+    max of nothing raises where PyTorch returns an empty result)."""
+    operands = [*call.inputs, *(v for v in pytree.tree_leaves(call.arguments) if isinstance(v, torch.Tensor))]
+    return any(t.numel() == 0 for t in operands) or any(t.dtype == torch.bfloat16 for t in [*operands, *call.outputs])
 
 
 def _numpy_or_torch(fn):

@@ -295,8 +295,7 @@ class Program:
         # Native kernels (native.py): their call takes the address of their
         # C structs; released with the program.
         self._native_enabled = native
-        self._torch_fallback = torch_fallback
-        self._kernels = kernels
+        self._torch_fallback, self._kernels = torch_fallback, kernels
         self._native_status = _native.ProgramStatus()
         self._native_words = memoryview(self._native_status).cast("B").cast("i")
         self._native_bindings: list[_native.NativeBinding] = []
