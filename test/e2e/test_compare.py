@@ -31,6 +31,12 @@ def test_a_case_right_elsewhere_but_not_here_is_named_until_reviewed(audit, caps
     # The other way round nothing is worse, and the one case only it runs right is counted.
     back = compare.compare(normal.report, [strict.report])
     assert (back.regressions, back.gains, back.cases) == ([], 1, 2)
+    # Against several runs (auto against dummy and stock), one of them with a case the others lack.
+    rows = compare.load(normal.report)
+    extra = (rows[0], {**rows[1], "OtherModule_basic": rows[1]["TanModule_no_kernel"]})
+    several = compare.Comparison(compare.load(strict.report), [compare.load(normal.report), extra])
+    assert [(r[0], r[2]) for r in several.regressions] == [("TanModule_no_kernel", ["dummy", "dummy"])]
+    assert several.missing == ["OtherModule_basic"] and "1 cases are not in every run" in several.text()
 
 
 def test_unreadable_report_names_the_fix(tmp_path):

@@ -54,7 +54,7 @@ class Comparison:
         reviewed = REVIEWED if reviewed is None else reviewed
         common = set(rows).intersection(*(set(r) for _, r in others))
         self.cases = len(common)
-        self.missing = sorted(set(rows).symmetric_difference(*(set(r) for _, r in others)))
+        self.missing = sorted(set(rows).union(*(set(r) for _, r in others)) - common)
         self.regressions: list[tuple[str, dict, list[str], str | None]] = []
         self.gains = 0
         for name in sorted(common):
