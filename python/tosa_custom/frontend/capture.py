@@ -236,6 +236,9 @@ def decomposition_table(selection: OpSelection, program=None) -> dict:
         return {}
     keep = set(selection.overloads())
     table = {k: v for k, v in get_decomposition_table().items() if k not in keep}
+    for op, decomposition in _OUR_DECOMPOSITIONS.items():
+        if op not in keep:
+            table[op] = decomposition
     if selection.auto:  # a known wrong lowering must reach auto mode whole (wrong_lowerings.py)
         for w in _wrong.WRONG_LOWERINGS:
             for o in OpSelection([w.op]).overloads():
@@ -244,9 +247,6 @@ def decomposition_table(selection: OpSelection, program=None) -> dict:
                 elif o not in keep:
                     keep.add(o)
                     table.pop(o, None)
-    for op, decomposition in _OUR_DECOMPOSITIONS.items():
-        if op not in keep:
-            table[op] = decomposition
     if program is None:
         return table
     present = set(graph_ops(program.graph_module))

@@ -112,6 +112,12 @@ WRONG_LOWERINGS: tuple[WrongLowering, ...] = (
     WrongLowering("torch.aten.remainder.Tensor", ("f16", "bf16"), "it divides and floors in the half type "
                   "(eager: float32): a quotient rounded up past an integer floors one too high, off by the "
                   "divisor", "remainder/bfloat16/6", 5.125),
+    # Integer linspace from tensor ends steps in float32 as eager does, but TOSA divides by multiplying with
+    # the reciprocal: 1 + 24 * (49 / 49) is 24.999998, truncated to 24 where eager has 25.
+    WrongLowering("torch.aten.linspace", ("si64", "si32", "si16", "si8", "ui8"),
+                  "its float step, divided by TOSA as a multiplication with the reciprocal, lands just below an "
+                  "integer, which the conversion to the integer dtype truncates one lower",
+                  "linspace.tensor_overload/int32/159", 1.0),
     WrongLowering("torch.aten.gelu", ("bf16",), "its erf/tanh polynomial runs in bfloat16 (eager: float32)",
                   "nn.functional.gelu/bfloat16/1", 2.44e-4),
 )
