@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome
 
-__all__ = ["strategy", "check"]
+__all__ = ["strategy", "check", "rounded_once"]
 
 _TYPES = {"f64": "float64", "f32": "float32", "f16": "float16", "bf16": "bfloat16"}
 _BITS = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23)}  # (exponent, mantissa) of the narrow types
@@ -47,7 +47,7 @@ def _values(case) -> np.ndarray:
     return np.concatenate([values, -values]).astype(np.float64)
 
 
-def _rounded(x: float, target: str) -> float:
+def rounded_once(x: float, target: str) -> float:
     """x rounded once to nearest even in `target`, as a float (inf past the threshold)."""
     if target in ("f64",) or not np.isfinite(x) or x == 0:
         return x
@@ -83,7 +83,7 @@ def check(case: dict) -> Outcome:
   return %0 : {t_out}
 }}""", native=case["native"], vectorize=case["vectorize"])
     got = program(x)
-    want = torch.tensor([_rounded(v, target) for v in x.double().tolist()], dtype=torch.float64)
+    want = torch.tensor([rounded_once(v, target) for v in x.double().tolist()], dtype=torch.float64)
     want = want.to(getattr(torch, _TYPES[target]))  # exact: every value is representable
     same = (got == want) | (got.isnan() & want.isnan())
     same &= torch.signbit(got) == torch.signbit(want)

@@ -5,12 +5,11 @@ missing them)."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 import pytest
 import torch
 
+from fuzz.targets._casts import rounded_once
 from tosa_custom import runtime
 
 
@@ -38,24 +37,6 @@ def _doubles() -> np.ndarray:
     return np.concatenate([values, -values])
 
 
-def _bf16_nearest_even(x: float) -> float:
-    """Exact reference: the nearer of x's two bf16 neighbours (ties to even)."""
-    if not np.isfinite(x):
-        return x
-    guess = torch.tensor(x, dtype=torch.float64).to(torch.bfloat16)
-    bits = guess.view(torch.int16).item()
-    wrap = lambda b: ((b + 0x8000) & 0xFFFF) - 0x8000  # noqa: E731 (int16 bit patterns)
-    candidates = [torch.tensor(wrap(b), dtype=torch.int16).view(torch.bfloat16) for b in (bits - 1, bits, bits + 1)]
-
-    def value(c):  # IEEE rounds as if the exponent went on: inf stands for +-2^128
-        v = c.double().item()
-        return None if v != v else Fraction(v) if abs(v) != float("inf") else Fraction(2) ** 128 * (1 if v > 0 else -1)
-
-    best = min((c for c in candidates if value(c) is not None),
-               key=lambda c: (abs(value(c) - Fraction(x)), c.view(torch.int16).item() & 1))
-    return best.double().item()
-
-
 @pytest.mark.parametrize("dtype", ["f16", "bf16"])
 def test_f64_narrowing_rounds_once_to_nearest_even(dtype):
     x = _doubles()
@@ -64,7 +45,7 @@ def test_f64_narrowing_rounds_once_to_nearest_even(dtype):
         with np.errstate(over="ignore"):
             want = torch.from_numpy(x.astype(np.float16))  # numpy rounds f64 -> f16 directly
     else:
-        want = torch.tensor([_bf16_nearest_even(float(v)) for v in x], dtype=torch.float64).to(torch.bfloat16)
+        want = torch.tensor([rounded_once(float(v), "bf16") for v in x], dtype=torch.float64).to(torch.bfloat16)
     assert got.dtype == want.dtype
     same = (got.view(torch.int16) == want.view(torch.int16))
     assert bool(same.all()), f"{int((~same).sum())} of {len(x)} differ, e.g. {x[~same.numpy()][:5]}"

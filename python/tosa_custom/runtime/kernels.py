@@ -23,6 +23,7 @@ of the user's (which must not collide with a built-in loaded later).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any, Callable, Sequence
 
 import torch
@@ -47,9 +48,10 @@ class KernelCall:
     outputs: Sequence[torch.Tensor]
     implementation_attrs: str = ""
 
-    @property
+    @functools.cached_property
     def arguments(self) -> dict[str, Any]:
-        """Every ATen argument by schema name, operands bound to tensors (or scalars)."""
+        """Every ATen argument by schema name, operands bound to tensors (or
+        scalars); bound once per call (the numpy kernels' dtype check reads it too)."""
         args, kwargs = self.decoded.bind(self.inputs)
         names = [a.name for a in self.decoded.overload._schema.arguments if not a.kwarg_only]
         return {**dict(zip(names, args)), **kwargs}

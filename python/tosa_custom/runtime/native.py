@@ -47,7 +47,8 @@ from ..contract.encoding import Operand
 __all__ = [
     "ABI_VERSION", "KernelLibrary", "KernelLibraryError", "NativeBinding", "ProgramStatus",
     "builtin_library", "compile_kernel_library", "include_dir", "kernel_libraries", "load_kernel_library",
-    "unload_kernel_library", "bind", "register_libcalls", "status_name", "Split", "ABI_VERSION_MIN", "MAX_PARALLEL", "DYNAMIC",
+    "unload_kernel_library", "bind", "register_libcalls", "status_name", "Split", "ABI_VERSION_MIN",
+    "MAX_PARALLEL", "DYNAMIC",
 ]
 
 ABI_VERSION = 2
