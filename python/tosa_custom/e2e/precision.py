@@ -37,13 +37,31 @@ def _wide(x):
     return x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
 
 
+def _widen_dtypes(module: torch.nn.Module) -> None:
+    """A half dtype the model holds as an argument (`torch.logspace(...,
+    dtype=torch.bfloat16)` in an OpInfo sample) becomes float64 too: else the
+    re-run rounds to the half type again and cannot show which of eager and
+    the program is nearer the exact answer."""
+    def widen(x):
+        return torch.float64 if isinstance(x, torch.dtype) and x in HALF else x
+
+    for m in module.modules():
+        for name, value in list(vars(m).items()):
+            if not name.startswith("_"):
+                wide = pytree.tree_map(widen, value)
+                if pytree.tree_leaves(wide) != pytree.tree_leaves(value):
+                    setattr(m, name, wide)
+
+
 def in_float64(model, inputs: tuple, run: Callable[[object, tuple], list]) -> list | None:
-    """`run(model, inputs)` with floating inputs, weights and buffers in
-    float64; None when the model cannot run so (it then decides nothing)."""
+    """`run(model, inputs)` with floating inputs, weights and buffers, and
+    the half dtypes it takes as arguments, in float64; None when the model
+    cannot run so (it then decides nothing)."""
     try:
         wide = copy.deepcopy(model)
         if isinstance(wide, torch.nn.Module):
             wide = wide.double()
+            _widen_dtypes(wide)
         return run(wide, pytree.tree_map(_wide, inputs))
     except Exception:  # an op without a float64 kernel, a dtype the model asserts
         return None
