@@ -36,9 +36,43 @@ def test_a_case_right_elsewhere_but_not_here_is_named_until_reviewed(audit, caps
     extra = (rows[0], {**rows[1], "OtherModule_basic": rows[1]["TanModule_no_kernel"]})
     several = compare.Comparison(compare.load(strict.report), [compare.load(normal.report), extra])
     assert [(r[0], r[2]) for r in several.regressions] == [("TanModule_no_kernel", ["dummy", "dummy"])]
-    assert several.missing == ["OtherModule_basic"] and "1 cases are not in every run" in several.text()
+    assert several.missing == ["OtherModule_basic"] and "1 cases cannot be judged: not in every run" in several.text()
+
+
+def test_other_modes_rerun_only_the_unpassed_cases_of_a_sharded_run(audit, tmp_path):
+    """The whole OpInfo suite is too long for one run: the first mode runs in
+    shards, each another mode re-runs only the cases it did not run right,
+    and the comparison reads the folders of shards as one run each."""
+    first = [audit("--mode", "dummy", "--cases", CATEGORIES, "--filter", SELECT, "--no-torch-fallback", "-j", "1",
+                   "--shard", f"{k}/2") for k in (1, 2)]
+    shards = tmp_path / "first"
+    shards.mkdir()
+    for k, run in enumerate(first, 1):
+        run.report.rename(shards / str(k))
+    mode, rows = compare.load(shards)
+    assert mode == "dummy" and {n: r["status"] for n, r in rows.items()} == {
+        "TanModule_no_kernel": "fail", "CoshModule_user_kernel": "pass"}
+    assert compare.unpassed(shards) == {"TanModule_no_kernel"}
+    listed = [audit("--mode", "dummy", "--cases", CATEGORIES, "--filter", SELECT, "--list", *more, report=False)
+              for more in (["--shard", "2/2"], ["--rerun-unpassed", str(shards)])]
+    assert [len(run.stdout.splitlines()) for run in listed] == [1, 1], [run.stderr for run in listed]
+    assert listed[1].stdout.startswith("TanModule_no_kernel\t")
+
+    rerun = audit("--mode", "dummy", "--cases", CATEGORIES, "--filter", SELECT, "-j", "1",
+                  "--rerun-unpassed", str(shards))
+    assert [c["name"] for c in rerun.summary["cases"]] == ["TanModule_no_kernel"], rerun.stderr
+    result = compare.compare(shards, [rerun.report])
+    assert [r[0] for r in result.regressions] == ["TanModule_no_kernel"] and result.missing == []
+
+    (shards / "2" / "audit.json").write_text((rerun.report / "audit.json").read_text().replace(
+        '"mode": "dummy"', '"mode": "stock"'))
+    with pytest.raises(compare.ReportError, match="mixes runs of modes dummy, stock"):
+        compare.load(shards)
 
 
 def test_unreadable_report_names_the_fix(tmp_path):
-    with pytest.raises(SystemExit, match="give folders written by tosa-custom-audit --report DIR"):
+    with pytest.raises(compare.ReportError, match="has no audit.json, nor folders that have one"):
         compare.load(tmp_path)
+    (tmp_path / "audit.json").write_text("{")
+    with pytest.raises(SystemExit, match="cannot read .*give folders written by tosa-custom-audit --report DIR"):
+        compare.main([str(tmp_path), str(tmp_path)])

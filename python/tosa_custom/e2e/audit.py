@@ -33,12 +33,12 @@ from tqdm import tqdm
 import tosa_custom
 
 from ..core.schema import OpSelection
-from . import opinfo, report
+from . import compare, opinfo, report
 from .registry import EXECUTORS, MODES, Case, cases as registered_cases, get_case
 from .report import failure_line, status_counts
 from .runner import CaseResult, expected_reason, final_status, run_case
 
-__all__ = ["AuditError", "AuditRun", "default_suite", "load_case_files", "main", "run_audit", "suite_files"]
+__all__ = ["AuditError", "AuditRun", "default_suite", "load_case_files", "main", "run_audit", "select", "suite_files"]
 
 DEFAULT_TIMEOUT = 120.0
 # A fresh worker imports torch, torch-mlir and the case files before its first case.
@@ -327,16 +327,35 @@ class _Supervisor:
         return w
 
 
+def select(cases: Sequence[Case], name_filter: str | None = None, shard: tuple[int, int] | None = None,
+           only: frozenset[str] | None = None) -> list[Case]:
+    """The cases a run takes: those matching `name_filter`, then the shard's
+    slice of them, then those of them named in `only`. The slice is taken
+    before `only`, so a shard's run and its re-run of another mode's
+    unpassed cases cover the same ground."""
+    if name_filter:
+        try:
+            pattern = re.compile(name_filter)
+        except re.error as e:
+            raise AuditError(f"--filter {name_filter!r} is not a regular expression: {e}") from None
+        cases = [c for c in cases if pattern.search(c.name)]
+    if shard is not None:
+        cases = cases[shard[0] - 1::shard[1]]
+    return list(cases) if only is None else [c for c in cases if c.name in only]
+
+
 def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = None, jobs: int | None = None,
               timeout: float = DEFAULT_TIMEOUT, name_filter: str | None = None, on_result=None,
               on_start=None, torch_fallback: bool = True, kernels: str = "all",
-              executor: str = "reference", shard: tuple[int, int] | None = None) -> AuditRun:
+              executor: str = "reference", shard: tuple[int, int] | None = None,
+              only: frozenset[str] | None = None) -> AuditRun:
     """Run every case of `files` (matching `name_filter`) in `mode`; without
     `torch_fallback`, custom ops run only by registered kernels; `kernels="user"`:
     only by the user's own (not the package's built-in ones); `executor`:
     what runs the compiled program (registry.EXECUTORS); `shard=(k, n)`: only
     every n-th selected case from the k-th (1-based), so n machines (or runs)
-    cover a suite too long for one, each with a sample spread over all of it."""
+    cover a suite too long for one, each with a sample spread over all of it;
+    `only`: of those, only the cases of these names."""
     if mode not in MODES:
         raise AuditError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
     if executor not in EXECUTORS:
@@ -348,16 +367,10 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
     loading = time.monotonic()
     cases = load_case_files(Path(f) for f in files)
     loading = time.monotonic() - loading
-    if name_filter:
-        try:
-            pattern = re.compile(name_filter)
-        except re.error as e:
-            raise AuditError(f"--filter {name_filter!r} is not a regular expression: {e}") from None
-        cases = [c for c in cases if pattern.search(c.name)]
-    if shard is not None:
-        cases = cases[shard[0] - 1::shard[1]]
+    cases = select(cases, name_filter, shard, only)
     if not cases:
-        raise AuditError("no case to run" + (f": none matches --filter {name_filter!r}" if name_filter else ""))
+        raise AuditError("no case to run" + (f": none matches --filter {name_filter!r}" if name_filter else "")
+                         + (" among the cases given by --rerun-unpassed" if only is not None else ""))
     if on_start:
         on_start(cases)
     start = time.monotonic()
@@ -397,6 +410,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--shard", type=_shard, metavar="K/N",
                    help="run the K-th of N interleaved slices of the selected cases (e.g. 3/50), so a suite too "
                         "long for one run (every OpInfo sample and dtype) is split across runs or machines")
+    p.add_argument("--rerun-unpassed", type=Path, metavar="REPORT",
+                   help="run only the cases that did not run right (pass or xpass) in that earlier run's report "
+                        "folder (or a folder of such folders, one per shard): other modes need to run only "
+                        "those to show whether auto mode is ever worse (tosa-custom-audit-compare)")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                    help=f"per-case time limit (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--report", type=Path, metavar="DIR", help="write audit.json, audit.md and audit.html there")
@@ -498,20 +515,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     progress = _Progress(not args.no_progress and not args.list)
     try:
+        only = compare.unpassed(args.rerun_unpassed) if args.rerun_unpassed else None
         files = _select_files(args)
         if args.list:
-            cases = load_case_files(files)
-            pattern = re.compile(args.filter) if args.filter else None
-            for c in cases:
-                if pattern is None or pattern.search(c.name):
-                    print(f"{c.name}\t{c.family}\t{c.source}")
+            for c in select(load_case_files(files), args.filter, args.shard, only):
+                print(f"{c.name}\t{c.family}\t{c.source}")
             return 0
         run = run_audit(args.mode, files=files, ops=ops, jobs=args.jobs, timeout=args.timeout,
                         name_filter=args.filter, on_result=progress, on_start=progress.start,
                         torch_fallback=not args.no_torch_fallback,
                         kernels="user" if args.only_user_kernels else "all", executor=args.executor,
-                        shard=args.shard)
-    except AuditError as e:
+                        shard=args.shard, only=only)
+    except (AuditError, compare.ReportError) as e:
         progress.close()
         print(f"tosa-custom-audit: error: {e}", file=sys.stderr)
         return 2

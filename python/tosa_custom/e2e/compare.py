@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-__all__ = ["REVIEWED", "Comparison", "compare", "load", "main"]
+__all__ = ["REVIEWED", "Comparison", "ReportError", "compare", "load", "main", "unpassed"]
 
 # Cases where the first run (auto) may fail although another mode runs them
 # right, each with why that is right (not merely why it happens).
@@ -32,16 +32,42 @@ _RAN_RIGHT = ("pass", "xpass")
 _BROKE = ("crash", "timeout")
 
 
-def load(directory: Path) -> tuple[str, dict[str, dict]]:
-    """(mode, case name -> result row) of one audit report folder."""
-    path = Path(directory)
-    path = path / "audit.json" if path.is_dir() else path
+class ReportError(Exception):
+    """A report folder that cannot be read as one run."""
+
+
+def _read(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text())
+        return json.loads(path.read_text())
     except (OSError, ValueError) as e:
-        raise SystemExit(f"tosa-custom-audit-compare: cannot read {path}: {e} "
-                         f"(give folders written by tosa-custom-audit --report DIR)") from None
-    return data["meta"]["mode"], {c["name"]: c for c in data["cases"]}
+        raise ReportError(f"cannot read {path}: {e} (give folders written by tosa-custom-audit --report DIR)") from None
+
+
+def load(directory: Path) -> tuple[str, dict[str, dict]]:
+    """(mode, case name -> result row) of one audit report folder, or of a
+    folder of them (one per `--shard`, or a shard's run and its re-runs),
+    read as one run: a suite too long for one run is compared whole."""
+    path = Path(directory)
+    if path.is_dir() and not (path / "audit.json").exists():
+        parts = sorted(path.glob("*/audit.json"))
+        if not parts:
+            raise ReportError(f"{path} has no audit.json, nor folders that have one "
+                              f"(give folders written by tosa-custom-audit --report DIR)")
+    else:
+        parts = [path / "audit.json" if path.is_dir() else path]
+    modes, rows = set(), {}
+    for part in parts:
+        data = _read(part)
+        modes.add(data["meta"]["mode"])
+        rows.update((c["name"], c) for c in data["cases"])
+    if len(modes) > 1:
+        raise ReportError(f"{path} mixes runs of modes {', '.join(sorted(modes))}: give one folder per mode")
+    return modes.pop(), rows
+
+
+def unpassed(directory: Path) -> frozenset[str]:
+    """The cases of a run (as `load` reads it) that did not run right."""
+    return frozenset(name for name, row in load(directory)[1].items() if row["status"] not in _RAN_RIGHT)
 
 
 class Comparison:
@@ -54,7 +80,10 @@ class Comparison:
         reviewed = REVIEWED if reviewed is None else reviewed
         common = set(rows).intersection(*(set(r) for _, r in others))
         self.cases = len(common)
-        self.missing = sorted(set(rows).union(*(set(r) for _, r in others)) - common)
+        # A case the first run ran right needs no other run to judge it (the
+        # others may be re-runs of its unpassed cases only); any other is a gap.
+        self.missing = sorted(n for n in set(rows).union(*(set(r) for _, r in others)) - common
+                              if rows.get(n, {}).get("status") not in _RAN_RIGHT)
         self.regressions: list[tuple[str, dict, list[str], str | None]] = []
         self.gains = 0
         for name in sorted(common):
@@ -84,8 +113,8 @@ class Comparison:
         for mode, name, status in self.broke:
             lines.append(f"  {status.upper()}: {name} in {mode} mode")
         if self.missing:
-            lines.append(f"  {len(self.missing)} cases are not in every run (compare runs of the same selection), "
-                         f"e.g. {', '.join(self.missing[:3])}")
+            lines.append(f"  {len(self.missing)} cases cannot be judged: not in every run (compare runs of the same "
+                         f"selection, or re-runs of the first run's unpassed cases), e.g. {', '.join(self.missing[:3])}")
         return "\n".join(lines)
 
 
@@ -98,7 +127,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("first", type=Path, help="the report folder of the mode held to the others (auto)")
     parser.add_argument("others", type=Path, nargs="+", help="report folders of the same cases in other modes")
     args = parser.parse_args(argv)
-    result = compare(args.first, args.others)
+    try:
+        result = compare(args.first, args.others)
+    except ReportError as e:
+        raise SystemExit(f"tosa-custom-audit-compare: {e}") from None
     print(result.text())
     return 1 if result.unreviewed or result.broke else 0
 
