@@ -8,7 +8,11 @@ Case kinds:
 - `kernel`: a program whose `tosa.custom` runs a kernel told, per case, to be
   correct, slow, re-entrant, to raise (any exception type), or to return the
   wrong shape, dtype, count or type. A following good call must be correct
-  (a failure leaves no state behind). Oracle: eager PyTorch.
+  (a failure leaves no state behind). Oracle: eager PyTorch. Or a custom op
+  of two results whose kernel misbehaves on the second only, which the
+  program reads or not: a wrong value nothing reads is no error (OpInfo's
+  embedding_bag: PyTorch's CPU kernel returns an empty offset2bag where the
+  op's type says [N]).
 - `attrs`: a module whose `implementation_attrs` was mutated (the `decode`
   target's mutations), loaded and called. Oracle: the mutated call, decoded
   and run by eager PyTorch: the program gives its result, or the same kind of
@@ -122,6 +126,22 @@ BEHAVIOURS = ["correct", "correct-in-place", "numpy", "non-contiguous-result", "
               "wrong-count", "not-a-tensor", "zero-d-result", "list-result", "huge-result"]
 
 
+PAIR_BEHAVIOURS = ["correct", "numpy", "empty", "raise-ValueError", "wrong-shape", "wrong-dtype", "wrong-count",
+                   "not-a-tensor", "zero-d-result", "list-result", "huge-result"]
+_PAIR_TEMPLATE = """func.func @f(%a: tensor<3x4xf32>, %b: tensor<3x4xf32>) -> (RESULTS) {
+  %0:2 = tosa.custom %a, %b {domain_name = "fuzz", implementation_attrs = "", operator_name = "fuzz.mul_sub"} : (tensor<3x4xf32>, tensor<3x4xf32>) -> (tensor<3x4xf32>, tensor<3x4xf32>)
+  %1 = tosa.add %0#0, %a : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  return RETURNED
+}"""
+
+
+def _pair_module(used: bool) -> str:
+    """fuzz.mul_sub (a * b, a - b): the program returns a * b + a, and a - b when `used`."""
+    t = "tensor<3x4xf32>"
+    return (_PAIR_TEMPLATE.replace("RESULTS", f"{t}, {t}" if used else t)
+            .replace("RETURNED", f"%1, %0#1 : {t}, {t}" if used else f"%1 : {t}"))
+
+
 @st.composite
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
@@ -146,7 +166,8 @@ def strategy_(draw):
         case["count"] = draw(st.sampled_from([0] * 8 + [-1, 1]))  # inputs missing or extra
     elif kind == "kernel":
         case["program"] = "fuzz_kernel"
-        case["behaviour"] = draw(st.sampled_from(BEHAVIOURS))
+        case["pair"] = draw(st.sampled_from([None, None, "unused", "used"]))
+        case["behaviour"] = draw(st.sampled_from(PAIR_BEHAVIOURS if case["pair"] else BEHAVIOURS))
         case["sleep"] = draw(st.sampled_from([0.0, 0.01, 0.2]))
     elif kind == "attrs":
         case["program"] = draw(st.sampled_from(["gelu", "layer_norm", "softmax_add", "neg_0d"]))
@@ -227,10 +248,27 @@ def _fuzz_kernel(call):
 _ERROR_BEHAVIOURS = {b for b in BEHAVIOURS if b.startswith(("raise-", "wrong-", "not-", "zero-d", "huge"))}
 
 
+def _fuzz_pair_kernel(call):
+    """(a * b, a - b), the second result as the case says."""
+    import torch
+
+    a, b = call.inputs
+    behaviour, good = _STATE["behaviour"], a - b
+    if behaviour == "raise-ValueError":
+        raise ValueError("fuzz")
+    if behaviour == "wrong-count":
+        return a * b, good, good
+    second = {"correct": good, "numpy": good.numpy(), "empty": torch.zeros(0, dtype=torch.int64),
+              "wrong-shape": good.t(), "wrong-dtype": good.double(), "not-a-tensor": 3.0,
+              "zero-d-result": good.sum(), "list-result": [good], "huge-result": torch.zeros(3000, 4000)}[behaviour]
+    return a * b, second
+
+
 def setup():
     from tosa_custom import runtime
 
     runtime.register_kernel("fuzz.mul", domain_name="fuzz")(_fuzz_kernel)
+    runtime.register_kernel("fuzz.mul_sub", domain_name="fuzz")(_fuzz_pair_kernel)
 
 
 _LOADED: dict = {}
@@ -369,11 +407,44 @@ def _check_inputs(case) -> Outcome:
     return Outcome(CORRECT, f"{case['program']} {case['layouts']}")
 
 
+def _check_pair(case) -> Outcome:
+    import torch
+
+    from tosa_custom.runtime import KernelError
+
+    used = case["pair"] == "used"
+    key = ("fuzz_pair", used, case["native"])
+    if key not in _LOADED:
+        _LOADED[key] = _load(_pair_module(used), case["native"])
+    g = torch.Generator().manual_seed(case["seed"])
+    a, b = torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g)
+    want = (a * b + a, a - b) if used else a * b + a
+    _STATE.update(behaviour=case["behaviour"])
+    try:
+        got, error = _call(_LOADED[key], (a, b))
+    finally:
+        _STATE.update(behaviour="correct")
+    fails = case["behaviour"] in ("raise-ValueError", "wrong-count") or (
+        used and case["behaviour"] not in ("correct", "numpy"))
+    if fails:
+        if error is None:
+            raise Defect("wrong", f"a kernel that does '{case['behaviour']}' on a {case['pair']} result gave {got}")
+        return clean_or_defect(error, (KernelError,))
+    if error is not None:
+        raise Defect("exception", f"a kernel that does '{case['behaviour']}' on a result nothing reads failed: "
+                                  f"{describe(error)}")
+    if not (all(map(_same, got, want)) if used else _same(got, want)):
+        raise Defect("wrong", f"kernel '{case['behaviour']}' on a {case['pair']} result: {got}, expected {want}")
+    return Outcome(CORRECT, f"{case['behaviour']} ({case['pair']})")
+
+
 def _check_kernel(case) -> Outcome:
     import torch
 
     from tosa_custom.runtime import KernelError
 
+    if case.get("pair"):
+        return _check_pair(case)
     program = _program("fuzz_kernel", case["native"])
     g = torch.Generator().manual_seed(case["seed"])
     a, b = torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g)

@@ -121,6 +121,38 @@ func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
     torch.testing.assert_close(program(torch.tensor([1.0, -2.0])), torch.tensor([-10.0, 20.0]))
 
 
+_TWO_RESULTS = """
+func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0:2 = tosa.custom %a {domain_name = "acme", implementation_attrs = "", operator_name = "sums_and_bags"} : (tensor<2xf32>) -> (tensor<2xf32>, tensor<5xi64>)
+  return %0#RESULT : tensor<2xf32>
+}"""
+
+
+@pytest.mark.parametrize("returned", [0, 1])
+def test_a_result_nothing_reads_is_not_checked(monkeypatch, returned):
+    """PyTorch's CPU embedding_bag returns an empty offset2bag where its meta
+    function (and so the op's result type) says [N]: a program that never
+    reads it must run; one that does gets the mismatch."""
+    from tosa_custom.runtime import kernels
+
+    kernels.registered_kernels()
+    monkeypatch.setattr(kernels._KERNELS, "_entries", dict(kernels._KERNELS._entries))
+
+    @runtime.register_kernel("sums_and_bags", domain_name="acme")
+    def sums_and_bags(call):
+        return call.inputs[0] * 2, torch.zeros(0, dtype=torch.int64)
+
+    text = _TWO_RESULTS.replace("%0#RESULT", f"%0#{returned}").replace(
+        "-> tensor<2xf32> {", "-> tensor<5xi64> {" if returned else "-> tensor<2xf32> {").replace(
+        ": tensor<2xf32>\n}", ": tensor<5xi64>\n}" if returned else ": tensor<2xf32>\n}")
+    program = runtime.load(text)
+    if returned:
+        with pytest.raises(runtime.KernelError, match=r"result #1 is \[0\] int64, expected \[5\] int64"):
+            program(torch.tensor([1.0, -2.0]))
+    else:
+        torch.testing.assert_close(program(torch.tensor([1.0, -2.0])), torch.tensor([2.0, -4.0]))
+
+
 def test_engine_failure_is_a_compile_error(monkeypatch):
     from tosa_custom.runtime import program as program_mod
 

@@ -64,6 +64,12 @@ class CustomCallSite:
     output_shapes: tuple[tuple[int | None, ...], ...]
     location: str
     const_inputs: tuple  # per input: the constant's Python value for tosa.const scalars/lists, else None
+    # Results nothing in the program reads (embedding_bag's offset2bag when
+    # only the sums are returned): a Python kernel's value for them is not
+    # checked or stored, so PyTorch's own disagreement on their size (its CPU
+    # kernel returns an empty offset2bag where the meta function says [N])
+    # cannot fail a program that never looks at them.
+    unused_results: tuple[int, ...] = ()
 
 
 def read_constant(value: ir.Value):
@@ -97,6 +103,7 @@ def _site(op, index: int, read=read_constant) -> CustomCallSite:
         output_shapes=tuple(_shape(t) for t in out_types),
         location=str(op.location),
         const_inputs=tuple(read(v) for v in op.operands),
+        unused_results=tuple(i for i, r in enumerate(op.results) if next(iter(r.uses), None) is None),
     )
 
 

@@ -257,6 +257,8 @@ class _Site:
         if len(results) != len(outputs):
             raise KernelError(f"returned {len(results)} results, the op has {len(outputs)}")
         for i, (r, out) in enumerate(zip(results, outputs)):
+            if i in self.site.unused_results:
+                continue
             if isinstance(r, np.ndarray):
                 r = torch.from_numpy(r)
             if isinstance(r, (bool, int, float)) and out.dim() == 0:  # a scalar result (aten.item)
