@@ -81,3 +81,40 @@ def test_static_contractions_are_planned_as_before():
     module, plans = _tiled(_PROGRAM.replace("?", "37").replace('"s0"', "37"), "avx2")
     assert not any(p.split_remainders for p in plans)
     assert _names(module)["arith.select"] == 0
+
+
+# Reductions along a `?` row keep per-lane partial results over the row
+# (TilePlan.partial_reduction); the remainder's masked-off lanes must leave
+# them as they were, whatever the combiner's neutral element.
+_ROW_REDUCTIONS = """
+func.func @main(%x: tensor<?x?xf32> {tosa_custom.shape = ["s0", "s1"]}, %i: tensor<?x?xi32> {tosa_custom.shape = ["s0", "s1"]})
+    -> (tensor<?x1xf32>, tensor<?x1xi32>, tensor<?x1xi32>)
+    attributes {tosa_custom.symbols = {s0 = array<i64: 1, 4096>, s1 = array<i64: 1, 4096>}} {
+  %p = tosa.reduce_product %x {axis = 1 : i32} : (tensor<?x?xf32>) -> tensor<?x1xf32>
+  %s = tosa.reduce_sum %i {axis = 1 : i32} : (tensor<?x?xi32>) -> tensor<?x1xi32>
+  %m = tosa.reduce_max %i {axis = 1 : i32} : (tensor<?x?xi32>) -> tensor<?x1xi32>
+  return %p, %s, %m : tensor<?x1xf32>, tensor<?x1xi32>, tensor<?x1xi32>
+}"""
+
+
+@pytest.mark.parametrize("cpu", ["avx2", "avx512"])
+def test_row_reductions_keep_partial_results_at_every_remainder(cpu):
+    config = tiling.tile_config(cpu)
+    program = runtime.load(_ROW_REDUCTIONS, cpu=cpu)
+    g = torch.Generator().manual_seed(1)
+    for n in sorted({1, config.lanes - 1, config.elementwise - 1, config.elementwise, config.elementwise + 1,
+                     2 * config.elementwise + config.lanes + 3}):
+        x = 1 + (torch.rand(3, n, generator=g) - 0.5) / n  # products near 1: no overflow, every factor counts
+        i = -torch.randint(1, 1000, (3, n), generator=g, dtype=torch.int32)  # negative: a 0 lane would show in a max
+        p, s, m = program(x, i)
+        torch.testing.assert_close(p, x.prod(1, keepdim=True), **reduction_tolerance(n), msg=lambda e: f"{n}: {e}")
+        assert torch.equal(s, i.sum(1, keepdim=True, dtype=torch.int32)), n
+        assert torch.equal(m, i.amax(1, keepdim=True)), n
+
+
+def test_row_reductions_plan_partial_results():
+    module, plans = _tiled(_ROW_REDUCTIONS, "avx2")
+    assert plans and all(p.partial_reduction for p in plans if p.dynamic)
+    # One per row each, after the loops over the row (per tile, with its
+    # masked remainder: twice as many).
+    assert _names(module)["vector.multi_reduction"] == 3

@@ -89,21 +89,28 @@ func.func @exp_columns(%a: tensor<?x?xf32>) -> tensor<?x?xf32> {
 
 // -----
 
-// A reduction along a `?` row: whole vectors (no wider than the elementwise
-// ones), then the remainder in masked vectors of the CPU's lanes.
+// A reduction along a `?` row: per-lane partial sums over the row (a
+// vector of the elementwise width, no cross-lane step inside the loops), its
+// remainder added in one masked step, then one reduction across lanes per row.
 // CHECK-LABEL: func.func @sum_rows(
 // CHECK:         scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
-// CHECK:           scf.for %{{.*}} = %c0 to %[[FULL:.*]] step %[[LANES:.*]] iter_args
-// AVX512:            vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x64xf32> to vector<1xf32>
-// AVX2:              vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x16xf32> to vector<1xf32>
-// CHECK:           scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %[[LANES]] iter_args
-// AVX512:            scf.for %{{.*}} = %c0 to %{{.*}} step %c16 iter_args
-// AVX2:              scf.for %{{.*}} = %c0 to %{{.*}} step %c8 iter_args
-// CHECK:               %[[MASK:.*]] = vector.create_mask
-// CHECK:               vector.mask %[[MASK]] { vector.transfer_read
-// AVX512:              vector.mask %[[MASK]] { vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x16xf32> to vector<1xf32> }
-// AVX2:                vector.mask %[[MASK]] { vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x8xf32> to vector<1xf32> }
+// AVX512:          %[[ZERO:.*]] = vector.transfer_write %{{.*}} : vector<1x64xf32>, tensor<1x64xf32>
+// AVX2:            %[[ZERO:.*]] = vector.transfer_write %{{.*}} : vector<1x16xf32>, tensor<1x16xf32>
+// CHECK:           %[[MAIN:.*]] = scf.for %{{.*}} = %c0 to %[[FULL:.*]] step %[[LANES:.*]] iter_args(%{{.*}} = %[[ZERO]])
+// CHECK-NOT:         vector.multi_reduction
+// AVX512:            arith.addf {{.*}} : vector<1x64xf32>
+// AVX2:              arith.addf {{.*}} : vector<1x16xf32>
+// CHECK:           %[[REST:.*]] = scf.for %{{.*}} = %[[FULL]] to %{{.*}} step %[[LANES]] iter_args(%{{.*}} = %[[MAIN]])
+// AVX512:            %[[MASK:.*]] = vector.create_mask %{{.*}}, %{{.*}} : vector<1x64xi1>
+// AVX2:              %[[MASK:.*]] = vector.create_mask %{{.*}}, %{{.*}} : vector<1x16xi1>
+// CHECK:             vector.mask %[[MASK]] { vector.transfer_read
+// CHECK-NOT:         vector.multi_reduction
+// CHECK:             vector.mask %[[MASK]] { vector.transfer_write
+// CHECK:           vector.transfer_read %[[REST]]
+// AVX512:          vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x64xf32> to vector<1xf32>
+// AVX2:            vector.multi_reduction <add>, %{{.*}}, %{{.*}} [1] : vector<1x16xf32> to vector<1xf32>
 // CHECK-NOT:     linalg.generic
+// CHECK-NOT:     linalg.reduce
 func.func @sum_rows(%a: tensor<?x?xf32>) -> tensor<?xf32> {
   %cst = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index

@@ -125,6 +125,9 @@ MASK_REMAINDERS = True
 # A contraction's `?` remainder: tiles of halving sizes (TilePlan.split_sizes;
 # off: one row at a time, the old way; for comparison).
 SPLIT_REMAINDERS = True
+# A reduction along a `?` loop: per-lane partial results, reduced across lanes
+# once per row (TilePlan.partial_reduction; off: once per tile, for comparison).
+PARTIAL_REDUCTIONS = True
 
 
 def _tile(n: int, cap: int, multiple: int = 1, peel: bool = True) -> tuple[int, bool]:
@@ -349,12 +352,34 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
     if d in info.bool_dims or d in window_dims:
         return None
     cap = config.reduction if reduction[d] else config.elementwise
-    if d in info.dynamic:  # its remainder is vectors with masks, at most cap / lanes of them: keep it short
+    if d in info.dynamic:  # its remainder is vectors with masks (or the partial results' width): keep it short
         cap = min(cap, config.elementwise)
     tiles[d], p = _tile(ranges[d], cap, config.lanes, not info.windows)
     dynamic = (d,) if p and d in info.dynamic else ()
+    masked = config.lanes if dynamic and MASK_REMAINDERS else 0
+    partial = bool(masked) and PARTIAL_REDUCTIONS and _partial_reducible(op, info, d)
     return TilePlan("elementwise", tuple(tiles), window=bool(info.windows), peel=(d,) if p else (),
-                    dynamic=dynamic, masked=config.lanes if dynamic and MASK_REMAINDERS else 0)
+                    dynamic=dynamic, masked=tiles[d] if partial else masked, partial_reduction=partial)
+
+
+# Combiners `tile_reduction_using_for` fills a vector of partial results for
+# (it knows their neutral element).
+_COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "arith.addi", "arith.muli",
+              "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.andi", "arith.ori", "arith.xori")
+
+
+def _partial_reducible(op, info: _LoopInfo, d: int) -> bool:
+    """A reduction along loop d alone, into one result, whose body combines
+    the result's running value once with one of _COMBINERS."""
+    if not info.reduction[d] or sum(info.reduction) != 1 or len(op.results) != 1:
+        return False
+    body = op.regions[0].blocks[0]
+    acc = body.arguments[len(body.arguments) - 1]
+    yielded = list(body.operations)[-1].operands[0]
+    combiner = yielded.owner
+    uses = list(acc.uses)
+    return (not isinstance(combiner, ir.Block) and combiner.name in _COMBINERS and len(uses) == 1
+            and uses[0].owner == combiner and acc in list(combiner.operands))
 
 
 @register_pass(MAKE_COLUMNS_CONTIGUOUS,

@@ -15,6 +15,10 @@ remainder, of a size known only at run time, is (elementwise ops and
 reductions) tiled again by the CPU's vector lanes and each of those tiles
 vectorized at that width with masks: whole vectors but the last, which
 masks.py then takes out of their `vector.mask` regions before bufferization.
+A reduction along its `?` loop keeps a vector of per-lane partial results
+over the loop instead (`tile_reduction_using_for`), its remainder one masked
+step into them, and reduces across lanes once after it, where a reduction
+per tile would cross lanes once per tile.
 A contraction's `?` loop (its rows, usually) is planned so that its
 remainder runs as full register tiles where it can (remainders.py): with at
 least a tile of rows, the last full tile is moved back to end at the last
@@ -118,6 +122,10 @@ class TilePlan:
     masked: int = 0
     # Contractions: split the `?` remainder in halving tiles (`split_sizes`).
     split_remainders: bool = False
+    # A reduction along its `?` loop (elementwise plans): per-lane partial
+    # results over the row, reduced across lanes once per row
+    # (`_partial_reduction_lines`) instead of once per tile.
+    partial_reduction: bool = False
 
     @property
     def deferred_reduction(self) -> bool:
@@ -197,6 +205,8 @@ def _tile_lines(plan: TilePlan) -> tuple[list[str], dict[int, str]]:
         lines.append(f'      transform.annotate %z "{PEELED_FILL_ATTR}" : {_ANY}' if plan.peel else
                      f"      transform.structured.vectorize %z : {_ANY}")
         return lines, loops
+    if plan.partial_reduction:
+        return _partial_reduction_lines(plan)
     order = plan.interchange or range(len(plan.tile_sizes))
     sizes = parallel if plan.deferred_reduction else plan.tile_sizes
     tiled = [d for d in order if sizes[d]]
@@ -204,6 +214,32 @@ def _tile_lines(plan: TilePlan) -> tuple[list[str], dict[int, str]]:
     lines = [f"      %t, %l:{len(tiled)} = transform.structured.tile_using_for %op"
              f" tile_sizes [{_sizes(sizes)}]{inter} : ({_ANY}) -> ({_handles(len(tiled) + 1)})"]
     loops.update({d: f"%l#{i}" for i, d in enumerate(tiled)})
+    return lines, loops
+
+
+def _partial_reduction_lines(plan: TilePlan) -> tuple[list[str], dict[int, str]]:
+    """Tile `%op` by the plan's sizes along its parallel loops, then its `?`
+    reduction loop with `tile_reduction_using_for`: a vector of partial
+    results (neutral-filled, plan.tile_sizes[d] lanes) accumulated elementwise
+    over the row and reduced across lanes once after the loop. The fill, the
+    elementwise step and the final reduction are marked as plan k's ops
+    (`%k`, by the caller's script), to be vectorized with the rest."""
+    (d,) = plan.dynamic
+    rank = len(plan.tile_sizes)
+    lines, loops, target = [], {}, "%op"
+    parallel = [0 if i == d else t for i, t in enumerate(plan.tile_sizes)]
+    tiled = [i for i in range(rank) if parallel[i]]
+    if tiled:
+        lines.append(f"      %t, %l:{len(tiled)} = transform.structured.tile_using_for %op tile_sizes"
+                     f" [{_sizes(parallel)}] : ({_ANY}) -> ({_handles(len(tiled) + 1)})")
+        loops.update({i: f"%l#{j}" for j, i in enumerate(tiled)})
+        target = "%t"
+    sizes = _sizes(plan.tile_sizes[d] if i == d else 0 for i in range(rank))
+    lines += [f"      %rf, %rs, %rc, %rl = transform.structured.tile_reduction_using_for {target} by tile_sizes"
+              f" = [{sizes}] : ({_ANY}) -> ({_handles(4)})"]
+    lines += [f'      transform.annotate {h} "{PLAN_ATTR}" = %k : {_ANY}, !transform.param<i64>'
+              for h in ("%rf", "%rs", "%rc")]
+    loops[d] = "%rl"
     return lines, loops
 
 
@@ -336,6 +372,8 @@ def tiling_script(plans: dict[TilePlan, int], vectorize: bool = True) -> str:
                   f" : ({_ANY}) -> {_ANY}",
                   f"    transform.foreach %m{k} : {_ANY} {{",
                   f"    ^bb0(%op: {_ANY}):"]
+        if plan.partial_reduction:
+            lines.append(f"      %k = transform.param.constant {k} : i64 -> !transform.param<i64>")
         tile, loops = _tile_lines(plan)
         lines += tile
         lines += _peel_lines(plan, loops, k) if plan.peel else _vectorize_in_place_lines(plan, loops)
