@@ -9,14 +9,15 @@
 // tile is vectorized; nothing is left as a linalg op.
 
 // Rows of a matmul `?`: MR x NR register tiles (8 x 32 on AVX-512, 6 x 16 on
-// AVX2). With at least MR rows the tile loop covers them all, its last tile
-// moved back to end at the last row (affine.min), and the remainder loop runs
-// none; with fewer, the remainder runs as a 4-, a 2- and a 1-row tile (those
+// AVX2). With at least MR rows and a remainder not a power of two, the tile
+// loop covers them all, its last tile moved back to end at the last row
+// (affine.min), and the remainder loop runs none; else the remainder runs as a 4-, a 2- and a 1-row tile (those
 // its size needs). Each tile's fill is fused and its reduction loop inside it
 // (the accumulators stay in registers over K).
 // CHECK-LABEL: func.func @matmul_rows(
 // CHECK:         scf.for %{{.*}} = %c0 to %c64 step %[[NR:.*]] iter_args
-// CHECK:           %[[WHOLE:.*]] = arith.cmpi sge, %[[M:.*]], %[[MR:c[0-9]+]] : index
+// CHECK:           %[[ENOUGH:.*]] = arith.cmpi sge, %[[M:.*]], %[[MR:c[0-9]+]] : index
+// CHECK:           %[[WHOLE:.*]] = arith.andi %[[ENOUGH]], %{{.*}} : i1
 // CHECK:           %[[BOUND:.*]] = arith.select %[[WHOLE]], %[[M]], %{{.*}} : index
 // CHECK:           %[[MAIN:.*]] = scf.for %[[I:.*]] = %c0 to %[[BOUND]] step %[[MR]] iter_args
 // CHECK:             %[[AT:.*]] = affine.min #{{.*}}(%[[I]])[%[[M]]]

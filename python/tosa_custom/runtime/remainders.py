@@ -10,7 +10,9 @@ rewrites below keep a remainder to about one pass, without masks (a masked
 A element would be a conditional load per row in the reduction loop) and
 without padding (a padded copy of A's rows per column panel):
 
-- `overlap_remainders`: with at least a tile of rows, the loop of full tiles
+- `overlap_remainders`: with at least a tile of rows and a remainder that
+  is not a power of two (1, 2, 4 rows run as one tile of that size, below:
+  an 8-row tile costs more than a 1-row one), the loop of full tiles
   runs one more tile, moved back to end at the last row
   (offset min(iv, M - MR)). Its rows overlap the tile before, and are
   computed again from the contraction's initial value, so they get the same
@@ -114,8 +116,13 @@ def _overlap(main) -> bool:
     lb, ub, rows = main.operands[0], main.operands[1], rest.operands[1]
     index = ir.IndexType.get()
     with ir.InsertionPoint(main), main.location:
-        # At least a tile of rows: the full-tile loop covers them all, the remainder loop none.
-        whole = arith.cmpi(arith.CmpIPredicate.sge, arith.subi(rows, lb), arith.constant(index, step))
+        # At least a tile of rows and a remainder of other than one tile of a
+        # power of two (which runs as that one tile, as in a static program):
+        # the full-tile loop covers them all, the remainder loop none.
+        enough = arith.cmpi(arith.CmpIPredicate.sge, arith.subi(rows, lb), arith.constant(index, step))
+        left = arith.subi(rows, ub)
+        split = arith.andi(left, arith.subi(left, arith.constant(index, 1)))
+        whole = arith.andi(enough, arith.cmpi(arith.CmpIPredicate.ne, split, arith.constant(index, 0)))
         bound = arith.select(whole, rows, ub)
     main.operands[1] = bound
     rest.operands[0] = bound
