@@ -21,6 +21,7 @@ processes hits them alike), with torch.set_num_threads(1). The host's CPU
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import time
@@ -28,6 +29,7 @@ import time
 import torch
 
 from tosa_custom import runtime
+from tosa_custom.runtime.cpu import ENV_VAR, cpu_target
 
 _ZERO = '%z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>'
 _SHIFT = '%sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>'
@@ -195,11 +197,21 @@ def main() -> int:
     torch.set_num_threads(1)
     print(_cpu())
     print(f"torch {torch.__version__}, 1 thread; run times: best of interleaved rounds")
+    print(f"plan: {cpu_target().name} (${ENV_VAR} selects another); {_load()}")
     rounds, budget = (3, 0.3) if args.quick else (7, 2.0)
     ok = True
     for name in args.programs.split(","):
         ok &= bench(name, rounds, budget)
+    print(f"\nafter: {_load()}")
     return 0 if ok else 1
+
+
+def _load() -> str:
+    """The host's load average: other processes slow both candidates, not alike."""
+    try:
+        return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "load average unavailable"
 
 
 if __name__ == "__main__":

@@ -31,7 +31,9 @@ from torch_mlir.dialects import tensor as tensor_d
 from ..core.ir import collect_ops
 from ..core.passes import Option, PassContext, register_pass
 from .cpu import CpuTarget, cpu_target
-from .transform_scripts import PLAN_ATTR, VECTOR_LOWERING_SCRIPT, TilePlan, apply_script, generalize_script, tiling_script
+from .remainders import rewrite_remainders
+from .transform_scripts import (PLAN_ATTR, VECTOR_LOWERING_SCRIPT, TilePlan, apply_script, generalize_script,
+                                tiling_script, vectorize_script)
 
 __all__ = ["TilePlan", "TileConfig", "tile_config", "VECTOR_LOWERING_SCRIPT", "apply_script", "make_columns_contiguous", "pack_columns",
            "plan_tiling", "producer", "single_use", "tile_and_vectorize", "generalize", "apply_tile_plans",
@@ -120,6 +122,12 @@ DYNAMIC_RANGE = (1 << 40) + 1
 # An elementwise op's (or reduction's) `?` remainder: vectors of the CPU's
 # lanes with masks (off: one element at a time, the old way; for comparison).
 MASK_REMAINDERS = True
+# A contraction's `?` remainder: tiles of halving sizes (TilePlan.split_sizes;
+# off: one row at a time, the old way; for comparison).
+SPLIT_REMAINDERS = True
+# A reduction along a `?` loop: per-lane partial results, reduced across lanes
+# once per row (TilePlan.partial_reduction; off: once per tile, for comparison).
+PARTIAL_REDUCTIONS = True
 
 
 def _tile(n: int, cap: int, multiple: int = 1, peel: bool = True) -> tuple[int, bool]:
@@ -317,8 +325,9 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
         # fill is the one there is (a fused transpose would be recomputed per tile).
         fuse_fill = not info.windows and _producer_name(operands[-1]) == "linalg.fill" and not any(
             _producer_name(v).startswith(("linalg.", "tensor.pad")) for v in operands[:-1])
+        dynamic = tuple(d for d in peel if d in info.dynamic)
         return TilePlan(kind, tuple(tiles), tuple(order), fuse_fill, tuple(reduction), bool(info.windows),
-                        tuple(peel), tuple(d for d in peel if d in info.dynamic))
+                        tuple(peel), dynamic, split_remainders=bool(dynamic) and SPLIT_REMAINDERS)
     # Elementwise and reductions: vectorize along the contiguous dimension of
     # the largest operand, one step at a time along every other loop.
     best = None
@@ -343,12 +352,34 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
     if d in info.bool_dims or d in window_dims:
         return None
     cap = config.reduction if reduction[d] else config.elementwise
-    if d in info.dynamic:  # its remainder is vectors with masks, at most cap / lanes of them: keep it short
+    if d in info.dynamic:  # its remainder is vectors with masks (or the partial results' width): keep it short
         cap = min(cap, config.elementwise)
     tiles[d], p = _tile(ranges[d], cap, config.lanes, not info.windows)
     dynamic = (d,) if p and d in info.dynamic else ()
+    masked = config.lanes if dynamic and MASK_REMAINDERS else 0
+    partial = bool(masked) and PARTIAL_REDUCTIONS and _partial_reducible(op, info, d)
     return TilePlan("elementwise", tuple(tiles), window=bool(info.windows), peel=(d,) if p else (),
-                    dynamic=dynamic, masked=config.lanes if dynamic and MASK_REMAINDERS else 0)
+                    dynamic=dynamic, masked=tiles[d] if partial else masked, partial_reduction=partial)
+
+
+# Combiners `tile_reduction_using_for` fills a vector of partial results for
+# (it knows their neutral element).
+_COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "arith.addi", "arith.muli",
+              "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.andi", "arith.ori", "arith.xori")
+
+
+def _partial_reducible(op, info: _LoopInfo, d: int) -> bool:
+    """A reduction along loop d alone, into one result, whose body combines
+    the result's running value once with one of _COMBINERS."""
+    if not info.reduction[d] or sum(info.reduction) != 1 or len(op.results) != 1:
+        return False
+    body = op.regions[0].blocks[0]
+    acc = body.arguments[len(body.arguments) - 1]
+    yielded = list(body.operations)[-1].operands[0]
+    combiner = yielded.owner
+    uses = list(acc.uses)
+    return (not isinstance(combiner, ir.Block) and combiner.name in _COMBINERS and len(uses) == 1
+            and uses[0].owner == combiner and acc in list(combiner.operands))
 
 
 @register_pass(MAKE_COLUMNS_CONTIGUOUS,
@@ -651,7 +682,11 @@ def apply_tile_plans(module, ctx: PassContext | None = None) -> dict[TilePlan, i
         for op, plan in plan_tiling(module, _config(ctx)):
             k = plans.setdefault(plan, len(plans))
             op.attributes[PLAN_ATTR] = ir.IntegerAttr.get(i64, k)
-        if plans:
+        if any(plan.split_remainders for plan in plans):
+            apply_script(module, tiling_script(plans, vectorize=False))
+            rewrite_remainders(module)
+            apply_script(module, vectorize_script(plans))
+        elif plans:
             apply_script(module, tiling_script(plans))
     return plans
 

@@ -15,8 +15,21 @@ remainder, of a size known only at run time, is (elementwise ops and
 reductions) tiled again by the CPU's vector lanes and each of those tiles
 vectorized at that width with masks: whole vectors but the last, which
 masks.py then takes out of their `vector.mask` regions before bufferization.
-Contractions tile their remainder by 1 along that loop (one row), so it too
-has a static shape and vectorizes without masks.
+A reduction along its `?` loop keeps a vector of per-lane partial results
+over the loop instead (`tile_reduction_using_for`), its remainder one masked
+step into them, and reduces across lanes once after it, where a reduction
+per tile would cross lanes once per tile.
+A contraction's `?` loop (its rows, usually) is planned so that its
+remainder runs as full register tiles where it can (remainders.py): with at
+least a tile of rows, the last full tile is moved back to end at the last
+row, overlapping the tile before it (those rows are computed twice, to the
+same values), so a remainder costs one tile at full width, as in a static
+program; with fewer rows than a tile, the remainder is split in tiles of
+halving static sizes, each peeled in turn (5 rows on AVX2: a 4-row and a
+1-row tile), each vectorized without masks with its accumulators in
+registers. The transform dialect can say neither: the script marks the
+loops (OVERLAP_ATTR, FULL_TILES_ATTR) and remainders.py rewrites them
+between this script and `vectorize_script`.
 """
 
 from __future__ import annotations
@@ -26,8 +39,9 @@ import dataclasses
 from torch_mlir import ir
 from torch_mlir.dialects.transform import interpreter
 
-__all__ = ["TilePlan", "PLAN_ATTR", "MASKED_ATTR", "VECTOR_LOWERING_SCRIPT", "apply_script", "generalize_script",
-           "patterns_script", "tiling_script"]
+__all__ = ["TilePlan", "PLAN_ATTR", "MASKED_ATTR", "FULL_TILES_ATTR", "OVERLAP_ATTR", "PEELED_FILL_ATTR",
+           "VECTOR_LOWERING_SCRIPT", "apply_script", "generalize_script", "patterns_script", "tiling_script",
+           "vectorize_script"]
 
 _SEQUENCE_HEAD = """module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
@@ -68,9 +82,17 @@ that would fold the chains of row inserts that build a 2-D accumulator into a
 PLAN_ATTR = "tosa_custom.tile_plan"
 """The attribute naming an op's plan (its number in the script); tiling
 clones it onto every tile, peeled ones included."""
-_PEELED_FILL = "tosa_custom.peeled_fill"
+PEELED_FILL_ATTR = "tosa_custom.peeled_fill"
+"""On the fills vectorized after peeling (fused into tiles, or added by remainders.py)."""
 MASKED_ATTR = "tosa_custom.masked"
 """On the remainder tiles of plan k (= k) that are vectorized with masks."""
+FULL_TILES_ATTR = "tosa_custom.full_tiles"
+"""On a peeled loop (= s) of a contraction's `?` remainder whose tiles all
+have s iterations along the split loop (remainders.fill_in_full_tiles)."""
+OVERLAP_ATTR = "tosa_custom.overlap"
+"""On the loop of full tiles of a contraction's `?` loop, peeled: its last
+tile is to cover the remainder, overlapping the one before it
+(remainders.overlap_remainders)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,11 +114,18 @@ class TilePlan:
     # Loop dimensions whose tile does not divide their range: peeled.
     peel: tuple[int, ...] = ()
     # Those of them with a `?` range: the remainder, of dynamic size, is
-    # tiled again by 1 along them, so every tile has a static shape.
+    # tiled again along them (contractions: `split_sizes`), so every tile has
+    # a static shape.
     dynamic: tuple[int, ...] = ()
     # Elementwise plans: the `?` remainder is tiled by this many lanes
     # instead, each tile vectorized at that width with masks (0: not).
     masked: int = 0
+    # Contractions: split the `?` remainder in halving tiles (`split_sizes`).
+    split_remainders: bool = False
+    # A reduction along its `?` loop (elementwise plans): per-lane partial
+    # results over the row, reduced across lanes once per row
+    # (`_partial_reduction_lines`) instead of once per tile.
+    partial_reduction: bool = False
 
     @property
     def deferred_reduction(self) -> bool:
@@ -104,6 +133,18 @@ class TilePlan:
         so the remainder's rows are cut to 1 outside them (its accumulators
         stay in registers over the whole reduction)."""
         return bool(self.dynamic) and any(self.reduction)
+
+    def split_sizes(self, d: int) -> list[int]:
+        """The tiles a contraction's `?` remainder along loop d is split in:
+        the powers of two below its tile, largest first (6 -> 4, 2, 1), each
+        peeled, so at most one tile of each size runs; 1 alone with
+        `split_remainders` off (one row at a time, the old way)."""
+        if not self.split_remainders:
+            return [1]
+        sizes = [1]
+        while sizes[-1] * 2 < self.tile_sizes[d]:
+            sizes.append(sizes[-1] * 2)
+        return sizes[::-1]
 
     def masked_sizes(self) -> list[int]:
         """The vector sizes of a masked remainder tile."""
@@ -161,9 +202,11 @@ def _tile_lines(plan: TilePlan) -> tuple[list[str], dict[int, str]]:
         lines.append(f'      %z = transform.structured.match ops{{["linalg.fill"]}} in %fl#0 : ({_ANY}) -> {_ANY}')
         loops.update({d: f"%fl#{i}" for i, d in enumerate(outer)})
         loops.update({d: f"%l#{i}" for i, d in enumerate(inner)})
-        lines.append(f'      transform.annotate %z "{_PEELED_FILL}" : {_ANY}' if plan.peel else
+        lines.append(f'      transform.annotate %z "{PEELED_FILL_ATTR}" : {_ANY}' if plan.peel else
                      f"      transform.structured.vectorize %z : {_ANY}")
         return lines, loops
+    if plan.partial_reduction:
+        return _partial_reduction_lines(plan)
     order = plan.interchange or range(len(plan.tile_sizes))
     sizes = parallel if plan.deferred_reduction else plan.tile_sizes
     tiled = [d for d in order if sizes[d]]
@@ -171,6 +214,32 @@ def _tile_lines(plan: TilePlan) -> tuple[list[str], dict[int, str]]:
     lines = [f"      %t, %l:{len(tiled)} = transform.structured.tile_using_for %op"
              f" tile_sizes [{_sizes(sizes)}]{inter} : ({_ANY}) -> ({_handles(len(tiled) + 1)})"]
     loops.update({d: f"%l#{i}" for i, d in enumerate(tiled)})
+    return lines, loops
+
+
+def _partial_reduction_lines(plan: TilePlan) -> tuple[list[str], dict[int, str]]:
+    """Tile `%op` by the plan's sizes along its parallel loops, then its `?`
+    reduction loop with `tile_reduction_using_for`: a vector of partial
+    results (neutral-filled, plan.tile_sizes[d] lanes) accumulated elementwise
+    over the row and reduced across lanes once after the loop. The fill, the
+    elementwise step and the final reduction are marked as plan k's ops
+    (`%k`, by the caller's script), to be vectorized with the rest."""
+    (d,) = plan.dynamic
+    rank = len(plan.tile_sizes)
+    lines, loops, target = [], {}, "%op"
+    parallel = [0 if i == d else t for i, t in enumerate(plan.tile_sizes)]
+    tiled = [i for i in range(rank) if parallel[i]]
+    if tiled:
+        lines.append(f"      %t, %l:{len(tiled)} = transform.structured.tile_using_for %op tile_sizes"
+                     f" [{_sizes(parallel)}] : ({_ANY}) -> ({_handles(len(tiled) + 1)})")
+        loops.update({i: f"%l#{j}" for j, i in enumerate(tiled)})
+        target = "%t"
+    sizes = _sizes(plan.tile_sizes[d] if i == d else 0 for i in range(rank))
+    lines += [f"      %rf, %rs, %rc, %rl = transform.structured.tile_reduction_using_for {target} by tile_sizes"
+              f" = [{sizes}] : ({_ANY}) -> ({_handles(4)})"]
+    lines += [f'      transform.annotate {h} "{PLAN_ATTR}" = %k : {_ANY}, !transform.param<i64>'
+              for h in ("%rf", "%rs", "%rc")]
+    loops[d] = "%rl"
     return lines, loops
 
 
@@ -186,7 +255,10 @@ def _peel_lines(plan: TilePlan, loops: dict[int, str], k: int) -> list[str]:
         if d in plan.dynamic and plan.masked:
             lines += _mask_lines(plan, k, d)
         elif d in plan.dynamic:
-            lines += _unit_tile_lines(plan, k, d)
+            if plan.split_remainders:
+                lines += [f"      %o{d} = transform.param.constant {k} : i64 -> !transform.param<i64>",
+                          f'      transform.annotate %p{d}#0 "{OVERLAP_ATTR}" = %o{d} : {_ANY}, !transform.param<i64>']
+            lines += _split_lines(plan, k, d)
     return lines
 
 
@@ -209,19 +281,30 @@ def _mask_lines(plan: TilePlan, k: int, d: int) -> list[str]:
                     "      }"]
 
 
-def _unit_tile_lines(plan: TilePlan, k: int, d: int) -> list[str]:
-    """Tile plan k's ops in the remainder of loop d by 1 along d (fusing the
-    fill, if the plan does). (Halving the tile, peeled again, would keep more
-    rows per step, but the second peel cannot prove its main tiles full: the
-    sizes depend on the outer remainder's offset.)"""
-    sizes = _sizes(1 if i == d else 0 for i in range(len(plan.tile_sizes)))
+def _split_lines(plan: TilePlan, k: int, d: int) -> list[str]:
+    """Split plan k's ops in the remainder of loop d in tiles of
+    `plan.split_sizes(d)` along d (fusing the fill, if the plan does): each
+    size but the last tiled and peeled, its loop of full tiles marked with
+    FULL_TILES_ATTR, the next size tiling what its peel leaves."""
     tile = "transform.structured.fuse" if plan.fuse_fill else "transform.structured.tile_using_for"
-    return [f"      %r{d} = transform.structured.match attributes{{{PLAN_ATTR} = {k} : i64}} in %p{d}#1"
-            f" : ({_ANY}) -> {_ANY}",
-            f"      transform.foreach %r{d} : {_ANY} {{",
-            f"      ^bb0(%r{d}o: {_ANY}):",
-            f"        %r{d}t, %r{d}l = {tile} %r{d}o tile_sizes [{sizes}] : ({_ANY}) -> ({_handles(2)})",
-            "      }"]
+    lines = [f"      %r{d} = transform.structured.match attributes{{{PLAN_ATTR} = {k} : i64}} in %p{d}#1"
+             f" : ({_ANY}) -> {_ANY}",
+             f"      transform.foreach %r{d} : {_ANY} {{",
+             f"      ^bb0(%r{d}s0: {_ANY}):"]
+    sizes = plan.split_sizes(d)
+    for i, size in enumerate(sizes):
+        tiles = _sizes(size if j == d else 0 for j in range(len(plan.tile_sizes)))
+        h = f"%r{d}s{i}"
+        lines.append(f"        {h}t, {h}l = {tile} {h} tile_sizes [{tiles}] : ({_ANY}) -> ({_handles(2)})")
+        if i == len(sizes) - 1:
+            break
+        lines += [f'        {h}c = transform.cast {h}l : {_ANY} to !transform.op<"scf.for">',
+                  f'        {h}p:2 = transform.loop.peel {h}c : (!transform.op<"scf.for">) -> ({_handles(2)})',
+                  f"        {h}k = transform.param.constant {size} : i64 -> !transform.param<i64>",
+                  f'        transform.annotate {h}p#0 "{FULL_TILES_ATTR}" = {h}k : {_ANY}, !transform.param<i64>',
+                  f"        %r{d}s{i + 1} = transform.structured.match attributes{{{PLAN_ATTR} = {k} : i64}}"
+                  f" in {h}p#1 : ({_ANY}) -> {_ANY}"]
+    return lines + ["      }"]
 
 
 def _deferred_reduction_lines(plan: TilePlan, k: int) -> list[str]:
@@ -261,7 +344,7 @@ def _vectorize_peeled_lines(plans: dict[TilePlan, int]) -> list[str]:
              "      transform.apply_patterns.canonicalization",
              "      transform.apply_patterns.linalg.tiling_canonicalization",
              f"    }} : {_ANY}",
-             f"    %pf = transform.structured.match attributes{{{_PEELED_FILL}}} in %root : ({_ANY}) -> {_ANY}",
+             f"    %pf = transform.structured.match attributes{{{PEELED_FILL_ATTR}}} in %root : ({_ANY}) -> {_ANY}",
              f"    transform.structured.vectorize %pf : {_ANY}"]
     for plan, k in plans.items():
         if plan.masked:  # first: the main tiles' match below would take these too
@@ -278,16 +361,19 @@ def _vectorize_peeled_lines(plans: dict[TilePlan, int]) -> list[str]:
     return lines
 
 
-def tiling_script(plans: dict[TilePlan, int]) -> str:
+def tiling_script(plans: dict[TilePlan, int], vectorize: bool = True) -> str:
     """The script tiling (and peeling) each op marked with `PLAN_ATTR` = k by
     plan k, then vectorizing it; one op at a time (`structured.fuse` takes a
-    single target)."""
+    single target). Without `vectorize`, the peeled tiles are left for
+    `vectorize_script` (after remainders.py's rewrites)."""
     lines = []
     for plan, k in plans.items():
         lines += [f"    %m{k} = transform.structured.match attributes{{{PLAN_ATTR} = {k} : i64}} in %root"
                   f" : ({_ANY}) -> {_ANY}",
                   f"    transform.foreach %m{k} : {_ANY} {{",
                   f"    ^bb0(%op: {_ANY}):"]
+        if plan.partial_reduction:
+            lines.append(f"      %k = transform.param.constant {k} : i64 -> !transform.param<i64>")
         tile, loops = _tile_lines(plan)
         lines += tile
         lines += _peel_lines(plan, loops, k) if plan.peel else _vectorize_in_place_lines(plan, loops)
@@ -295,6 +381,12 @@ def tiling_script(plans: dict[TilePlan, int]) -> str:
     for plan, k in plans.items():
         if plan.deferred_reduction:
             lines += _deferred_reduction_lines(plan, k)
-    if any(plan.peel for plan in plans):
+    if vectorize and any(plan.peel for plan in plans):
         lines += _vectorize_peeled_lines(plans)
     return _SEQUENCE_HEAD + "\n".join(lines) + "\n" + _SEQUENCE_TAIL
+
+
+def vectorize_script(plans: dict[TilePlan, int]) -> str:
+    """What `tiling_script(plans, vectorize=False)` left: canonicalize, then
+    vectorize the peeled tiles."""
+    return _SEQUENCE_HEAD + "\n".join(_vectorize_peeled_lines(plans)) + "\n" + _SEQUENCE_TAIL
