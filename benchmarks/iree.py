@@ -48,6 +48,7 @@ iree-benchmark-module: no Python in the call).
 
 from __future__ import annotations
 
+import argparse
 import collections
 import json
 import os
@@ -70,6 +71,7 @@ import torch
 
 import tosa_custom
 from tosa_custom import iree, runtime
+from tosa_custom.iree.program import WAITS
 from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 
 # `iree` is a namespace package: even last on sys.path, this folder's iree.py
@@ -128,26 +130,34 @@ def _compile(model, args, ops):
 
 
 class _Stock:
-    """The stock-mode TOSA run by IREE alone, on the device iree.load uses."""
+    """The stock-mode TOSA run by IREE alone, on the device iree.load makes,
+    called and waited for as iree.load's programs are (the same Marshal
+    and wait: only the compiled module differs)."""
 
-    def __init__(self, model, args, threads):
+    def __init__(self, model, args, threads, wait):
         import iree.runtime as rt
+        from iree.runtime import _binding
 
-        from tosa_custom.iree.program import _device, compile_to_vmfb
+        from tosa_custom.iree.calls import DeviceWeights, Marshal, PolledWait
+        from tosa_custom.iree.program import compile_to_vmfb, make_device, wait_flags
 
         module = _compile(model, args, None)
-        vmfb = compile_to_vmfb(module.operation.get_asm(print_generic_op_form=True))
-        config = rt.Config(device=_device(threads))
+        vmfb = compile_to_vmfb(module.operation.get_asm(print_generic_op_form=True), wait_flags(wait))
+        device = make_device(threads)
+        config = rt.Config(device=device)
         self.context = rt.SystemContext(config=config)
         self.context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
-        self.fn = self.context.modules.module["forward"]
+        function = self.context.modules.module["forward"].vm_function
+        self.marshal = Marshal(rt, _binding, device, self.context.vm_context, function, 1,
+                               PolledWait() if wait == "poll" else None)
+        self.weights = DeviceWeights(self.marshal, len(args), 0)
         self.args = [a.numpy() for a in args]
 
     def __call__(self):
-        return np.asarray(self.fn(*self.args).to_host())
+        return self.marshal.invoke(self.args, self.weights, None)[0]
 
 
-def _rows(name, make) -> tuple[list, bool]:
+def _rows(name, make, wait) -> tuple[list, bool]:
     model, args, ops = make()
     with torch.no_grad():
         expected = model(*args)
@@ -159,11 +169,11 @@ def _rows(name, make) -> tuple[list, bool]:
         assert torch.get_num_threads() == threads
         with torch.no_grad():
             t_eager = _median(lambda: model(*args))
-        program = iree.load(_compile(model, args, ops), threads=threads)
+        program = iree.load(_compile(model, args, ops), threads=threads, wait=wait)
         error = float((program(*args) - expected).abs().max())
         failed |= error > 1e-3
         t_ours = _median(lambda: program(*args))
-        stock = _Stock(model, args, threads)
+        stock = _Stock(model, args, threads, wait)
         error_stock = float(np.abs(stock() - expected.numpy()).max())
         failed |= error_stock > 1e-3
         t_stock = _median(stock)
@@ -224,10 +234,10 @@ def _print_split(name: str, times: dict, span: float) -> None:
     print("  by kind: " + ", ".join(f"{k} {t:.0f} us ({t / total:.0%})" for k, t in by_kind.most_common()))
 
 
-def dispatches(threads: int, runs: int = 30) -> None:
-    """The example block's per-dispatch split, ours and IREE stock, through
+def dispatches(name: str, make, threads: int, runs: int = 30) -> None:
+    """A model's per-dispatch split, ours and IREE stock, through
     iree-benchmark-module (no Python in the call)."""
-    model, args, ops = _block()
+    model, args, ops = make()
     with tempfile.TemporaryDirectory(prefix="iree_split_") as tmp:
         tmp = Path(tmp)
         saved = iree.save(_compile(model, args, ops), tmp / "ours", inputs=list(args), threads=threads)
@@ -239,7 +249,7 @@ def dispatches(threads: int, runs: int = 30) -> None:
         command = [c if not c.startswith("--module=") else f"--module={tmp / 'stock.vmfb'}" for c in saved.command
                    if not c.startswith("--executable_plugin=")]
         stock = _dispatch_times(command, {}, tmp / "stock.ireeprof", runs)
-    print(f"example block, {threads} thread(s), median of {runs} calls per dispatch (IREE's host-execution profile)")
+    print(f"{name}, {threads} thread(s), median of {runs} calls per dispatch (IREE's host-execution profile)")
     _print_split("iree+kernels", *ours)
     _print_split("iree stock", *stock)
 
@@ -254,7 +264,8 @@ def wrapper(runs: int = 2000) -> None:
     (one layer_norm of 4 x 8, 1 thread): `program(x)` against the VM call
     with its buffer views already made."""
     x = torch.randn(4, 8)
-    program = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=1)
+    polled = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=1)
+    program = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=1, wait="iree")
     marshal, array = program._marshal, x.numpy()
     args = marshal._binding.VmVariantList(2)
     args.push_ref(marshal.view(array).ref)
@@ -263,21 +274,35 @@ def wrapper(runs: int = 2000) -> None:
     def bare():
         marshal._context.invoke(marshal._function, args, marshal._binding.VmVariantList(1))
 
-    for name, fn in (("program(x)", lambda: program(x)), ("VM invoke alone", bare)):
+    for name, fn in (("program(x), wait='poll'", lambda: polled(x)), ("program(x), wait='iree'", lambda: program(x)),
+                     ("VM invoke alone (wait='iree')", bare)):
         t = _median(fn, runs=runs, warmup=200)
         print(f"trivial program, {name}: {t[3] * 1e6:.1f} us p10, {t[0] * 1e6:.1f} us median")
 
 
+MODELS = {"block": ("example block", _block), "bert": ("BERT 4x256", _bert)}
+
+
 def main() -> int:
-    if "--dispatches" in sys.argv:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dispatches", action="store_true", help="where the time goes, dispatch by dispatch")
+    parser.add_argument("--model", choices=[*MODELS, "all"], default=None,
+                        help="the models to run (default: all; block only with --dispatches)")
+    parser.add_argument("--wait", choices=list(WAITS), default="poll",
+                        help="how the caller waits, ours and stock alike (tosa_custom.iree.load's wait=)")
+    options = parser.parse_args()
+    models = list(MODELS) if options.model in (None, "all") else [options.model]
+    if options.dispatches:
         wrapper()
-        for threads in (1, 2):
-            dispatches(threads)
+        for model in (["block"] if options.model is None else models):
+            for threads in (1, 2):
+                dispatches(*MODELS[model], threads)
         return 0
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs; "
+          f"wait={options.wait!r}")
     rows, failed = [], False
-    for name, make in (("example block", _block), ("BERT 4x256", _bert)):
-        more, bad = _rows(name, make)
+    for name, make in (MODELS[m] for m in models):
+        more, bad = _rows(name, make, options.wait)
         rows += more
         failed |= bad
     print("times in ms per call of 30, wall p10/wall median/cpu median; busy: threads that worked (eager, ours); "
