@@ -48,8 +48,9 @@
 /* The gelu rows also get an AVX-512 clone (x86-64-v4: 16 lanes, where the
    CPU has it; IREE's own code uses them too): measured on a 2 x 128 x 1024
    row block, erf 399 -> 240 us, tanh 217 -> 149 us. Same math, same FMA
-   contraction as the AVX2 clone, so the same results to rounding. */
-#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+   contraction as the AVX2 clone, so the same results to rounding.
+   -DGELU_HOT= builds one width only, the -march given (a test builds each). */
+#if !defined(GELU_HOT) && defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
 #if __has_attribute(target_clones) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
 #define GELU_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #elif __has_attribute(target_clones)
