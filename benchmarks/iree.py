@@ -25,25 +25,31 @@ Goals (reported, not enforced): iree+kernels within 1.1x of iree stock at
 the same thread count, and faster than eager at 2 threads.
 
 What the 2-thread rows depend on (measured on a 2-core host): IREE runs n
-workers plus the caller, which waits in IREE's semaphore wait and, once
-woken, spins until the signalling worker's callback returns (1.6-1.8 ms of
-the caller's CPU per call of the example block, stock IREE as well, on a
-quiet host; 0.3-0.5 ms measured at load average 3-5, the wrapper's
-Python included); a
-core taken by another process leaves both workers one core (CPU time =
-wall time); eager's OpenMP team then slows down far more (a waiting
-barrier). Pinned workers (`--task_topology_max_group_count`) measured
-slower than unpinned ones (`--task_topology_group_count`, which
-`tosa_custom.iree` uses). One submission per call: 22 dispatches for the
-block, stock IREE 21 (data tiling packs a matmul operand in the producing
+workers (`--task_topology_group_count=n`, unpinned; pinned workers,
+`--task_topology_max_group_count`, measured slower) and the caller, which
+IREE 3.13 cannot make a worker. IREE's own wait, once woken, spins until
+the signalling worker's callback returns, and woken on that worker's core
+it preempts it: 1.1-1.6 ms of the caller's CPU per ~4.5 ms call of the
+example block, taken from the two workers. So both engines here run
+async-external functions and the caller polls the call's semaphore,
+sleeping (`--wait poll`, tosa_custom.iree.load's default: 0.2-0.4 ms of
+caller CPU); `--wait iree` runs both with IREE's wait instead. Workers that
+spin for more work (`--task_worker_spin_us`) measured far slower on a
+shared host (median 10.6 ms against 4.9): left at IREE's 0. A core taken
+by another process leaves both workers one core (CPU time = wall time);
+eager's OpenMP team then slows down far more (a waiting barrier).
+
+One submission per call: 22 dispatches for the block, stock IREE 21 (data tiling packs a matmul operand in the producing
 dispatch, which for a native kernel's result is a dispatch of its own: an
 `_encoding_*` dispatch, ~45 us of the block's ~4.3 ms at 1 thread). Exit code 0
 unless an answer differs from eager by more than 1e-3. Usage:
-`python benchmarks/iree.py`; `python benchmarks/iree.py --dispatches`
-prints instead what our Python wrapper costs per call (a trivial program)
-and where the example block's time goes, dispatch by dispatch, ours and
-IREE stock at 1 and 2 threads (IREE's profiler, through
-iree-benchmark-module: no Python in the call).
+`python benchmarks/iree.py [--model block|bert] [--wait poll|iree]`;
+`python benchmarks/iree.py --dispatches [--model bert|all]` prints instead
+what our Python wrapper costs per call (a trivial program) and where a
+model's time goes (the example block's by default), dispatch by dispatch,
+ours and IREE stock at 1 and 2 threads (IREE's profiler, through
+iree-benchmark-module: no Python in the call; a kept op of ours is a
+dispatch per call site, IREE's own repeat one executable per layer).
 """
 
 from __future__ import annotations
