@@ -13,8 +13,9 @@ third engines, and compiled in stock mode for IREE stock.
   reference     tosa_custom.runtime.load (single-threaded: one row);
   eager         PyTorch with torch.set_num_threads(n).
 
-Each time is from 30 calls after 5 warm-up calls: the tenth-percentile and
-the median wall time, and the median of the process's CPU time per call
+Each time is from 30 calls after 5 warm-up calls, eager's, ours and
+stock's taken in turns (5 of each, 6 times: they share the host's load as
+it drifts): the tenth-percentile and the median wall time, and the median of the process's CPU time per call
 (all threads; on a shared machine the wall time at 2 threads depends on
 what else runs, the CPU time much less, and the tenth percentile is the
 calls that ran while the other work paused). The
@@ -62,6 +63,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -102,21 +104,48 @@ def _thread_ticks() -> dict[str, int]:
     return ticks
 
 
-def _median(fn, runs: int = 30, warmup: int = 5) -> tuple[float, float, int, float]:
-    """Median wall and CPU seconds per call, how many threads worked, and
-    the tenth-percentile wall time (the calls least slowed by other work)."""
-    for _ in range(warmup):
-        fn()
-    walls, cpus = [], []
-    before = _thread_ticks()
-    for _ in range(runs):
-        start, cpu = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - start)
-        cpus.append(time.process_time() - cpu)
-    after = _thread_ticks()
-    busy = sum(1 for tid, t in after.items() if t - before.get(tid, 0) > 0)
-    return statistics.median(walls), statistics.median(cpus), busy, sorted(walls)[len(walls) // 10]
+def _caller_cpu() -> float:
+    """CPU seconds the calling thread has used (Linux schedstat: ns)."""
+    with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as f:
+        return int(f.read().split()[0]) * 1e-9
+
+
+def _median(fn, runs: int = 30, warmup: int = 5) -> tuple[float, float, int, float, float]:
+    """Median wall and CPU seconds per call, how many threads worked, the
+    tenth-percentile wall time (the calls least slowed by other work), and
+    the calling thread's mean CPU seconds per call."""
+    return _interleaved({"": fn}, rounds=1, per_round=runs, warmup=warmup)[""]
+
+
+def _interleaved(fns: dict, rounds: int = 6, per_round: int = 5, warmup: int = 5, settle: float = 0.2) -> dict:
+    """`_median` of each function, their calls taken in turns (`per_round`
+    of each, `rounds` times): on a shared host the others' load drifts over
+    a run, and measured one after the other, one engine would get the quiet
+    minute and the other the busy one; in turns they share it. A pause
+    after each turn: eager's OpenMP team (libgomp) spins for a while after
+    a call returns, which would take a core from whichever engine came next
+    (measured: ours at 2 threads 5.6 ms median right after eager, 3.1 ms
+    for stock after ours)."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    walls = {k: [] for k in fns}
+    cpus = {k: [] for k in fns}
+    busy = {k: set() for k in fns}
+    caller = dict.fromkeys(fns, 0.0)
+    for _ in range(rounds):
+        for k, fn in fns.items():
+            before, own = _thread_ticks(), _caller_cpu()
+            for _ in range(per_round):
+                start, cpu = time.perf_counter(), time.process_time()
+                fn()
+                walls[k].append(time.perf_counter() - start)
+                cpus[k].append(time.process_time() - cpu)
+            caller[k] += _caller_cpu() - own
+            busy[k] |= {tid for tid, t in _thread_ticks().items() if t - before.get(tid, 0) > 0}
+            time.sleep(settle)
+    return {k: (statistics.median(walls[k]), statistics.median(cpus[k]), len(busy[k]),
+                sorted(walls[k])[len(walls[k]) // 10], caller[k] / len(walls[k])) for k in fns}
 
 
 def _bert():
@@ -173,17 +202,15 @@ def _rows(name, make, wait) -> tuple[list, bool]:
     for threads in (1, 2):
         torch.set_num_threads(threads)
         assert torch.get_num_threads() == threads
-        with torch.no_grad():
-            t_eager = _median(lambda: model(*args))
         program = iree.load(_compile(model, args, ops), threads=threads, wait=wait)
         error = float((program(*args) - expected).abs().max())
         failed |= error > 1e-3
-        t_ours = _median(lambda: program(*args))
         stock = _Stock(model, args, threads, wait)
         error_stock = float(np.abs(stock() - expected.numpy()).max())
         failed |= error_stock > 1e-3
-        t_stock = _median(stock)
-        rows.append((name, threads, t_ours, t_stock, t_ref, t_eager, error))
+        with torch.no_grad():
+            t = _interleaved({"eager": lambda: model(*args), "ours": lambda: program(*args), "stock": stock})
+        rows.append((name, threads, t["ours"], t["stock"], t_ref, t["eager"], error))
     return rows, failed
 
 
@@ -312,12 +339,13 @@ def main() -> int:
         rows += more
         failed |= bad
     print("times in ms per call of 30, wall p10/wall median/cpu median; busy: threads that worked (eager, ours); "
-          "ratios of median wall (p10 wall)")
+          "caller: the calling thread's CPU ms per call (ours, stock); ratios of median wall (p10 wall)")
     print(f"{'model':<14} {'thr':>3} {'iree+kernels':>17} {'iree stock':>17} {'reference':>17} {'eager':>17} "
-          f"{'busy':>5} {'ours/stock':>11} {'ours/eager':>11} {'max err':>8}")
+          f"{'busy':>5} {'caller':>9} {'ours/stock':>11} {'ours/eager':>11} {'max err':>8}")
     for name, threads, ours, stock, ref, eager, error in rows:
         print(f"{name:<14} {threads:>3} {_ms(ours):>17} {_ms(stock):>17} {_ms(ref):>17} {_ms(eager):>17} "
-              f"{eager[2]:>2},{ours[2]:<2} {ours[0] / stock[0]:>4.2f} ({ours[3] / stock[3]:.2f}) "
+              f"{eager[2]:>2},{ours[2]:<2} {ours[4] * 1e3:>4.2f},{stock[4] * 1e3:<4.2f} "
+              f"{ours[0] / stock[0]:>4.2f} ({ours[3] / stock[3]:.2f}) "
               f"{ours[0] / eager[0]:>4.2f} ({ours[3] / eager[3]:.2f}) {error:>8.1e}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 1 if failed else 0
