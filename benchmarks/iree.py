@@ -13,8 +13,9 @@ third engines, and compiled in stock mode for IREE stock.
   reference     tosa_custom.runtime.load (single-threaded: one row);
   eager         PyTorch with torch.set_num_threads(n).
 
-Each time is from 30 calls after 5 warm-up calls: the tenth-percentile and
-the median wall time, and the median of the process's CPU time per call
+Each time is from 30 calls after 5 warm-up calls, eager's, ours and
+stock's taken in turns (5 of each, 6 times: they share the host's load as
+it drifts): the tenth-percentile and the median wall time, and the median of the process's CPU time per call
 (all threads; on a shared machine the wall time at 2 threads depends on
 what else runs, the CPU time much less, and the tenth percentile is the
 calls that ran while the other work paused). The
@@ -25,29 +26,36 @@ Goals (reported, not enforced): iree+kernels within 1.1x of iree stock at
 the same thread count, and faster than eager at 2 threads.
 
 What the 2-thread rows depend on (measured on a 2-core host): IREE runs n
-workers plus the caller, which waits in IREE's semaphore wait and, once
-woken, spins until the signalling worker's callback returns (1.6-1.8 ms of
-the caller's CPU per call of the example block, stock IREE as well, on a
-quiet host; 0.3-0.5 ms measured at load average 3-5, the wrapper's
-Python included); a
-core taken by another process leaves both workers one core (CPU time =
-wall time); eager's OpenMP team then slows down far more (a waiting
-barrier). Pinned workers (`--task_topology_max_group_count`) measured
-slower than unpinned ones (`--task_topology_group_count`, which
-`tosa_custom.iree` uses). One submission per call: 22 dispatches for the
-block, stock IREE 21 (data tiling packs a matmul operand in the producing
+workers (`--task_topology_group_count=n`, unpinned; pinned workers,
+`--task_topology_max_group_count`, measured slower) and the caller, which
+IREE 3.13 cannot make a worker. IREE's own wait, once woken, spins until
+the signalling worker's callback returns, and woken on that worker's core
+it preempts it: 1.1-1.6 ms of the caller's CPU per ~4.5 ms call of the
+example block, taken from the two workers. So both engines here run
+async-external functions and the caller polls the call's semaphore,
+sleeping (`--wait poll`, tosa_custom.iree.load's default: 0.2-0.4 ms of
+caller CPU); `--wait iree` runs both with IREE's wait instead. Workers that
+spin for more work (`--task_worker_spin_us`) measured far slower on a
+shared host (median 10.6 ms against 4.9): left at IREE's 0. A core taken
+by another process leaves both workers one core (CPU time = wall time);
+eager's OpenMP team then slows down far more (a waiting barrier).
+
+One submission per call: 22 dispatches for the block, stock IREE 21 (data tiling packs a matmul operand in the producing
 dispatch, which for a native kernel's result is a dispatch of its own: an
 `_encoding_*` dispatch, ~45 us of the block's ~4.3 ms at 1 thread). Exit code 0
 unless an answer differs from eager by more than 1e-3. Usage:
-`python benchmarks/iree.py`; `python benchmarks/iree.py --dispatches`
-prints instead what our Python wrapper costs per call (a trivial program)
-and where the example block's time goes, dispatch by dispatch, ours and
-IREE stock at 1 and 2 threads (IREE's profiler, through
-iree-benchmark-module: no Python in the call).
+`python benchmarks/iree.py [--model block|bert] [--wait poll|iree]`;
+`python benchmarks/iree.py --dispatches [--model bert|all]` prints instead
+what our Python wrapper costs per call (a trivial program) and where a
+model's time goes (the example block's by default), dispatch by dispatch,
+ours and IREE stock at 1 and 2 threads (IREE's profiler, through
+iree-benchmark-module: no Python in the call; a kept op of ours is a
+dispatch per call site, IREE's own repeat one executable per layer).
 """
 
 from __future__ import annotations
 
+import argparse
 import collections
 import json
 import os
@@ -55,6 +63,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -70,6 +79,7 @@ import torch
 
 import tosa_custom
 from tosa_custom import iree, runtime
+from tosa_custom.iree.program import WAITS
 from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 
 # `iree` is a namespace package: even last on sys.path, this folder's iree.py
@@ -94,21 +104,48 @@ def _thread_ticks() -> dict[str, int]:
     return ticks
 
 
-def _median(fn, runs: int = 30, warmup: int = 5) -> tuple[float, float, int, float]:
-    """Median wall and CPU seconds per call, how many threads worked, and
-    the tenth-percentile wall time (the calls least slowed by other work)."""
-    for _ in range(warmup):
-        fn()
-    walls, cpus = [], []
-    before = _thread_ticks()
-    for _ in range(runs):
-        start, cpu = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - start)
-        cpus.append(time.process_time() - cpu)
-    after = _thread_ticks()
-    busy = sum(1 for tid, t in after.items() if t - before.get(tid, 0) > 0)
-    return statistics.median(walls), statistics.median(cpus), busy, sorted(walls)[len(walls) // 10]
+def _caller_cpu() -> float:
+    """CPU seconds the calling thread has used (Linux schedstat: ns)."""
+    with open(f"/proc/self/task/{threading.get_native_id()}/schedstat") as f:
+        return int(f.read().split()[0]) * 1e-9
+
+
+def _median(fn, runs: int = 30, warmup: int = 5) -> tuple[float, float, int, float, float]:
+    """Median wall and CPU seconds per call, how many threads worked, the
+    tenth-percentile wall time (the calls least slowed by other work), and
+    the calling thread's mean CPU seconds per call."""
+    return _interleaved({"": fn}, rounds=1, per_round=runs, warmup=warmup)[""]
+
+
+def _interleaved(fns: dict, rounds: int = 6, per_round: int = 5, warmup: int = 5, settle: float = 0.2) -> dict:
+    """`_median` of each function, their calls taken in turns (`per_round`
+    of each, `rounds` times): on a shared host the others' load drifts over
+    a run, and measured one after the other, one engine would get the quiet
+    minute and the other the busy one; in turns they share it. A pause
+    after each turn: eager's OpenMP team (libgomp) spins for a while after
+    a call returns, which would take a core from whichever engine came next
+    (measured: ours at 2 threads 5.6 ms median right after eager, 3.1 ms
+    for stock after ours)."""
+    for fn in fns.values():
+        for _ in range(warmup):
+            fn()
+    walls = {k: [] for k in fns}
+    cpus = {k: [] for k in fns}
+    busy = {k: set() for k in fns}
+    caller = dict.fromkeys(fns, 0.0)
+    for _ in range(rounds):
+        for k, fn in fns.items():
+            before, own = _thread_ticks(), _caller_cpu()
+            for _ in range(per_round):
+                start, cpu = time.perf_counter(), time.process_time()
+                fn()
+                walls[k].append(time.perf_counter() - start)
+                cpus[k].append(time.process_time() - cpu)
+            caller[k] += _caller_cpu() - own
+            busy[k] |= {tid for tid, t in _thread_ticks().items() if t - before.get(tid, 0) > 0}
+            time.sleep(settle)
+    return {k: (statistics.median(walls[k]), statistics.median(cpus[k]), len(busy[k]),
+                sorted(walls[k])[len(walls[k]) // 10], caller[k] / len(walls[k])) for k in fns}
 
 
 def _bert():
@@ -128,26 +165,34 @@ def _compile(model, args, ops):
 
 
 class _Stock:
-    """The stock-mode TOSA run by IREE alone, on the device iree.load uses."""
+    """The stock-mode TOSA run by IREE alone, on the device iree.load makes,
+    called and waited for as iree.load's programs are (the same Marshal
+    and wait: only the compiled module differs)."""
 
-    def __init__(self, model, args, threads):
+    def __init__(self, model, args, threads, wait):
         import iree.runtime as rt
+        from iree.runtime import _binding
 
-        from tosa_custom.iree.program import _device, compile_to_vmfb
+        from tosa_custom.iree.calls import DeviceWeights, Marshal, PolledWait
+        from tosa_custom.iree.program import compile_to_vmfb, make_device, wait_flags
 
         module = _compile(model, args, None)
-        vmfb = compile_to_vmfb(module.operation.get_asm(print_generic_op_form=True))
-        config = rt.Config(device=_device(threads))
+        vmfb = compile_to_vmfb(module.operation.get_asm(print_generic_op_form=True), wait_flags(wait))
+        device = make_device(threads)
+        config = rt.Config(device=device)
         self.context = rt.SystemContext(config=config)
         self.context.add_vm_module(rt.VmModule.copy_buffer(config.vm_instance, vmfb))
-        self.fn = self.context.modules.module["forward"]
+        function = self.context.modules.module["forward"].vm_function
+        self.marshal = Marshal(rt, _binding, device, self.context.vm_context, function, 1,
+                               PolledWait() if wait == "poll" else None)
+        self.weights = DeviceWeights(self.marshal, len(args), 0)
         self.args = [a.numpy() for a in args]
 
     def __call__(self):
-        return np.asarray(self.fn(*self.args).to_host())
+        return self.marshal.invoke(self.args, self.weights, None)[0]
 
 
-def _rows(name, make) -> tuple[list, bool]:
+def _rows(name, make, wait) -> tuple[list, bool]:
     model, args, ops = make()
     with torch.no_grad():
         expected = model(*args)
@@ -157,17 +202,15 @@ def _rows(name, make) -> tuple[list, bool]:
     for threads in (1, 2):
         torch.set_num_threads(threads)
         assert torch.get_num_threads() == threads
-        with torch.no_grad():
-            t_eager = _median(lambda: model(*args))
-        program = iree.load(_compile(model, args, ops), threads=threads)
+        program = iree.load(_compile(model, args, ops), threads=threads, wait=wait)
         error = float((program(*args) - expected).abs().max())
         failed |= error > 1e-3
-        t_ours = _median(lambda: program(*args))
-        stock = _Stock(model, args, threads)
+        stock = _Stock(model, args, threads, wait)
         error_stock = float(np.abs(stock() - expected.numpy()).max())
         failed |= error_stock > 1e-3
-        t_stock = _median(stock)
-        rows.append((name, threads, t_ours, t_stock, t_ref, t_eager, error))
+        with torch.no_grad():
+            t = _interleaved({"eager": lambda: model(*args), "ours": lambda: program(*args), "stock": stock})
+        rows.append((name, threads, t["ours"], t["stock"], t_ref, t["eager"], error))
     return rows, failed
 
 
@@ -224,10 +267,10 @@ def _print_split(name: str, times: dict, span: float) -> None:
     print("  by kind: " + ", ".join(f"{k} {t:.0f} us ({t / total:.0%})" for k, t in by_kind.most_common()))
 
 
-def dispatches(threads: int, runs: int = 30) -> None:
-    """The example block's per-dispatch split, ours and IREE stock, through
+def dispatches(name: str, make, threads: int, runs: int = 30) -> None:
+    """A model's per-dispatch split, ours and IREE stock, through
     iree-benchmark-module (no Python in the call)."""
-    model, args, ops = _block()
+    model, args, ops = make()
     with tempfile.TemporaryDirectory(prefix="iree_split_") as tmp:
         tmp = Path(tmp)
         saved = iree.save(_compile(model, args, ops), tmp / "ours", inputs=list(args), threads=threads)
@@ -239,7 +282,7 @@ def dispatches(threads: int, runs: int = 30) -> None:
         command = [c if not c.startswith("--module=") else f"--module={tmp / 'stock.vmfb'}" for c in saved.command
                    if not c.startswith("--executable_plugin=")]
         stock = _dispatch_times(command, {}, tmp / "stock.ireeprof", runs)
-    print(f"example block, {threads} thread(s), median of {runs} calls per dispatch (IREE's host-execution profile)")
+    print(f"{name}, {threads} thread(s), median of {runs} calls per dispatch (IREE's host-execution profile)")
     _print_split("iree+kernels", *ours)
     _print_split("iree stock", *stock)
 
@@ -254,7 +297,8 @@ def wrapper(runs: int = 2000) -> None:
     (one layer_norm of 4 x 8, 1 thread): `program(x)` against the VM call
     with its buffer views already made."""
     x = torch.randn(4, 8)
-    program = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=1)
+    polled = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=1)
+    program = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=1, wait="iree")
     marshal, array = program._marshal, x.numpy()
     args = marshal._binding.VmVariantList(2)
     args.push_ref(marshal.view(array).ref)
@@ -263,30 +307,45 @@ def wrapper(runs: int = 2000) -> None:
     def bare():
         marshal._context.invoke(marshal._function, args, marshal._binding.VmVariantList(1))
 
-    for name, fn in (("program(x)", lambda: program(x)), ("VM invoke alone", bare)):
+    for name, fn in (("program(x), wait='poll'", lambda: polled(x)), ("program(x), wait='iree'", lambda: program(x)),
+                     ("VM invoke alone (wait='iree')", bare)):
         t = _median(fn, runs=runs, warmup=200)
         print(f"trivial program, {name}: {t[3] * 1e6:.1f} us p10, {t[0] * 1e6:.1f} us median")
 
 
+MODELS = {"block": ("example block", _block), "bert": ("BERT 4x256", _bert)}
+
+
 def main() -> int:
-    if "--dispatches" in sys.argv:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dispatches", action="store_true", help="where the time goes, dispatch by dispatch")
+    parser.add_argument("--model", choices=[*MODELS, "all"], default=None,
+                        help="the models to run (default: all; block only with --dispatches)")
+    parser.add_argument("--wait", choices=list(WAITS), default="poll",
+                        help="how the caller waits, ours and stock alike (tosa_custom.iree.load's wait=)")
+    options = parser.parse_args()
+    models = list(MODELS) if options.model in (None, "all") else [options.model]
+    if options.dispatches:
         wrapper()
-        for threads in (1, 2):
-            dispatches(threads)
+        for model in (["block"] if options.model is None else models):
+            for threads in (1, 2):
+                dispatches(*MODELS[model], threads)
         return 0
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs; "
+          f"wait={options.wait!r}")
     rows, failed = [], False
-    for name, make in (("example block", _block), ("BERT 4x256", _bert)):
-        more, bad = _rows(name, make)
+    for name, make in (MODELS[m] for m in models):
+        more, bad = _rows(name, make, options.wait)
         rows += more
         failed |= bad
     print("times in ms per call of 30, wall p10/wall median/cpu median; busy: threads that worked (eager, ours); "
-          "ratios of median wall (p10 wall)")
+          "caller: the calling thread's CPU ms per call (ours, stock); ratios of median wall (p10 wall)")
     print(f"{'model':<14} {'thr':>3} {'iree+kernels':>17} {'iree stock':>17} {'reference':>17} {'eager':>17} "
-          f"{'busy':>5} {'ours/stock':>11} {'ours/eager':>11} {'max err':>8}")
+          f"{'busy':>5} {'caller':>9} {'ours/stock':>11} {'ours/eager':>11} {'max err':>8}")
     for name, threads, ours, stock, ref, eager, error in rows:
         print(f"{name:<14} {threads:>3} {_ms(ours):>17} {_ms(stock):>17} {_ms(ref):>17} {_ms(eager):>17} "
-              f"{eager[2]:>2},{ours[2]:<2} {ours[0] / stock[0]:>4.2f} ({ours[3] / stock[3]:.2f}) "
+              f"{eager[2]:>2},{ours[2]:<2} {ours[4] * 1e3:>4.2f},{stock[4] * 1e3:<4.2f} "
+              f"{ours[0] / stock[0]:>4.2f} ({ours[3] / stock[3]:.2f}) "
               f"{ours[0] / eager[0]:>4.2f} ({ours[3] / eager[3]:.2f}) {error:>8.1e}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 1 if failed else 0

@@ -45,6 +45,21 @@
 #ifndef HOT
 #define HOT
 #endif
+/* The gelu rows also get an AVX-512 clone (x86-64-v4: 16 lanes, where the
+   CPU has it; IREE's own code uses them too): measured on a 2 x 128 x 1024
+   row block, erf 399 -> 240 us, tanh 217 -> 149 us. Same math, same FMA
+   contraction as the AVX2 clone, so the same results to rounding.
+   -DGELU_HOT= builds one width only, the -march given (a test builds each). */
+#if !defined(GELU_HOT) && defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+#if __has_attribute(target_clones) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#define GELU_HOT __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#elif __has_attribute(target_clones)
+#define GELU_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef GELU_HOT
+#define GELU_HOT HOT
+#endif
 /* Inlined into each clone (GCC would not inline across the target change). */
 #define INLINE static inline __attribute__((always_inline))
 
@@ -59,11 +74,11 @@ INLINE float pow2i(int32_t n) { /* 2**n for n in [-126, 127] */
     return f;
 }
 
-INLINE float exp_f32(float x) {
+/* exp(xc) for xc in [-104, 88.8], not NaN: exp_f32's core, shared with
+   erfc's exponent (which needs no more than that). */
+INLINE float exp_clamped_f32(float xc) {
     /* exp(x) = 2**n exp(r), n = round(x / ln 2), r = x - n ln 2 in two parts;
        exp(r) by a degree-7 polynomial; 2**n in two halves for subnormals. */
-    float xc = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
-    xc = x == x ? xc : 0.0f;
     float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round to nearest */
     float r = xc - n * 0.693359375f;
     r = r + n * 2.12194440e-4f;
@@ -76,8 +91,14 @@ INLINE float exp_f32(float x) {
     float y = (p * r) * r + r + 1.0f;
     int32_t ni = (int32_t)n;
     int32_t n2 = ni >> 1;
+    return y * pow2i(ni - n2) * pow2i(n2);
+}
+
+INLINE float exp_f32(float x) {
     /* below -104 the clamped result rounds to 0, above 88.8 it overflows to inf */
-    y = y * pow2i(ni - n2) * pow2i(n2);
+    float xc = x < -104.0f ? -104.0f : (x > 88.8f ? 88.8f : x);
+    xc = x == x ? xc : 0.0f;
+    float y = exp_clamped_f32(xc);
     return x == x ? y : x;
 }
 
@@ -99,7 +120,12 @@ INLINE float one_plus_erf_f32(float z) {
     q = q * t + 0.37409196f;
     q = q * t + 1.00002368f;
     q = q * t - 1.26551223f;
-    float erfc = t * exp_f32(q - a2);
+    /* q - a^2 < 1 (q is bounded for t in [0, 1]), so only the lower clamp; a NaN z makes t
+       NaN, hence the result, whatever the exponent (0 here: a defined
+       float-to-int conversion). exp_f32's checks, dropped: 10% of the row. */
+    float u = q - a2;
+    u = u < -104.0f ? -104.0f : u;
+    float erfc = t * exp_clamped_f32(u == u ? u : 0.0f);
     return z < 0.0f ? erfc : 2.0f - erfc;
 }
 
@@ -184,12 +210,12 @@ HOT static void log_softmax_row(const float *x, float *y, int64_t n, const row_p
     for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - m) - lse;
 }
 
-HOT static void gelu_erf_row(const float *x, float *y, int64_t n, const row_params *p) {
+GELU_HOT static void gelu_erf_row(const float *x, float *y, int64_t n, const row_params *p) {
     (void)p;
     for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * x[i] * one_plus_erf_f32(x[i] * 0.70710678118654752f);
 }
 
-HOT static void gelu_tanh_row(const float *x, float *y, int64_t n, const row_params *p) {
+GELU_HOT static void gelu_tanh_row(const float *x, float *y, int64_t n, const row_params *p) {
     (void)p;
     /* 0.5 x (1 + tanh(u)) = x / (1 + exp(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3) */
     for (int64_t i = 0; i < n; ++i) {

@@ -117,3 +117,79 @@ def test_workgroups_follow_the_thread_count(threads, workgroups):
     program = iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=threads)
     assert f"workgroups={workgroups}" in program.pipeline
     torch.testing.assert_close(program(x), _Norm()(x), **TOL)
+
+
+class _Semaphore:
+    """A semaphore that reaches its value after `ready` queries, or fails
+    (IREE's query raises on a failed semaphore)."""
+
+    def __init__(self, ready: int, fail: bool = False):
+        self.ready, self.fail, self.queries = ready, fail, 0
+
+    def query(self) -> int:
+        self.queries += 1
+        if self.queries > self.ready and self.fail:
+            raise RuntimeError("querying semaphore: UNKNOWN; boom")
+        return 1 if self.queries > self.ready else 0
+
+
+class _Clock:
+    """Time that passes only when the waiter sleeps."""
+
+    def __init__(self):
+        self.now, self.sleeps = 0.0, []
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def test_polled_wait_sleeps_through_most_of_the_recent_calls_then_polls():
+    """A call done at submission (local-sync) costs one query and no sleep;
+    until `history` calls are known it polls every `poll`; then it first
+    sleeps `bulk` of the fastest recent call, less the time already gone."""
+    from tosa_custom.iree.calls import PolledWait
+
+    clock = _Clock()
+    wait = PolledWait(poll=1e-4, bulk=0.5, history=2, sleep=clock.sleep, clock=lambda: clock.now)
+    wait(_Semaphore(ready=0), 1, clock.now)
+    assert clock.sleeps == []
+    for polls in (10, 20):  # calls of 1 ms and 2 ms (a first query, then one per poll)
+        clock.sleeps.clear()
+        wait(_Semaphore(ready=polls + 1), 1, clock.now)
+        assert clock.sleeps == [1e-4] * polls
+    clock.sleeps.clear()
+    started = clock.now
+    clock.now += 2e-4  # the submission took 0.2 ms
+    wait(_Semaphore(ready=2), 1, started)
+    assert clock.sleeps[0] == pytest.approx(0.5 * 1e-3 - 2e-4) and clock.sleeps[1:] == [1e-4]
+
+
+def test_polled_wait_raises_the_semaphore_failure():
+    from tosa_custom.iree.calls import PolledWait
+
+    clock = _Clock()
+    with pytest.raises(RuntimeError, match="boom"):
+        PolledWait(sleep=clock.sleep, clock=lambda: clock.now)(_Semaphore(ready=3, fail=True), 1, 0.0)
+    assert len(clock.sleeps) == 2
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_both_waits_give_the_same_answer(threads):
+    """wait="poll" (async-external functions, the caller polls) and
+    wait="iree" (IREE's own wait): the same results, call after call."""
+    torch.manual_seed(0)
+    x = torch.randn(256, 256)
+    programs = [iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), threads=threads, wait=w)
+                for w in ("poll", "iree")]
+    assert [p.wait for p in programs] == ["poll", "iree"]
+    for _ in range(3):
+        got = [p(x) for p in programs]
+        torch.testing.assert_close(got[0], _Norm()(x), **TOL)
+        torch.testing.assert_close(got[0], got[1], rtol=0, atol=0)
+
+
+def test_an_unknown_wait_is_refused_naming_the_choices():
+    x = torch.randn(4, 8)
+    with pytest.raises(ValueError, match=r"wait='spin': expected one of 'poll', 'iree'"):
+        iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), wait="spin")

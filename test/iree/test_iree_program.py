@@ -209,10 +209,12 @@ def fixture_library(fixture_so):
     native.unload_kernel_library(library)  # it overrides aten.gelu: never leak it into other tests
 
 
-def test_kernel_error_reaches_the_caller_naming_the_op(fixture_library):
+@pytest.mark.parametrize("wait", ["poll", "iree"])
+def test_kernel_error_reaches_the_caller_naming_the_op(fixture_library, wait):
     """The fixture's checked_sqrt fails on a negative element (a version-2
-    kernel of a user's library, run whole: it declares no split)."""
-    program = iree.load(_CHECKED_SQRT, threads=2)
+    kernel of a user's library, run whole: it declares no split), whichever
+    way the caller waits (polled: the call's semaphore fails)."""
+    program = iree.load(_CHECKED_SQRT, threads=2, wait=wait)
     assert program.kernels == ["native (libfixture.so: checked_sqrt f32)"]
     x = torch.rand(4, 8)
     torch.testing.assert_close(program(x), x.sqrt())

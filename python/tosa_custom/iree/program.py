@@ -35,11 +35,12 @@ from ..runtime.boundary import Boundary
 from ..runtime.program import _SCALAR_TYPES, _apply_torch_dtypes, _spec
 from ..runtime.weights import WeightSlots
 from . import plugin as _plugin
-from .calls import DeviceWeights, Marshal, host_array
+from .calls import ASYNC_FLAG, DeviceWeights, Marshal, PolledWait, host_array
 from .dispatch import DISPATCH_NATIVE, workgroups_for
 from .sites import BoundSite, bind_sites, write_sites
 
-__all__ = ["Program", "load", "build", "dispatch_pipeline", "host_array", "parse_module", "COMPILE_FLAGS"]
+__all__ = ["Program", "load", "build", "dispatch_pipeline", "host_array", "parse_module", "COMPILE_FLAGS", "WAITS",
+           "compile_to_vmfb", "make_device", "wait_flags"]
 
 # f64 kept as f64: IREE would otherwise narrow it to f32 everywhere, the
 # signature and the native kernels' operands included (a kernel bound for
@@ -53,6 +54,9 @@ COMPILE_FLAGS = ("--iree-input-type=tosa", "--iree-hal-target-device=local",
                  "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host",
                  "--iree-input-demote-f64-to-f32=false", "--iree-opt-data-tiling")
 _PLUGIN_FLAG_SET = []
+# How the caller waits for a call (calls.PolledWait says why "poll"):
+WAITS = {"poll": "the caller polls the call's semaphore, sleeping in between (async-external functions)",
+         "iree": "IREE's own wait (synchronous functions)"}
 # Each call's id, passed to its kernels (the dispatch pass's invocation
 # argument), under which the plugin keeps the call's failure; 0 is no call's.
 _INVOCATIONS = itertools.count(1)
@@ -85,16 +89,24 @@ def _iree():
     return compiler, runtime
 
 
-def compile_to_vmfb(text: str) -> bytes:
+def wait_flags(wait: str) -> tuple[str, ...]:
+    """The compile flags a program waited for by `wait` (WAITS) needs."""
+    if wait not in WAITS:
+        raise ValueError(f"wait={wait!r}: expected one of {', '.join(map(repr, WAITS))} "
+                         f"({'; '.join(f'{k}: {v}' for k, v in WAITS.items())})")
+    return (ASYNC_FLAG,) if wait == "poll" else ()
+
+
+def compile_to_vmfb(text: str, extra: Sequence[str] = ()) -> bytes:
     """IREE's compile of the generic-form module, for the host CPU."""
     compiler, _ = _iree()
     try:
-        return compiler.compile_str(text, extra_args=list(COMPILE_FLAGS))
+        return compiler.compile_str(text, extra_args=[*COMPILE_FLAGS, *extra])
     except compiler.CompilerToolError as e:
         raise CompileError(f"iree-compile failed:\n{str(e)[-4000:]}", category="runtime-lowering-failed") from None
 
 
-def _device(threads: int | None):
+def make_device(threads: int | None):
     """A CPU device whose loader knows the plugin; `threads` is IREE's worker
     count (1: the caller's thread, local-sync).
 
@@ -122,18 +134,20 @@ def dispatch_pipeline(invocation: bool, threads: int | None = 0) -> list[str]:
     return [DISPATCH_NATIVE + (f"{{{' '.join(options)}}}" if options else "")]
 
 
-def build(module: ir.Module, *, invocation: bool = False, threads: int | None = 0) -> tuple[list[BoundSite], bytes]:
+def build(module: ir.Module, *, invocation: bool = False, threads: int | None = 0,
+          flags: Sequence[str] = ()) -> tuple[list[BoundSite], bytes]:
     """Bind every tosa.custom to a native kernel, rewrite it into an IREE
     dispatch, compile: the sites (their kernels prepared) and the vmfb.
     `invocation`: the entry takes a last i64 argument, the call's id;
-    `threads`: the workers that will run it (dispatch_pipeline)."""
+    `threads`: the workers that will run it (dispatch_pipeline); `flags`:
+    more for iree-compile (wait_flags)."""
     with module.context:
         sites = bind_sites(module)
         try:
             run_pipeline(module, dispatch_pipeline(invocation, threads), "the IREE dispatch of native kernels",
                          category="runtime-lowering-failed")
             text = module.operation.get_asm(print_generic_op_form=True, assume_verified=True)
-            return sites, compile_to_vmfb(text)
+            return sites, compile_to_vmfb(text, flags)
         except BaseException:
             for s in sites:
                 s.binding.release()
@@ -149,16 +163,18 @@ def _release(sites: list[BoundSite]) -> None:
 class Program:
     """A module compiled by IREE: call it with tensors, get tensors back."""
 
-    def __init__(self, module: ir.Module, entry: str | None = None, *, threads: int | None = None):
+    def __init__(self, module: ir.Module, entry: str | None = None, *, threads: int | None = None,
+                 wait: str = "poll"):
         if threads is not None and threads < 1:
             raise ValueError(f"threads={threads}: expected a positive count, or None for IREE's default")
-        self.threads = threads
+        self.threads, self.wait = threads, wait
+        flags = wait_flags(wait)
         with module.context:
             self._read_signature(module, entry)
-        self._sites, self.vmfb = build(module, invocation=True, threads=threads)
+        self._sites, self.vmfb = build(module, invocation=True, threads=threads, flags=flags)
         with module.context:  # the entry takes the call's id if it holds a site (the pass added it)
             entry_type = _ir.function_type(_ir.public_functions(module, self.entry)[0])
-            self._takes_invocation = len(entry_type.inputs) > self._arity
+            self._takes_invocation = len(entry_type.inputs) > self._arity  # (before IREE adds fences)
         weakref.finalize(self, _release, self._sites)
         self.pipeline = pipeline_text(dispatch_pipeline(True, threads))
         # An IREE VM context is not thread-safe: one call at a time per program.
@@ -166,7 +182,7 @@ class Program:
         self._workdir = tempfile.TemporaryDirectory(prefix="tosa_custom_iree_")
         _plugin.load_sites(write_sites(self._sites, Path(self._workdir.name) / "sites.txt"))
         _, runtime = _iree()
-        self._device = _device(threads)
+        self._device = make_device(threads)
         config = runtime.Config(device=self._device)
         self._context = runtime.SystemContext(config=config)
         self._context.add_vm_module(runtime.VmModule.copy_buffer(config.vm_instance, self.vmfb))
@@ -174,7 +190,7 @@ class Program:
         from iree.runtime import _binding  # VmVariantList, HalBufferView: not all re-exported by iree.runtime
 
         self._marshal = Marshal(runtime, _binding, self._device, self._context.vm_context, function,
-                                len(self.output_specs))
+                                len(self.output_specs), PolledWait() if wait == "poll" else None)
         self._device_weights = DeviceWeights(self._marshal, len(self.input_specs), self._weights.count)
         self._weights.attach(self._device_weights, len(self.input_specs))
         self._weights.bind_defaults()
@@ -278,7 +294,7 @@ def parse_module(module) -> ir.Module:
     raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
 
 
-def load(module, entry: str | None = None, *, threads: int | None = None, weights=None) -> Program:
+def load(module, entry: str | None = None, *, threads: int | None = None, weights=None, wait: str = "poll") -> Program:
     """A program run by IREE, each tosa.custom by its native kernel.
 
     Same calling convention and results as `tosa_custom.runtime.load` (torch
@@ -287,8 +303,10 @@ def load(module, entry: str | None = None, *, threads: int | None = None, weight
     IREE's default, one per core; 1: the caller's thread). An op no native
     kernel takes is refused (CompileError "no-kernel"): run it on the
     reference runtime. `weights=` binds a module whose weights are arguments.
+    `wait`: how the caller waits for a call's workers (WAITS; "poll", the
+    default, leaves them the cores: calls.PolledWait).
     """
-    program = Program(parse_module(module), entry, threads=threads)
+    program = Program(parse_module(module), entry, threads=threads, wait=wait)
     if weights is not None:
         program.load_weights(weights)
     return program
