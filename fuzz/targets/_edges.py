@@ -6,7 +6,8 @@ decomposition makes a max pool of stride 0, TorchToTosa divides by it:
 SIGFPE), not dividing it, of size 1 or the input's own; pools with a zero
 stride; arange with an integer step of 0 or more values than an LLVM
 SmallVector counts; softmax and log_softmax of a 0-d tensor (torch-mlir's
-decomposition never returns: a hang). Each case is torch IR at the backend contract, run the
+decomposition never returns: a hang); index.Tensor with no indices (its
+decomposition segfaults). Each case is torch IR at the backend contract, run the
 three ways compile() meets it (CASE_PIPELINES); any diagnostic is clean, only
 a dead process (the supervisor's `crash`) or an escaping exception is a defect.
 """
@@ -148,9 +149,29 @@ def _softmax(draw) -> dict:
 
 
 @st.composite
+def _index_empty(draw) -> dict:
+    """index.Tensor with an empty list of indices (or one None), rank 0 to 2."""
+    source = _vtensor([draw(st.integers(1, 4)) for _ in range(draw(st.integers(0, 2)))])
+    if draw(st.booleans()):
+        body, items = [], ""
+    else:
+        body, items = ["  %none = torch.constant.none"], "%none"
+    types = "!torch.none" if items else ""
+    body += [f"  %idx = torch.prim.ListConstruct {items} : ({types}) -> !torch.list<optional<vtensor>>",
+             f"  %r = torch.aten.index.Tensor %arg0, %idx : {source}, !torch.list<optional<vtensor>> -> {source}"]
+    return {"family": "index_empty", "op": "torch.aten.index.Tensor", "sizes": [source, items],
+            "text": _function(f"%arg0: {source}", source, body, "%r")}
+
+
+# Families whose crash is the decomposition itself, which compile() reaches
+# only through the contract check (that keeps or refuses the op).
+_DECOMPOSITION_CRASHES = ("softmax", "index_empty")
+
+
+@st.composite
 def edge_case(draw) -> dict:
-    case = draw(st.sampled_from([_adaptive_max_pool, _pool_stride, _arange, _softmax]).flatmap(lambda s: s()))
-    # softmax's crash is its decomposition itself, which compile() reaches only
-    # through the contract check (that keeps or refuses it): not "auto-decomposed".
-    pipelines = [p for p in sorted(CASE_PIPELINES) if not (case["family"] == "softmax" and p == "auto-decomposed")]
+    families = [_adaptive_max_pool, _pool_stride, _arange, _softmax, _index_empty]
+    case = draw(st.sampled_from(families).flatmap(lambda s: s()))
+    pipelines = [p for p in sorted(CASE_PIPELINES)
+                 if not (case["family"] in _DECOMPOSITION_CRASHES and p == "auto-decomposed")]
     return {**case, "kind": "edge", "pipeline": draw(st.sampled_from(pipelines))}

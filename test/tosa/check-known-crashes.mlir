@@ -1,5 +1,5 @@
 // RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-check-known-crashes="stage=contract" | FileCheck %s
-// RUN: tosa-custom-opt %s -split-input-file --tosa-custom-check-known-crashes="stage=contract backend-legal-ops=aten.nonzero,aten.adaptive_max_pool1d,aten.adaptive_max_pool2d,aten._softmax,aten.log_softmax.int" | FileCheck %s --check-prefix=KEPT
+// RUN: tosa-custom-opt %s -split-input-file --tosa-custom-check-known-crashes="stage=contract backend-legal-ops=aten.nonzero,aten.adaptive_max_pool1d,aten.adaptive_max_pool2d,aten._softmax,aten.log_softmax.int,aten.index.Tensor" | FileCheck %s --check-prefix=KEPT
 
 // Valid torch IR torch-mlir's lowering to the backend contract crashes the
 // process on (a signal, not a diagnostic) is refused on the op before it runs
@@ -55,7 +55,42 @@ func.func @log_softmax_0d(%arg0: !torch.vtensor<[],f32>) -> !torch.vtensor<[],f3
 
 // -----
 
-// Of rank 1 or more it decomposes: untouched.
+// torch-mlir's decomposition of index.Tensor segfaults on an empty list of
+// indices (OpInfo's resize_ of a 0-d tensor exports to one), at any rank.
+// KEPT-LABEL:  func.func @index_no_indices(
+// KEPT:          torch.aten.index.Tensor
+func.func @index_no_indices(%arg0: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> {
+  %0 = torch.prim.ListConstruct  : () -> !torch.list<optional<vtensor>>
+  // expected-error @+1 {{torch-mlir's decomposition of index.Tensor crashes the process (a segmentation fault) on an empty list of indices}}
+  %1 = torch.aten.index.Tensor %arg0, %0 : !torch.vtensor<[3],f32>, !torch.list<optional<vtensor>> -> !torch.vtensor<[3],f32>
+  return %1 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// So does a 0-d tensor indexed by None only (of rank 1 or more, that decomposes).
+func.func @index_none_0d(%arg0: !torch.vtensor<[],f32>) -> !torch.vtensor<[],f32> {
+  %none = torch.constant.none
+  %0 = torch.prim.ListConstruct %none : (!torch.none) -> !torch.list<optional<vtensor>>
+  // expected-error @+1 {{on a 0-d tensor indexed by None only}}
+  %1 = torch.aten.index.Tensor %arg0, %0 : !torch.vtensor<[],f32>, !torch.list<optional<vtensor>> -> !torch.vtensor<[],f32>
+  return %1 : !torch.vtensor<[],f32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @index_none_1d(
+// CHECK:         torch.aten.index.Tensor
+func.func @index_none_1d(%arg0: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> {
+  %none = torch.constant.none
+  %0 = torch.prim.ListConstruct %none : (!torch.none) -> !torch.list<optional<vtensor>>
+  %1 = torch.aten.index.Tensor %arg0, %0 : !torch.vtensor<[3],f32>, !torch.list<optional<vtensor>> -> !torch.vtensor<[3],f32>
+  return %1 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+// A softmax of rank 1 or more decomposes: untouched.
 // CHECK-LABEL: func.func @softmax_1d(
 // CHECK:         torch.aten._softmax
 func.func @softmax_1d(%arg0: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> {

@@ -197,11 +197,28 @@ _ADAPTIVE_MAX_LARGER = (_output_larger_than_input, "torch-mlir decomposes {op} w
 _ARANGE = (_arange_crash, "TorchToTosa's lowering of arange.start_step builds its values at compile time and "
            "crashes the process on {detail}: PyTorch refuses a step of 0, and a tensor that long could not be "
            "allocated either")
+def _empty_index_list(op) -> str | None:
+    """No index at all, or only `None`s on a 0-d tensor (rank 1 or more with
+    `None`s decomposes)."""
+    producer = _ir.defining_op(op.operands[1])
+    if producer is None or producer.name != "torch.prim.ListConstruct":
+        return None
+    if len(producer.operands) == 0:
+        return "an empty list of indices"
+    nones = all(str(v.type) == "!torch.none" for v in producer.operands)
+    return "a 0-d tensor indexed by None only" if nones and _zero_d_input(op) else None
+
+
+_INDEX_EMPTY = (_empty_index_list, "torch-mlir's decomposition of {op} crashes the process (a segmentation fault) "
+                "on {detail} (found by the OpInfo suite: resize_ of a 0-d tensor, which indexes with none): keep "
+                "the op as tosa.custom (backend_legal_ops=[\"aten.index.Tensor\"], or \"auto\")")
 _SOFTMAX_0D = (_zero_d_input, "torch-mlir's decomposition of {op} never returns on a 0-d input (its pass loops; "
                "found by the OpInfo suite, masked softmax of a 0-d sample): keep the op as tosa.custom "
                "(backend_legal_ops=[\"aten.{op}\"], or \"auto\"), or give it an input of rank 1 or more")
 KNOWN_CRASHES = {
     "contract": {
+        "torch.aten.index.Tensor": _INDEX_EMPTY,
+        "torch.aten.index.Tensor_hacked_twin": _INDEX_EMPTY,
         **{f"torch.aten.{softmax}": _SOFTMAX_0D for softmax in ("softmax.int", "_softmax", "log_softmax.int",
                                                                 "_log_softmax")},
         "torch.aten.nonzero": (_zero_d_input, "torch-mlir's decomposition of aten.nonzero crashes the process (a "
