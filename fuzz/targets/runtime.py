@@ -106,6 +106,14 @@ PROGRAMS = {
   return %0 : tensor<f64>
 }""",
         eager=lambda a: -a),
+    "softmax_0d": dict(  # a 0-d result of a numpy kernel (OpInfo's softmin of a 0-d float64 sample)
+        inputs=[((), "float64")], attrs={**SOFTMAX_ATTRS, "args": {**SOFTMAX_ATTRS["args"], "dim": 0}},
+        op="torch.aten.softmax.int",
+        template="""func.func @f(%a: tensor<f64>) -> tensor<f64> {
+  %0 = tosa.custom %a {domain_name = "torch_mlir", implementation_attrs = ATTRS, operator_name = "torch.aten.softmax.int"} : (tensor<f64>) -> tensor<f64>
+  return %0 : tensor<f64>
+}""",
+        eager=lambda a: __import__("torch").softmax(a, 0)),
     "fuzz_kernel": dict(
         inputs=[((3, 4), "float32"), ((3, 4), "float32")], attrs=None, op="fuzz.mul",
         template="""func.func @f(%a: tensor<3x4xf32>, %b: tensor<3x4xf32>) -> tensor<3x4xf32> {

@@ -187,6 +187,14 @@ CASES: dict[str, tuple] = {
         lambda x: torch.softmax(x, 1),
         (rand(2, 9, 3, dtype=f64),), "aten._softmax", "json",
         lambda x: make_call(aten._softmax.default, x, 1, False)),
+    "_softmax-0d-f64": (  # OpInfo softmin(dtype=float64) of a 0-d sample: a 0-d result failed to store
+        lambda x: torch.softmax(x, 0),
+        (rand(dtype=f64),), "aten._softmax", "json",
+        lambda x: make_call(aten._softmax.default, x, 0, False)),
+    "log_softmax-0d": (
+        lambda x: torch.log_softmax(x, -1),
+        (rand(),), "aten.log_softmax.int", "json",
+        lambda x: make_call(aten.log_softmax.int, x, -1, None)),
     "log_softmax": (
         lambda x: torch.log_softmax(x, 0),
         (rand(7, 3, scale=10.0),), "aten.log_softmax.int", "json",

@@ -60,7 +60,8 @@ def _out(call: KernelCall, value: np.ndarray, i: int = 0) -> None:
     value = np.asarray(value)
     if value.shape != tuple(out.shape):
         raise ValueError(f"kernel computed a {list(value.shape)} result #{i}, the output is {list(out.shape)}")
-    out.copy_(torch.from_numpy(np.ascontiguousarray(value.astype(_np(out).dtype, copy=False))))
+    # ascontiguousarray makes a 0-d value 1-d: reshape back (a 0-d result failed to store)
+    out.copy_(torch.from_numpy(np.ascontiguousarray(value.astype(_np(out).dtype, copy=False))).reshape(out.shape))
 
 
 def _results(call: KernelCall, values: Sequence[np.ndarray]) -> None:
