@@ -42,6 +42,16 @@ def test_jit_is_kept_to_a_narrower_isa_only(isa, host, features):
     assert target.jit_features == features
 
 
+def test_jit_leaves_out_the_hosts_bf16_instructions():
+    """bf16 is computed in f32 by MLIR on every x86-64 CPU; with AVX512-BF16
+    left on, LLVM aborted on a vectorized bf16 avg_pool."""
+    bf16_host = _info(ZEN4 + " avx512_bf16")
+    assert cpu.cpu_target("host", info=bf16_host).jit_features == ("-avx512bf16",)
+    assert cpu.cpu_target("avx2", info=bf16_host).jit_features == ("-avx512f", "-avx512bf16")
+    assert cpu.cpu_target("host", info=bf16_host).runs_natively
+    assert not cpu.cpu_target("avx512", info=_info(ZEN3 + " avx512_bf16")).runs_natively  # planned for only
+
+
 def test_peak_assumes_two_pipes_and_zen4_runs_avx512_at_256_bits():
     assert cpu.cpu_target("avx2", info=_info(ZEN3)).peak_flops_per_cycle() == 32
     assert cpu.cpu_target("host", info=_info(ZEN4)).peak_flops_per_cycle() == 32  # Zen 4: 2 x 256-bit pipes

@@ -372,3 +372,15 @@ func.func @main(%a: tensor<{element}> {{tosa_custom.dtype = "{attr}"}}) -> tenso
 }}"""
     with pytest.raises(ValueError, match=rf"arg #0: tosa_custom.dtype = '{attr}'.*{message}"):
         runtime.load(text)
+
+
+@pytest.mark.parametrize("cpu", ["host", "avx2"])
+def test_bf16_padded_avg_pool_compiles_vectorized(cpu):
+    """OpInfo avg_pool1d bfloat16/8: with the host's AVX512-BF16 enabled in the
+    JIT, LLVM aborted the process on its vectorized code (cpu.py _SOFT_BF16)."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 2, 9, dtype=torch.bfloat16)
+    model = Fn(lambda t: nn.functional.avg_pool1d(t, 7, 3, ceil_mode=True))
+    program = runtime.load(tosa_custom.compile(model, (x,), tosa_target=None), cpu=cpu)
+    expected = model(x)
+    torch.testing.assert_close(program(x), expected, rtol=1.6e-2, atol=1e-2)

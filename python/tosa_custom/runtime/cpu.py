@@ -23,6 +23,15 @@ __all__ = ["Isa", "CpuTarget", "ISAS", "ENV_VAR", "host_cpu", "cpu_target", "Hos
 ENV_VAR = "TOSA_CUSTOM_CPU"
 
 
+# bf16 is computed in f32 by MLIR (lowering.py's soft-bf16 passes), so that
+# every x86-64 CPU gives the same bits; the host's own bf16 instructions are
+# left out: with AVX512-BF16 enabled, LLVM's X86 backend aborts the process on
+# some vectorized bf16 code it compiles without ("Do not know how to soft
+# promote this operator's operand": a padded bf16 avg_pool, OpInfo avg_pool1d
+# bfloat16/8). /proc/cpuinfo flag -> the LLVM feature left out.
+_SOFT_BF16 = {"avx512_bf16": "-avx512bf16"}
+
+
 @dataclasses.dataclass(frozen=True)
 class Isa:
     """What the planner needs to know of one instruction set."""
@@ -141,8 +150,13 @@ class CpuTarget:
 
     @property
     def jit_features(self) -> tuple[str, ...]:
-        """LLVM features the JIT is told to leave out: only when this ISA is a
-        narrower one of the host's own arch (never add what the host lacks)."""
+        """LLVM features the JIT is told to leave out: those of the host's that
+        this ISA lacks when it is a narrower one of the host's own arch (never
+        add what the host lacks), and AVX512-BF16 always (`_SOFT_BF16`)."""
+        return self._narrowing + tuple(f for flag, f in _SOFT_BF16.items() if flag in self.host.flags)
+
+    @property
+    def _narrowing(self) -> tuple[str, ...]:
         host = self.host_isa
         if host is None or host.arch != self.isa.arch or host is self.isa:
             return ()
@@ -152,7 +166,7 @@ class CpuTarget:
     @property
     def runs_natively(self) -> bool:
         """The code is what a host of this ISA runs (the host has it, or is kept to it)."""
-        return self.host_isa is self.isa or bool(self.jit_features)
+        return self.host_isa is self.isa or bool(self._narrowing)
 
     def peak_flops_per_cycle(self) -> int:
         """f32 FLOP per cycle at the ISA's width: pipes x lanes x 2.
