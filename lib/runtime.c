@@ -148,3 +148,10 @@ static float tck_in_low_half(uint32_t value) {
 TCK_EXPORT float tck_truncdfhf2(double x) { return tck_in_low_half(tck_narrow_f64(x, 5, 10)); }
 
 TCK_EXPORT float tck_truncdfbf2(double x) { return tck_in_low_half(tck_narrow_f64(x, 8, 7)); }
+
+/* f32 to bf16 / f16 (__truncsfbf2 / __truncsfhf2): LLVM calls them where the
+ * JIT has no instruction for it (bf16 without AVX512-BF16, which cpu.py leaves
+ * out; f16 without F16C). f32 to f64 is exact, so this rounds once too. */
+TCK_EXPORT float tck_truncsfbf2(float x) { return tck_in_low_half(tck_narrow_f64((double)x, 8, 7)); }
+
+TCK_EXPORT float tck_truncsfhf2(float x) { return tck_in_low_half(tck_narrow_f64((double)x, 5, 10)); }

@@ -375,12 +375,17 @@ func.func @main(%a: tensor<{element}> {{tosa_custom.dtype = "{attr}"}}) -> tenso
 
 
 @pytest.mark.parametrize("cpu", ["host", "avx2"])
-def test_bf16_padded_avg_pool_compiles_vectorized(cpu):
-    """OpInfo avg_pool1d bfloat16/8: with the host's AVX512-BF16 enabled in the
-    JIT, LLVM aborted the process on its vectorized code (cpu.py _SOFT_BF16)."""
+@pytest.mark.parametrize("shape, pool", [
+    ((1, 2, 9), lambda t: nn.functional.avg_pool1d(t, 7, 3, ceil_mode=True)),  # OpInfo bfloat16/8
+    ((2, 3, 9), lambda t: nn.functional.avg_pool1d(t, 3)),  # OpInfo bfloat16/0: f32 -> bf16 in a libcall
+])
+def test_bf16_avg_pool_compiles_vectorized(cpu, shape, pool):
+    """OpInfo avg_pool1d in bfloat16: with the host's AVX512-BF16 enabled in
+    the JIT, LLVM aborted the process on the vectorized code (cpu.py
+    _SOFT_BF16); without it, LLVM calls __truncsfbf2 (lib/runtime.c)."""
     torch.manual_seed(0)
-    x = torch.randn(1, 2, 9, dtype=torch.bfloat16)
-    model = Fn(lambda t: nn.functional.avg_pool1d(t, 7, 3, ceil_mode=True))
+    x = torch.randn(*shape, dtype=torch.bfloat16)
+    model = Fn(pool)
     program = runtime.load(tosa_custom.compile(model, (x,), tosa_target=None), cpu=cpu)
     expected = model(x)
     torch.testing.assert_close(program(x), expected, rtol=1.6e-2, atol=1e-2)

@@ -55,3 +55,23 @@ def test_f64_narrowing_rounds_once_to_nearest_even(dtype):
 def test_nan_stays_nan(dtype):
     got = _program(dtype, 2)(torch.tensor([float("nan"), -float("nan")], dtype=torch.float64))
     assert bool(torch.isnan(got).all())
+
+
+@pytest.mark.parametrize("dtype, name", [("bf16", "tck_truncsfbf2"), ("f16", "tck_truncsfhf2")])
+def test_f32_narrowing_builtins_round_once(dtype, name):
+    """__truncsfbf2 / __truncsfhf2, which LLVM calls where the JIT has no
+    instruction (bf16 without AVX512-BF16, which the JIT leaves out)."""
+    import ctypes
+
+    from tosa_custom.runtime import native
+
+    fn = getattr(native._runtime(), name)
+    fn.argtypes, fn.restype = [ctypes.c_float], ctypes.c_float
+    with np.errstate(over="ignore"):
+        x = _doubles().astype(np.float32)
+    bits = np.array([np.float32(fn(float(v))).view(np.uint32) & 0xFFFF for v in x], dtype=np.uint16)
+    torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float16
+    want = torch.tensor(x, dtype=torch.float32).to(torch_dtype).view(torch.int16).numpy().view(np.uint16)
+    nan = np.isnan(x)
+    assert np.array_equal(bits[~nan], want[~nan]), f"{int((bits != want)[~nan].sum())} of {len(x)} differ"
+    assert set(native._LIBCALLS) >= {"__truncsfbf2", "__truncsfhf2"}

@@ -189,7 +189,8 @@ def trampoline(arity: int) -> int:
 
 # compiler-rt builtins LLVM calls for conversions no x86-64 instruction does,
 # which the JIT finds only in some hosts' libgcc: lib/runtime.c has them.
-_LIBCALLS = {"__truncdfhf2": "tck_truncdfhf2", "__truncdfbf2": "tck_truncdfbf2"}
+_LIBCALLS = {"__truncdfhf2": "tck_truncdfhf2", "__truncdfbf2": "tck_truncdfbf2", "__truncsfbf2": "tck_truncsfbf2",
+             "__truncsfhf2": "tck_truncsfhf2"}
 
 
 def register_libcalls(engine) -> None:
