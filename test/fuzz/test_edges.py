@@ -1,8 +1,9 @@
 """The fuzzers draw the inputs that once crashed the process, so that a
 regression is found again: adaptive max pooling to larger, non-dividing, unit
 and equal output sizes (SIGFPE in TorchToTosa via a stride of 0), pools with a
-zero stride, arange counts beyond a SmallVector (pass target, `edge` cases),
-and MLIR text ending inside a string of its file metadata (opt target)."""
+zero stride, arange counts beyond a SmallVector, softmax of a 0-d tensor (a
+decomposition that never returns) and index.Tensor with no indices (a
+segfaulting decomposition) (pass target, `edge` cases), and MLIR text ending inside a string of its file metadata (opt target)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ def _edge_cases(n: int, seed: int = 0) -> list[dict]:
 def test_edge_cases_cover_the_sizes_that_crashed():
     cases = _edge_cases(200)
     families = collections.Counter(c["family"] for c in cases)
-    assert set(families) == {"adaptive_max_pool", "pool_stride", "arange"}
+    assert set(families) == {"adaptive_max_pool", "pool_stride", "arange", "softmax", "index_empty"}
     assert {c["pipeline"] for c in cases} == set(_edges.CASE_PIPELINES)
     adaptive = [c for c in cases if c["family"] == "adaptive_max_pool"]
     kinds = {k for c in adaptive for k in c["output_kinds"]}
@@ -31,6 +32,13 @@ def test_edge_cases_cover_the_sizes_that_crashed():
     ranges = [c["sizes"] for c in cases if c["family"] == "arange"]
     assert any(s[2] == 0 and all(isinstance(v, int) for v in s) for s in ranges)
     assert any(s[2] and abs(s[1] - s[0]) // abs(s[2]) + 1 > 2**32 - 1 for s in ranges)
+    softmaxes = [c for c in cases if c["family"] == "softmax"]
+    assert any(c["sizes"][0] == [] for c in softmaxes) and any(c["sizes"][0] for c in softmaxes)
+    assert {c["op"] for c in softmaxes} == {f"torch.aten.{n}" for n in _edges._SOFTMAXES}
+    empty = [c for c in cases if c["family"] == "index_empty"]
+    assert {c["sizes"][1] for c in empty} == {"", "%none"}
+    # The decomposition itself is what crashed: those families never take the pipeline that runs it.
+    assert all(c["pipeline"] != "auto-decomposed" for c in softmaxes + empty)
 
 
 def test_edge_output_sizes_are_what_they_say():
