@@ -11,10 +11,12 @@ not cross. Two facts remove most of them:
   call (the runtime checks it before running), so each `tensor.dim` of such a
   dim becomes the dim of the input that binds the symbol; `max(d, d)` then
   folds to `d`.
-- `tosa-custom-drop-identity-broadcasts`: once canonicalization has folded
-  the sizes, a broadcast of dim i of `x`, taken when `dim(x, i) == 1`, to a
-  size that is that same `dim(x, i)`, is `x` (1 broadcast to 1), so the
-  `scf.if` yielding it or `x` is `x`.
+- `tosa-custom-drop-identity-broadcasts`: a broadcast of dim i of `x`,
+  taken when `dim(x, i) == 1`, to a size that is that same `dim(x, i)`, is
+  `x` (1 broadcast to 1), so the `scf.if` yielding it or `x` is `x`. The two
+  sizes are compared as exact_sizes.same_size does, following each
+  `tensor.dim` to the size it reads: in program order, so a chain of such
+  broadcasts (each reading the dims of the last) goes in one run.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from torch_mlir import ir
 from ..core.ir import collect_ops
 from ..core.passes import PassContext, register_pass
 from .dynamic import SHAPE_ATTR
+from .exact_sizes import same_size
 
 __all__ = ["UNIFY_BOUNDARY_DIMS", "DROP_IDENTITY_BROADCASTS", "unify_boundary_dims", "drop_identity_broadcasts"]
 
@@ -104,7 +107,8 @@ def _is_identity_broadcast(if_op, copy, x: ir.Value) -> bool:
             or not t.is_dynamic_dim(broadcast[0]):
         return False
     sizes = dict(zip([i for i in range(t.rank) if t.is_dynamic_dim(i)], empty.operands))
-    return sizes[broadcast[0]] == cond.operands[0]
+    # The condition reads x's own dim, and the copy's size is that dim.
+    return same_size(cond.operands[0], (x, broadcast[0])) and same_size(sizes[broadcast[0]], cond.operands[0])
 
 
 @register_pass(DROP_IDENTITY_BROADCASTS,

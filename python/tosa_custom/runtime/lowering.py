@@ -46,6 +46,7 @@ from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .tosa_fixes import HALF_CAST_THROUGH_F32, INTEGER_NEGATE_AS_SUB
 from .shape_ops import LOWER_SHAPE_OPS
 from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
+from .exact_sizes import FOLD_EXACT_SIZES
 from .masks import LOWER_MASKS
 from .result_buffers import OFFER_RESULT_BUFFERS
 from .polymath import EXPAND_MATH, expand_math
@@ -122,9 +123,13 @@ _FRONTEND = [
     "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",
 ]
 # With `?` dims, before fusion: the dynamic broadcasts that equal boundary
-# sizes rule out, removed (broadcasts.py); a few rounds, as each exposes more.
-_DYNAMIC_BROADCASTS = [UNIFY_BOUNDARY_DIMS, "resolve-shaped-type-result-dims", "canonicalize", "cse",
-                       DROP_IDENTITY_BROADCASTS] * 3
+# sizes rule out, removed (broadcasts.py), once reshapes' sizes are one value
+# each (exact_sizes.py). Shapes are reified first, so that unifying sees every
+# tensor.dim of an argument. One round removes a chain of broadcasts (each
+# compares sizes through the last); the second takes what canonicalization
+# exposes.
+_DYNAMIC_BROADCASTS = ["resolve-shaped-type-result-dims", UNIFY_BOUNDARY_DIMS, FOLD_EXACT_SIZES, "canonicalize",
+                       "cse", DROP_IDENTITY_BROADCASTS] * 2
 
 
 def _frontend(dynamic: bool) -> list[str]:
