@@ -13,9 +13,11 @@ third engines, and compiled in stock mode for IREE stock.
   reference     tosa_custom.runtime.load (single-threaded: one row);
   eager         PyTorch with torch.set_num_threads(n).
 
-Each time is from 30 calls after 5 warm-up calls, eager's, ours and
-stock's taken in turns (5 of each, 6 times: they share the host's load as
-it drifts): the tenth-percentile and the median wall time, and the median of the process's CPU time per call
+Each engine runs in a process of its own. Each time is from 60 calls,
+eager's, ours and stock's taken in turns (25 of each, the first 5 not
+counted, 3 times: they share the host's load as it drifts; `_interleaved`
+says why so): the tenth-percentile and the median wall time, and the
+median of the process's CPU time per call
 (all threads; on a shared machine the wall time at 2 threads depends on
 what else runs, the CPU time much less, and the tenth percentile is the
 calls that ran while the other work paused). The
@@ -110,42 +112,60 @@ def _caller_cpu() -> float:
         return int(f.read().split()[0]) * 1e-9
 
 
+def _turn(fn, calls: int) -> dict:
+    """`calls` calls of `fn`: each one's wall and process CPU seconds, the
+    threads of this process that used CPU meanwhile, and the calling
+    thread's CPU seconds."""
+    before, own = _thread_ticks(), _caller_cpu()
+    walls, cpus = [], []
+    for _ in range(calls):
+        start, cpu = time.perf_counter(), time.process_time()
+        fn()
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    busy = [tid for tid, t in _thread_ticks().items() if t - before.get(tid, 0) > 0]
+    return {"walls": walls, "cpus": cpus, "busy": busy, "caller": _caller_cpu() - own}
+
+
 def _median(fn, runs: int = 30, warmup: int = 5) -> tuple[float, float, int, float, float]:
     """Median wall and CPU seconds per call, how many threads worked, the
     tenth-percentile wall time (the calls least slowed by other work), and
     the calling thread's mean CPU seconds per call."""
-    return _interleaved({"": fn}, rounds=1, per_round=runs, warmup=warmup)[""]
+    return _interleaved({"": lambda n: _turn(fn, n)}, rounds=1, per_round=runs, warmup=warmup, settle=0)[""]
 
 
-def _interleaved(fns: dict, rounds: int = 6, per_round: int = 5, warmup: int = 5, settle: float = 0.2) -> dict:
-    """`_median` of each function, their calls taken in turns (`per_round`
-    of each, `rounds` times): on a shared host the others' load drifts over
-    a run, and measured one after the other, one engine would get the quiet
-    minute and the other the busy one; in turns they share it. A pause
-    after each turn: eager's OpenMP team (libgomp) spins for a while after
-    a call returns, which would take a core from whichever engine came next
-    (measured: ours at 2 threads 5.6 ms median right after eager, 3.1 ms
-    for stock after ours)."""
-    for fn in fns.values():
-        for _ in range(warmup):
-            fn()
-    walls = {k: [] for k in fns}
-    cpus = {k: [] for k in fns}
-    busy = {k: set() for k in fns}
-    caller = dict.fromkeys(fns, 0.0)
+def _interleaved(turns: dict, rounds: int = 3, per_round: int = 20, warmup: int = 5, settle: float = 0.2) -> dict:
+    """`_median` of each engine (`turns`: name -> a turn of n calls, as
+    `_turn`), their calls taken in turns (`per_round` of each after
+    `warmup` uncounted ones, `rounds` times): on a shared host the others'
+    load drifts over a run, and measured one after the other, one engine
+    would get the quiet minute and the other the busy one; in turns they
+    share it. A pause after each turn: eager's OpenMP team (libgomp) spins
+    for a while after a call returns.
+
+    The engines the comparison runs are each in a process of their own
+    (`_Remote`), as a deployed program is: in one process, eager's team and
+    IREE's workers took each other's cores (the example block at 2 threads,
+    ours: 3.9 ms median in one process with eager, 2.5 ms alone). The first
+    calls after a pause are slow on these virtual machines (an idle vCPU
+    sleeps, and IREE's workers wake each other at every dispatch): ours at
+    2 threads, 4.2-4.6 ms for each of 5 calls after a 0.2 s pause against
+    2.5 ms back to back; so each turn's first `warmup` calls are not
+    counted."""
+    walls = {k: [] for k in turns}
+    cpus = {k: [] for k in turns}
+    busy = {k: set() for k in turns}
+    caller = dict.fromkeys(turns, 0.0)  # over every call, the uncounted ones too
     for _ in range(rounds):
-        for k, fn in fns.items():
-            before, own = _thread_ticks(), _caller_cpu()
-            for _ in range(per_round):
-                start, cpu = time.perf_counter(), time.process_time()
-                fn()
-                walls[k].append(time.perf_counter() - start)
-                cpus[k].append(time.process_time() - cpu)
-            caller[k] += _caller_cpu() - own
-            busy[k] |= {tid for tid, t in _thread_ticks().items() if t - before.get(tid, 0) > 0}
+        for k, turn in turns.items():
+            t = turn(warmup + per_round)
+            walls[k] += t["walls"][warmup:]
+            cpus[k] += t["cpus"][warmup:]
+            busy[k] |= set(t["busy"])
+            caller[k] += t["caller"]
             time.sleep(settle)
     return {k: (statistics.median(walls[k]), statistics.median(cpus[k]), len(busy[k]),
-                sorted(walls[k])[len(walls[k]) // 10], caller[k] / len(walls[k])) for k in fns}
+                sorted(walls[k])[len(walls[k]) // 10], caller[k] / (rounds * (warmup + per_round))) for k in turns}
 
 
 def _bert():
@@ -192,24 +212,80 @@ class _Stock:
         return self.marshal.invoke(self.args, self.weights, None)[0]
 
 
-def _rows(name, make, wait) -> tuple[list, bool]:
-    model, args, ops = make()
+ENGINES = ("eager", "ours", "stock", "reference")
+
+
+def _engine(engine: str, model_key: str, threads: int, wait: str):
+    """One engine's call of one model at `threads`, and its largest
+    difference from eager (computed here, on the same model)."""
+    torch.set_num_threads(threads)
+    model, args, ops = MODELS[model_key][1]()
     with torch.no_grad():
         expected = model(*args)
-    reference = runtime.load(_compile(model, args, ops))
-    t_ref = _median(lambda: reference(*args))
+    if engine == "eager":
+        def fn():
+            with torch.no_grad():
+                return model(*args)
+    elif engine == "ours":
+        program = iree.load(_compile(model, args, ops), threads=threads, wait=wait)
+        fn = lambda: program(*args)  # noqa: E731
+    elif engine == "stock":
+        fn = _Stock(model, args, threads, wait)
+        return fn, float(np.abs(fn() - expected.numpy()).max())
+    else:
+        reference = runtime.load(_compile(model, args, ops))
+        fn = lambda: reference(*args)  # noqa: E731
+    return fn, float((fn() - expected).abs().max())
+
+
+def serve(engine: str, model_key: str, threads: int, wait: str) -> None:
+    """`--serve`: build one engine, then per line of stdin (a count) run that
+    many calls and print their times as a JSON line."""
+    fn, error = _engine(engine, model_key, threads, wait)
+    print(json.dumps({"error": error}), flush=True)
+    for line in sys.stdin:
+        print(json.dumps(_turn(fn, int(line))), flush=True)
+
+
+class _Remote:
+    """An engine served by a process of its own (`serve`)."""
+
+    def __init__(self, engine: str, model_key: str, threads: int, wait: str):
+        self.process = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve", engine, model_key,
+                                         str(threads), wait], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True)
+        self.error = json.loads(self._line())["error"]
+
+    def _line(self) -> str:
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the engine's process failed (exit {self.process.wait()})")
+        return line
+
+    def turn(self, calls: int) -> dict:
+        self.process.stdin.write(f"{calls}\n")
+        self.process.stdin.flush()
+        return json.loads(self._line())
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def _rows(name, model_key, wait) -> tuple[list, bool]:
+    reference = _Remote("reference", model_key, 1, wait)
+    t_ref = _interleaved({"reference": reference.turn}, rounds=1, per_round=60)["reference"]
+    reference.close()
     rows, failed = [], False
     for threads in (1, 2):
-        torch.set_num_threads(threads)
-        assert torch.get_num_threads() == threads
-        program = iree.load(_compile(model, args, ops), threads=threads, wait=wait)
-        error = float((program(*args) - expected).abs().max())
-        failed |= error > 1e-3
-        stock = _Stock(model, args, threads, wait)
-        error_stock = float(np.abs(stock() - expected.numpy()).max())
-        failed |= error_stock > 1e-3
-        with torch.no_grad():
-            t = _interleaved({"eager": lambda: model(*args), "ours": lambda: program(*args), "stock": stock})
+        remotes = {k: _Remote(k, model_key, threads, wait) for k in ("eager", "ours", "stock")}
+        try:
+            t = _interleaved({k: r.turn for k, r in remotes.items()})
+        finally:
+            for r in remotes.values():
+                r.close()
+        error = remotes["ours"].error
+        failed |= error > 1e-3 or remotes["stock"].error > 1e-3
         rows.append((name, threads, t["ours"], t["stock"], t_ref, t["eager"], error))
     return rows, failed
 
@@ -323,7 +399,13 @@ def main() -> int:
                         help="the models to run (default: all; block only with --dispatches)")
     parser.add_argument("--wait", choices=list(WAITS), default="poll",
                         help="how the caller waits, ours and stock alike (tosa_custom.iree.load's wait=)")
+    parser.add_argument("--serve", nargs=4, metavar=("ENGINE", "MODEL", "THREADS", "WAIT"),
+                        help="(internal) serve one engine's calls to the run that started this process")
     options = parser.parse_args()
+    if options.serve:
+        engine, model_key, threads, wait = options.serve
+        serve(engine, model_key, int(threads), wait)
+        return 0
     models = list(MODELS) if options.model in (None, "all") else [options.model]
     if options.dispatches:
         wrapper()
@@ -334,11 +416,11 @@ def main() -> int:
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs; "
           f"wait={options.wait!r}")
     rows, failed = [], False
-    for name, make in (MODELS[m] for m in models):
-        more, bad = _rows(name, make, options.wait)
+    for key in models:
+        more, bad = _rows(MODELS[key][0], key, options.wait)
         rows += more
         failed |= bad
-    print("times in ms per call of 30, wall p10/wall median/cpu median; busy: threads that worked (eager, ours); "
+    print("times in ms per call of 60, wall p10/wall median/cpu median; busy: threads that worked (eager, ours); "
           "caller: the calling thread's CPU ms per call (ours, stock); ratios of median wall (p10 wall)")
     print(f"{'model':<14} {'thr':>3} {'iree+kernels':>17} {'iree stock':>17} {'reference':>17} {'eager':>17} "
           f"{'busy':>5} {'caller':>9} {'ours/stock':>11} {'ours/eager':>11} {'max err':>8}")
