@@ -122,3 +122,34 @@ func.func @condition_on_another_dim(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) ->
   }
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// x is an outlined custom op's result: a buffer of `d` rows the kernel
+// writes, as a tensor. Its dim is the allocation's size, so the broadcast of
+// it to `d` rows is x itself.
+#bcast = affine_map<(d0, d1) -> (0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @custom_result(
+// CHECK:         %[[X:.*]] = bufferization.to_tensor
+// CHECK:         return %[[X]]
+func.func @custom_result(%y: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d = tensor.dim %y, %c0 : tensor<?x4xf32>
+  %buffer = memref.alloc(%d) : memref<?x4xf32>
+  %x = bufferization.to_tensor %buffer restrict writable : memref<?x4xf32> to tensor<?x4xf32>
+  %dx = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %one = arith.cmpi eq, %dx, %c1 : index
+  %r = scf.if %one -> (tensor<?x4xf32>) {
+    %e = tensor.empty(%d) : tensor<?x4xf32>
+    %b = linalg.generic {indexing_maps = [#bcast, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<?x4xf32>) outs(%e : tensor<?x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<?x4xf32>
+    scf.yield %b : tensor<?x4xf32>
+  } else {
+    scf.yield %x : tensor<?x4xf32>
+  }
+  return %r : tensor<?x4xf32>
+}

@@ -70,7 +70,8 @@ def _exact_quotient(form: Form, c: int) -> Form | None:
 class _Evaluator:
     """Linear forms of index values, memoized per value. With `follow_dims`,
     a `tensor.dim` is followed to the size it reads (through empties,
-    destination-style ops, reshapes and `scf.if`s whose branches agree), and
+    destination-style ops, reshapes, `scf.if`s whose branches agree, and the
+    buffers outlined custom calls write), and
     the dims of block arguments are atoms of their own: forms to compare,
     not to build IR from."""
 
@@ -112,7 +113,7 @@ class _Evaluator:
 
     def dim(self, tensor: ir.Value, i: int, depth: int) -> Form | None:
         """The form of dim `i` of `tensor`, where the ops that made it say."""
-        t = ir.RankedTensorType(tensor.type) if isinstance(tensor.type, ir.RankedTensorType) else None
+        t = tensor.type if isinstance(tensor.type, (ir.RankedTensorType, ir.MemRefType)) else None
         if t is None or not 0 <= i < t.rank:
             return None
         if not t.is_dynamic_dim(i):
@@ -124,14 +125,15 @@ class _Evaluator:
             return {(tensor, i): 1}
         name, operands = owner.name, list(owner.operands)
         dynamic = [d for d in range(t.rank) if t.is_dynamic_dim(d)]
-        if name == "tensor.empty" or name == "tensor.expand_shape" and len(operands) == 1 + len(dynamic):
+        if name in ("tensor.empty", "memref.alloc") and len(operands) == len(dynamic) \
+                or name == "tensor.expand_shape" and len(operands) == 1 + len(dynamic):
             return self.form(operands[len(operands) - len(dynamic) + dynamic.index(i)], depth + 1)
         if name.startswith("linalg.") or name == "tensor.insert_slice":
             results = list(owner.results)
             init = operands[len(operands) - len(results) + results.index(tensor)] if name != "tensor.insert_slice" \
                 else operands[1]
             return self.dim(init, i, depth + 1)
-        if name == "tensor.cast":
+        if name in ("tensor.cast", "bufferization.to_tensor"):  # an outlined custom op's result buffer
             return self.dim(operands[0], i, depth + 1)
         if name == "scf.if" and len(owner.regions[1].blocks) == 1:
             k = list(owner.results).index(tensor)
