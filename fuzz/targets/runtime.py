@@ -20,6 +20,8 @@ Case kinds:
 - `module`: truncated or garbled module text through `runtime.load`.
 - `cast` (_casts.py): float narrowing and widening at the values where
   rounding is decided, bit-exact against rounding once to nearest even.
+- `math` (_math.py): elementwise math (libm calls, expanded polynomials)
+  in f32, f16 and bf16, against torch in float64.
 - `dynamic` (_dynamic.py): one load of a program with `?` dims, called at
   sizes at the edges of its declared range and beyond them.
 - `results`: a valid module whose results are drawn from a computed value, a
@@ -44,7 +46,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _casts, _dynamic
+from . import _casts, _dynamic, _math
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -153,11 +155,13 @@ def _pair_module(used: bool) -> str:
 @st.composite
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
-                                 "dynamic", "dynamic", "cast"]))
+                                 "dynamic", "dynamic", "cast", "math"]))
     if kind == "dynamic":
         return draw(_dynamic.strategy())
     if kind == "cast":
         return draw(_casts.strategy())
+    if kind == "math":
+        return draw(_math.strategy())
     case = {"kind": kind, "seed": draw(st.integers(0, 2**31)), "native": draw(st.booleans())}
     if kind == "results":
         case["results"] = draw(st.lists(st.sampled_from(sorted(_RESULTS)), min_size=0, max_size=5))
@@ -614,4 +618,4 @@ def _check_results(case) -> Outcome:
 def check(case: dict) -> Outcome:
     return {"inputs": _check_inputs, "kernel": _check_kernel, "attrs": _check_attrs,
             "module": _check_module, "results": _check_results, "dynamic": _dynamic.check,
-            "cast": _casts.check}[case["kind"]](case)
+            "cast": _casts.check, "math": _math.check}[case["kind"]](case)

@@ -389,3 +389,18 @@ def test_bf16_avg_pool_compiles_vectorized(cpu, shape, pool):
     program = runtime.load(tosa_custom.compile(model, (x,), tosa_target=None), cpu=cpu)
     expected = model(x)
     torch.testing.assert_close(program(x), expected, rtol=1.6e-2, atol=1e-2)
+
+
+# erf has no LLVM intrinsic: a libm call per lane. On float16 and bfloat16
+# vectors the lanes' extracts reached LLVM unlowered (OpInfo special.ndtr
+# bfloat16/0, every-sample run: "an op reached LLVM without a lowering").
+@pytest.mark.parametrize("vectorize", [True, False], ids=["vectorized", "naive"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=_name)
+@pytest.mark.parametrize("fn", [torch.erf, torch.special.ndtr], ids=["erf", "ndtr"])
+def test_libm_math_on_every_float_dtype(fn, dtype, vectorize):
+    x = torch.linspace(-3, 3, 37).reshape(1, 37).to(dtype)
+    program = _compile_load(fn, (x,), vectorize=vectorize)
+    out = program(x)
+    assert out.dtype == dtype
+    # One rounding of the type each way (erf itself is computed in float32).
+    torch.testing.assert_close(out, fn(x), atol=torch.finfo(dtype).eps, rtol=torch.finfo(dtype).eps)

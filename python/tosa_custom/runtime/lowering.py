@@ -188,9 +188,13 @@ _SOFT_BF16 = (
 )
 _TO_LLVM = [
     _SOFT_BF16, "func.func(llvm-request-c-wrappers)", "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",
+    # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls, one
+    # per lane: before the vectors are lowered, which lowers the lanes'
+    # extracts and inserts (after, they reached LLVM as vector ops: erf of
+    # half-precision vectors, which expand-math leaves to libm).
+    "convert-math-to-llvm", "convert-math-to-libm",
     "convert-vector-to-llvm{reassociate-fp-reductions}", "finalize-memref-to-llvm",
-    # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls.
-    "convert-math-to-llvm", "convert-math-to-libm", "convert-arith-to-llvm", "convert-index-to-llvm",
+    "convert-arith-to-llvm", "convert-index-to-llvm",
     "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts",
 ]
 _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-scf{full-unroll})", *_TO_LLVM]
