@@ -212,9 +212,6 @@ class _Stock:
         return self.marshal.invoke(self.args, self.weights, None)[0]
 
 
-ENGINES = ("eager", "ours", "stock", "reference")
-
-
 def _engine(engine: str, model_key: str, threads: int, wait: str):
     """One engine's call of one model at `threads`, and its largest
     difference from eager (computed here, on the same model)."""

@@ -108,7 +108,7 @@ def _is_identity_broadcast(if_op, copy, x: ir.Value) -> bool:
         return False
     sizes = dict(zip([i for i in range(t.rank) if t.is_dynamic_dim(i)], empty.operands))
     # The condition reads x's own dim, and the copy's size is that dim.
-    return same_size(cond.operands[0], (x, broadcast[0])) and same_size(sizes[broadcast[0]], cond.operands[0])
+    return same_size(cond.operands[0], (x, broadcast[0]), sizes[broadcast[0]])
 
 
 @register_pass(DROP_IDENTITY_BROADCASTS,

@@ -156,7 +156,6 @@ class _Evaluator:
         return _exact_quotient(a, cb)
 
     def _of_expr(self, expr, operands, n_dims: int, depth: int) -> Form | None:
-        expr = expr.maybe_downcast() if hasattr(expr, "maybe_downcast") else expr
         if isinstance(expr, ir.AffineConstantExpr):
             return {None: expr.value}
         if isinstance(expr, ir.AffineDimExpr):
@@ -178,15 +177,15 @@ class _Evaluator:
         return None
 
 
-def same_size(a: ir.Value, b: "ir.Value | tuple[ir.Value, int]") -> bool:
-    """Two sizes are equal on every run: the same value, or the same linear
-    form once each `tensor.dim` is followed to the size it reads. `b` may be
-    (tensor, dim) for that dim of a tensor."""
-    if a == b:
+def same_size(first: ir.Value, *others: "ir.Value | tuple[ir.Value, int]") -> bool:
+    """Sizes equal on every run: the same value, or the same linear form once
+    each `tensor.dim` is followed to the size it reads. Each of `others` may
+    be (tensor, dim) for that dim of a tensor."""
+    if all(o == first for o in others):
         return True
     evaluator = _Evaluator(follow_dims=True)
-    other = evaluator.dim(*b, 0) if isinstance(b, tuple) else evaluator.form(b)
-    return other is not None and evaluator.form(a) == other
+    form = evaluator.form(first)
+    return all((evaluator.dim(*o, 0) if isinstance(o, tuple) else evaluator.form(o)) == form for o in others)
 
 
 def _materialize(form: Form, at) -> ir.Value:
