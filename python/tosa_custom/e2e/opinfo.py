@@ -227,14 +227,20 @@ def declared_tolerance(op, dtype: torch.dtype) -> tuple[float, float] | None:
 
 
 def tolerance(op, dtype: torch.dtype, module: "SampleModule", sample) -> tuple[float, float]:
-    """(rtol, atol) for a case: OpInfo's declared one, else the suite's
-    defaults, exact only when every result is an integer or bool (an int64
-    sample of `atan` has a float result, compared as floats are)."""
+    """(rtol, atol) for a case: the suite's defaults, loosened where OpInfo
+    declares more; exact only when every result is an integer or bool (an
+    int64 sample of `atan` has a float result, compared as floats are).
+
+    A declared tolerance never tightens the defaults: OpInfo declares `atol=0`
+    for matmul's float32 noncontiguous-samples test, which compares one kernel
+    with itself; a program that sums in another order is off by a rounding
+    (8e-6 on a 1e-5-relative element of every-sample matmul/float32/11)."""
     declared = declared_tolerance(op, dtype)
+    if dtype.is_floating_point or dtype.is_complex:
+        default = _float_tolerance(dtype)
+        return default if declared is None else (max(declared[0], default[0]), max(declared[1], default[1]))
     if declared is not None:
         return declared
-    if dtype.is_floating_point or dtype.is_complex:
-        return _float_tolerance(dtype)
     try:
         with torch.no_grad():
             results = pytree.tree_leaves(module(*SampleModule.tensors(sample)))
