@@ -482,3 +482,29 @@ def ElementwiseAddModule_noncontiguous():
 def ElementwiseChainModule_basic():
     """A chain of elementwise ops that a backend would fuse."""
     return Fn(lambda x: torch.exp(-x * x) * 0.5 + torch.sin(x) / (1 + x.abs()))
+
+
+# --------------------------------------------------------------------------
+# Products by zero: NaN and infinities give NaN, as eager (TOSA's canonicalizer
+# folds x * 0 to 0; tosa/zero_products.py keeps them). Every-sample OpInfo
+# found it in addr with alpha=0 (addr/bfloat16/5).
+# --------------------------------------------------------------------------
+
+_SPECIAL = torch.tensor([float("nan"), float("inf"), -float("inf"), -2.5, -0.0, 0.0, 3.0])
+
+
+@case(inputs=lambda: (_SPECIAL.clone(),), family=FAMILY)
+def MulScalarModule_zero_keeps_nan():
+    return Fn(lambda x: (x * 0.0, x * -0.0, 0 * x))
+
+
+@case(inputs=lambda: (_SPECIAL.clone().bfloat16(),), family=FAMILY)
+def MulTensorModule_zero_literal_broadcast_bfloat16():
+    return Fn(lambda x: torch.zeros(2, 7, dtype=torch.bfloat16) * x)
+
+
+@case(inputs=lambda: (torch.randn(3, 4), torch.tensor([1.0, float("nan"), 2.0]),
+                      torch.tensor([float("inf"), 1.0, 0.5, -1.0])), family=FAMILY)
+def AddrModule_alpha_and_beta_zero():
+    """beta=0 drops the input's NaNs; alpha=0 keeps the outer product's."""
+    return Fn(lambda m, a, b: torch.addr(m, a, b, beta=0.0, alpha=0.0))

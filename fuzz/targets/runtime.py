@@ -22,6 +22,9 @@ Case kinds:
   rounding is decided, bit-exact against rounding once to nearest even.
 - `math` (_math.py): elementwise math (libm calls, expanded polynomials)
   in f32, f16 and bf16, against torch in float64.
+- `folds` (_folds.py): an op with a constant operand (0, -0, 1, inf, NaN...)
+  compiled from PyTorch in stock or auto mode, on NaN, infinities and signed
+  zeros: what a fold of `x * 0` to 0 gets wrong.
 - `dynamic` (_dynamic.py): one load of a program with `?` dims, called at
   sizes at the edges of its declared range and beyond them.
 - `results`: a valid module whose results are drawn from a computed value, a
@@ -46,7 +49,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _casts, _dynamic, _math
+from . import _casts, _dynamic, _folds, _math
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -155,13 +158,15 @@ def _pair_module(used: bool) -> str:
 @st.composite
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
-                                 "dynamic", "dynamic", "cast", "math"]))
+                                 "dynamic", "dynamic", "cast", "math", "folds"]))
     if kind == "dynamic":
         return draw(_dynamic.strategy())
     if kind == "cast":
         return draw(_casts.strategy())
     if kind == "math":
         return draw(_math.strategy())
+    if kind == "folds":
+        return draw(_folds.strategy())
     case = {"kind": kind, "seed": draw(st.integers(0, 2**31)), "native": draw(st.booleans())}
     if kind == "results":
         case["results"] = draw(st.lists(st.sampled_from(sorted(_RESULTS)), min_size=0, max_size=5))
@@ -618,4 +623,4 @@ def _check_results(case) -> Outcome:
 def check(case: dict) -> Outcome:
     return {"inputs": _check_inputs, "kernel": _check_kernel, "attrs": _check_attrs,
             "module": _check_module, "results": _check_results, "dynamic": _dynamic.check,
-            "cast": _casts.check, "math": _math.check}[case["kind"]](case)
+            "cast": _casts.check, "math": _math.check, "folds": _folds.check}[case["kind"]](case)
