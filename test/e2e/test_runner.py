@@ -287,3 +287,42 @@ def test_case_decorator_lists_nonconformance_per_mode_or_for_all():
     with pytest.raises(ValueError, match="nonconformant modes"):
         registry.case(inputs=lambda: (), family="cast", nonconformant={"eager": "x"},
                       name="BadModeModule_nonconformant")(torch.nn.Identity)
+
+
+def test_random_statistics_are_judged_against_eagers_other_draws():
+    """dropout2d on 2 channels keeps 0, 1 or 2 of them: a correct draw may be
+    far from eager's first one (every-sample OpInfo dropout2d/float16/2 was
+    called wrong), but not from the spread of eager's draws with other seeds,
+    and a wrong distribution still is (unscaled, another p)."""
+    x = torch.randn(2, 2, 8, 8) * 4 + 1
+
+    class Dropout2d(torch.nn.Module):
+        def __init__(self, p=0.5, scale=True):
+            super().__init__()
+            self.p, self.scale = p, scale
+
+        def forward(self, x):
+            y = torch.nn.functional.dropout2d(x, self.p, training=True)
+            return y if self.scale else y * (1 - self.p)
+
+    case = Case("Dropout2dModule_two_channels", Dropout2d, lambda: (x,), "random", {}, compare="statistics")
+    redraw = runner._redraw_calls(case, Dropout2d(), (x,))
+    first = runner._eager_calls(case, Dropout2d(), (x,))[0][0][0]
+    for seed in range(40, 80):  # a correct draw whose statistics are far from eager's first
+        torch.manual_seed(seed)
+        other = Dropout2d()(x)
+        try:
+            runner.compare_outputs([other], [first], compare="statistics")
+        except runner._Failure:
+            break
+    else:
+        pytest.fail("no draw far from the first")
+    runner._compare_values(case, other, first, lambda: None, "statistics", lambda: redraw(0))
+    torch.manual_seed(seed)
+    unscaled = Dropout2d(scale=False)(x)
+    msg = _fails("numeric-mismatch", runner._compare_values, case, unscaled, first, lambda: None, "statistics",
+                 lambda: redraw(0))
+    assert "24 eager draws with other seeds" in msg
+    torch.manual_seed(seed)
+    _fails("numeric-mismatch", runner._compare_values, case, Dropout2d(p=0.9)(x), first, lambda: None,
+           "statistics", lambda: redraw(0))
