@@ -20,9 +20,11 @@ with a reason (`skipped`). Expected failures come from one reviewed table,
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import re
+import unittest.mock
 import warnings
 from typing import Callable
 
@@ -142,6 +144,24 @@ def _op_db():
     return {op_id(op): op for op in op_db}
 
 
+@contextlib.contextmanager
+def _without_test_bookkeeping():
+    """Generate samples without two costs of PyTorch's test harness that
+    change no sample: each sample iterator walks the Python stack for a
+    unittest test to name (`extract_test_fn`, None outside one), and the
+    seed set before each sample is queued for CUDA with a formatted stack
+    (`torch.cuda.manual_seed_all`, a no-op without CUDA). They were 80% of
+    loading every sample of every dtype: 88 s a process, paid by the audit's
+    supervisor and each worker of each shard."""
+    from torch.testing._internal import common_utils
+
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(unittest.mock.patch.object(common_utils, "extract_test_fn", lambda: None))
+        if not torch.cuda.is_available():
+            stack.enter_context(unittest.mock.patch.object(torch.cuda, "manual_seed_all", lambda seed: None))
+        yield
+
+
 def _samples(op, dtype: torch.dtype, count: int | None) -> list:
     """The first `count` samples (None: all), torch seeded 0: the same ones in every process.
     Kept per process: a case builds its module and inputs from the samples the
@@ -149,7 +169,7 @@ def _samples(op, dtype: torch.dtype, count: int | None) -> list:
     key = (op_id(op), dtype)
     cached = _SAMPLE_CACHE.get(key)
     if cached is None or not cached[0] and (count is None or len(cached[1]) < count):
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _without_test_bookkeeping():
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
             found = list(itertools.islice(op.sample_inputs("cpu", dtype), count))
