@@ -128,6 +128,10 @@ WRONG_LOWERINGS: tuple[WrongLowering, ...] = (
     WrongLowering("torch.aten.upsample_bicubic2d", ("ui8",), "PyTorch's decomposition of the uint8 fixed-point "
                   "resampling rounds otherwise than its CPU kernel: off by one in 0.4% of the values",
                   "nn.functional.interpolate.bicubic/uint8/0", 1.0),
+    # torch-mlir's table decomposes it otherwise than torch.export's (which matches the kernel): shard 19/50.
+    WrongLowering("torch.aten.upsample_bilinear2d", ("ui8",), "torch-mlir's decomposition of the uint8 "
+                  "resampling rounds otherwise than PyTorch's kernel: off by one in 16.5% of the values",
+                  "nn.functional.interpolate.bilinear/uint8/0", 1.0),
 )
 
 # `!torch.vtensor<[2,3],f32>` -> f32; `!torch.vtensor<*,si64>` -> si64.
