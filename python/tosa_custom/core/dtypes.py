@@ -15,7 +15,7 @@ import re
 import numpy as np
 import torch
 
-__all__ = ["DType", "DTYPES", "by_name", "by_torch", "by_torch_mlir", "by_element", "tosa_element", "parse_vtensor", "VTENSOR",
+__all__ = ["DType", "DTYPES", "by_name", "by_torch", "by_torch_mlir", "by_element", "tosa_element", "parse_vtensor", "vtensor_element", "VTENSOR",
            "ScalarKind", "SCALAR_KINDS", "scalar_kind", "scalar_kind_of_builtin"]
 
 
@@ -113,6 +113,12 @@ def parse_vtensor(text: str) -> tuple[list[str], str] | None:
     if not m:
         return None
     return [d.strip() for d in m["shape"].split(",") if d.strip()], m["dtype"]
+
+
+def vtensor_element(ty) -> str | None:
+    """The element spelling of a ranked `!torch.vtensor` type ("f32", "si64"), or None for any other type."""
+    parsed = parse_vtensor(str(ty))
+    return parsed[1] if parsed else None
 
 
 @dataclasses.dataclass(frozen=True)

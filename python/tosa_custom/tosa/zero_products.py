@@ -25,7 +25,7 @@ import math
 from torch_mlir import ir
 
 from ..core import builders as _b
-from ..core import dtypes as _dtypes
+from ..core.dtypes import vtensor_element as _element
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
 from ..core.torch_ir import NOT_CONSTANT, constant, look_through
@@ -37,11 +37,6 @@ KEEP_NAN_IN_ZERO_PRODUCTS = "tosa-custom-keep-nan-in-zero-products"
 _FLOATS = ("f16", "bf16", "f32", "f64")
 _PRODUCTS = ("torch.aten.mul.Scalar", "torch.aten.mul.Tensor")
 _DIVISIONS = ("torch.aten.div.Scalar", "torch.aten.div.Tensor")  # true division: no rounding mode
-
-
-def _element(ty: ir.Type) -> str | None:
-    parsed = _dtypes.parse_vtensor(str(ty))
-    return parsed[1] if parsed else None
 
 
 def _number(value: ir.Value) -> float | None:

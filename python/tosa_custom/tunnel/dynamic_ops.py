@@ -15,7 +15,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ..core import builders as _b
-from ..core import dtypes as _dtypes
+from ..core.dtypes import vtensor_element as _element
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
 from ..core.torch_ir import NOT_CONSTANT, constant
@@ -30,11 +30,6 @@ LOWER_DYNAMIC_OPS = "tosa-custom-lower-dynamic-ops"
 _FLOATS = ("f16", "bf16", "f32", "f64")
 _CAST_FROM = _FLOATS + ("si8", "si16", "si32", "si64")
 _INT64_MAX = 2**63 - 1
-
-
-def _element(ty: ir.Type) -> str | None:
-    parsed = _dtypes.parse_vtensor(str(ty))
-    return parsed[1] if parsed else None
 
 
 def _dynamic(ty: ir.Type) -> bool:
