@@ -50,6 +50,20 @@ def Conv2dModule_depthwise():
     return nn.Conv2d(6, 12, 3, groups=6, padding=1, stride=2)
 
 
+# A half-precision depthwise convolution sums in f32 and rounds once, bias
+# included, as eager does: within one rounding of the result (2**-10 of float16,
+# 2**-7 of bfloat16), where summing, rounding, adding the bias and rounding
+# again cancels to several (every-sample OpInfo conv1d float16/7).
+@case(inputs=lambda: (4 * torch.randn(2, 6, 9, 9).half(),), family=FAMILY, rtol=2 ** -10, atol=1e-5)
+def Conv2dModule_depthwise_float16():
+    return nn.Conv2d(6, 12, 3, groups=6, padding=1).half()
+
+
+@case(inputs=lambda: (4 * torch.randn(4, 6, 40).bfloat16(),), family=FAMILY, rtol=2 ** -7, atol=1e-5)
+def Conv1dModule_depthwise_bfloat16():
+    return nn.Conv1d(6, 6, 5, groups=6, padding="same").bfloat16()
+
+
 @case(inputs=randn_inputs(1, 3, 6, 6), family=FAMILY)
 def Conv2dModule_no_bias_1x1():
     return nn.Conv2d(3, 8, 1, bias=False)
