@@ -148,3 +148,16 @@ def LayerNormResidualModule_basic():
             return x + self.proj(self.norm(x))
 
     return PreNorm()
+
+
+# Cosine similarity in float16 sums products of quotients that cancel: stock
+# mode's quotients are a reciprocal and a product each rounded to float16 (eager
+# rounds once), so a result near 0 is off by percents (every-sample OpInfo
+# cosine_similarity/float16/4); auto mode keeps the op whole. Float16's default
+# tolerance (rtol 1e-3, atol 1e-5).
+@case(inputs=lambda: (8 * torch.randn(16, 32, 10).half(), 8 * torch.randn(16, 32, 10).half()), family=FAMILY,
+      rtol=1e-3, atol=1e-5,
+      xfail={"stock": "wrong-lowering: each float16 division is a reciprocal and a product, each rounded "
+                      "(wrong_lowerings.py: torch.aten.cosine_similarity)"})
+def CosineSimilarityModule_float16_cancelling():
+    return Fn(lambda a, b: F.cosine_similarity(a, b, dim=2))
