@@ -293,7 +293,7 @@ def _within_draws(actual: Sequence, draws: list[Sequence], rtol: float, atol: fl
 
 
 def _compare_values(case: Case, got, expected, precise, compare: str, redraw=None) -> None:
-    """compare_outputs; a half-precision mismatch is judged again against
+    """compare_outputs; a floating mismatch is judged again against
     eager's float64 result (precision.py): `precise()` gives it, or None; a
     random op's statistics that differ from eager's draw are judged again
     against the spread of eager's draws with other seeds, `redraw()`."""
@@ -308,7 +308,7 @@ def _compare_values(case: Case, got, expected, precise, compare: str, redraw=Non
             if outside is None:
                 return
             raise _Failure(f.category, outside, f.failing_ops) from None
-        if f.category != "numeric-mismatch" or compare != "values" or not precision.has_half(expected):
+        if f.category != "numeric-mismatch" or compare != "values" or not precision.has_float(expected):
             raise
         wide = precise()
         if wide is None or not precision.as_accurate_as_eager(_leaves(got), _leaves(expected), _leaves(wide),
