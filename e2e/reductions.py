@@ -206,3 +206,25 @@ def ReduceMeanSquareModule_basic():
 @case(inputs=lambda: (torch.randn(3, 4, dtype=torch.float64),), family=FAMILY, nonconformant=F64_BY_DESIGN)
 def ReduceSumF64Module_basic():
     return Fn(lambda x: x.sum(dim=1))
+
+
+def _masked_rows():
+    x = torch.randn(4, 6)
+    mask = torch.zeros(4, 6, dtype=torch.bool)
+    mask[1] = True  # a fully masked row
+    mask[2, ::2] = True
+    return x, mask
+
+
+# The max of a row of -inf is -inf, and the min of +inf is +inf: tosa-to-linalg
+# started them from the largest finite values (-3.4e38: every-sample OpInfo
+# masked.amax/float32/85); max pooling too, its padding included.
+@case(inputs=_masked_rows, family=FAMILY)
+def AmaxAminModule_fully_masked_row():
+    return Fn(lambda x, m: (x.masked_fill(m, -float("inf")).amax(1), x.masked_fill(m, float("inf")).amin(1),
+                            x.masked_fill(m, -float("inf")).max(1).values))
+
+
+@case(inputs=_masked_rows, family=FAMILY)
+def MaxPool2dModule_window_of_negative_infinity():
+    return Fn(lambda x, m: torch.nn.functional.max_pool2d(x.masked_fill(m, -float("inf"))[None], 2, 2, padding=1))

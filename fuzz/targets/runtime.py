@@ -25,6 +25,9 @@ Case kinds:
 - `folds` (_folds.py): an op with a constant operand (0, -0, 1, inf, NaN...)
   compiled from PyTorch in stock or auto mode, on NaN, infinities and signed
   zeros: what a fold of `x * 0` to 0 gets wrong.
+- `extremes` (_extremes.py): max and min reductions and max pooling compiled
+  from PyTorch in stock or auto mode, of rows of infinities, NaN and the
+  type's largest finite values: what starting a max from -3.4e38 gets wrong.
 - `dynamic` (_dynamic.py): one load of a program with `?` dims, called at
   sizes at the edges of its declared range and beyond them.
 - `results`: a valid module whose results are drawn from a computed value, a
@@ -49,7 +52,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _casts, _dynamic, _folds, _math
+from . import _casts, _dynamic, _extremes, _folds, _math
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -158,7 +161,7 @@ def _pair_module(used: bool) -> str:
 @st.composite
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
-                                 "dynamic", "dynamic", "cast", "math", "folds"]))
+                                 "dynamic", "dynamic", "cast", "math", "folds", "extremes"]))
     if kind == "dynamic":
         return draw(_dynamic.strategy())
     if kind == "cast":
@@ -167,6 +170,8 @@ def strategy_(draw):
         return draw(_math.strategy())
     if kind == "folds":
         return draw(_folds.strategy())
+    if kind == "extremes":
+        return draw(_extremes.strategy())
     case = {"kind": kind, "seed": draw(st.integers(0, 2**31)), "native": draw(st.booleans())}
     if kind == "results":
         case["results"] = draw(st.lists(st.sampled_from(sorted(_RESULTS)), min_size=0, max_size=5))
@@ -623,4 +628,5 @@ def _check_results(case) -> Outcome:
 def check(case: dict) -> Outcome:
     return {"inputs": _check_inputs, "kernel": _check_kernel, "attrs": _check_attrs,
             "module": _check_module, "results": _check_results, "dynamic": _dynamic.check,
-            "cast": _casts.check, "math": _math.check, "folds": _folds.check}[case["kind"]](case)
+            "cast": _casts.check, "math": _math.check, "folds": _folds.check,
+            "extremes": _extremes.check}[case["kind"]](case)

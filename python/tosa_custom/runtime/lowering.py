@@ -43,6 +43,7 @@ from ..core.diagnostics import CompileError
 from ..core.passes import Option, PassContext, parse_names, pipeline_text, register_pass, run_pipeline
 from .cpu import CpuTarget, cpu_target
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
+from .extreme_inits import MAX_MIN_FROM_INFINITY
 from .tosa_fixes import DEPTHWISE_IN_ACCUMULATOR_TYPE, HALF_CAST_THROUGH_F32, INTEGER_NEGATE_AS_SUB
 from .shape_ops import LOWER_SHAPE_OPS
 from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
@@ -91,7 +92,8 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #                           ops; every tosa.custom as an extern call (kernels
 #                           are bound between these two: outline.py);
 #   _FRONTEND               TOSA to linalg on tensors (1.1 shape ops into
-#                           tensor.reshape first), elementwise fusion;
+#                           tensor.reshape first; float max/min reductions
+#                           then started from infinity), elementwise fusion;
 #   _TILE                   named ops (convolutions too) to linalg.generic,
 #                           B operands made column-contiguous and, for big
 #                           contractions, packed in panels; then the transform
@@ -120,7 +122,7 @@ _FRONTEND = [
     INTEGER_NEGATE_AS_SUB, HALF_CAST_THROUGH_F32, DEPTHWISE_IN_ACCUMULATOR_TYPE, LOWER_SHAPE_OPS,
     "func.func(tosa-optional-decompositions, tosa-infer-shapes, tosa-make-broadcastable, "
     "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf)",
-    "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",
+    MAX_MIN_FROM_INFINITY, "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",
 ]
 # With `?` dims, before fusion: the dynamic broadcasts that equal boundary
 # sizes rule out, removed (broadcasts.py), once reshapes' sizes are one value
