@@ -11,7 +11,9 @@ from typing import Sequence
 
 from torch_mlir import ir
 
-__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant"]
+from . import dtypes as _dtypes
+
+__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant", "empty_vtensor"]
 
 
 def create(name: str, result: ir.Type, operands: Sequence[ir.Value] = (), attributes: dict | None = None,
@@ -52,3 +54,12 @@ def torch_constant(value: "int | float | bool | None") -> ir.Value:
                       attributes={"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)})
     return create("torch.constant.float", ir.Type.parse("!torch.float"),
                   attributes={"value": ir.FloatAttr.get(ir.F64Type.get(), value)})
+
+
+def empty_vtensor(original: ir.Type) -> ir.Value:
+    """A zero-size `!torch.vtensor` of type `original`: it needs no computing
+    and no constant, so it is an empty builtin tensor (CONTRACT.md 3.4)."""
+    dims, element = _dtypes.parse_vtensor(str(original))
+    element = _dtypes.by_torch_mlir(element).builtin
+    empty = create("tensor.empty", ir.Type.parse(f"tensor<{''.join(f'{d}x' for d in dims)}{element}>"))
+    return create("torch_c.from_builtin_tensor", original, [empty])

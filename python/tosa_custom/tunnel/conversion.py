@@ -458,15 +458,6 @@ def _carry_out(custom_result: ir.Value, original: ir.Type, t) -> ir.Value:
     return _b.create("torch_c.from_builtin_tensor", original, [custom_result])
 
 
-def _empty(original: ir.Type) -> ir.Value:
-    """A zero-size value needs no computing: an empty tensor of its type."""
-    dims, element = _dtypes.parse_vtensor(str(original))
-    element = _dtypes.by_torch_mlir(element).builtin
-    dims = "".join(f"{d}x" for d in dims)
-    empty = _b.create("tensor.empty", ir.Type.parse(f"tensor<{dims}{element}>"))
-    return _b.create("torch_c.from_builtin_tensor", original, [empty])
-
-
 def _replace(op: ir.Operation, custom: ir.Operation, plans: list[_ResultPlan]) -> None:
     results = list(custom.results)
     dead: list[ir.Operation] = []
@@ -475,7 +466,7 @@ def _replace(op: ir.Operation, custom: ir.Operation, plans: list[_ResultPlan]) -
         """Replace `original` by custom result `index` (or an empty tensor); the next index."""
         if not isinstance(t, _dtypes.ScalarKind) and t.builtin is None:
             if _ir.has_uses(original):
-                original.replace_all_uses_with(_empty(original.type))
+                original.replace_all_uses_with(_b.empty_vtensor(original.type))
             return index
         original.replace_all_uses_with(_carry_out(results[index], original.type, t))
         return index + 1
