@@ -120,6 +120,9 @@ WRONG_LOWERINGS: tuple[WrongLowering, ...] = (
                   "linspace.tensor_overload/int32/159", 1.0),
     WrongLowering("torch.aten.gelu", ("bf16",), "its erf/tanh polynomial runs in bfloat16 (eager: float32)",
                   "nn.functional.gelu/bfloat16/1", 2.44e-4),
+    # Every-sample shard 1/50: tanh's argument, x + 0.044715 x**3, is rounded to float16 at each step.
+    WrongLowering("torch.aten.gelu", ("f16",), "its tanh form runs in float16 (eager: float32): a result near 0 "
+                  "is off by 3% of itself", "nn.functional.gelu/float16/7", 2.25e-4),
     # Found by every-sample shard 11/50 (masked.logaddexp/float16/4, auto against dummy).
     WrongLowering("torch.aten.logaddexp", ("f16",), "it computes max(a, b) + log1p(exp(-|a - b|)) in float16 "
                   "(eager: float32): a result near 0, where the two terms near 1 cancel, is off by an ulp of 1 "
