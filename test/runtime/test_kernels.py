@@ -109,3 +109,18 @@ def test_only_user_kernels_names_the_ops_without_one(private_registry):
 def test_kernel_selection_is_checked():
     with pytest.raises(ValueError, match=r"kernels='users': expected one of 'all', 'user'"):
         runtime.load(_gelu_module(), kernels="users")
+
+
+def test_a_bool_scalar_torch_mlir_made_an_int_is_a_bool_again():
+    """torch-mlir has no bool Scalar: `src * alpha` of index_add with a bool
+    alpha reaches the kernel as `mul.Scalar(bool_tensor, 0)`, int64 in eager,
+    while the op's type says bool (every-sample OpInfo index_add bool/1)."""
+    class IndexAdd(torch.nn.Module):
+        def forward(self, x, index, source):
+            return torch.index_add(x, 0, index, source, alpha=False)
+
+    args = (torch.tensor([True, False, False]), torch.tensor([1, 2]), torch.tensor([True, False]))
+    compiled = tosa_custom.compile(IndexAdd(), args, backend_legal_ops=["aten.mul.Scalar", "aten.index_put"])
+    assert "torch.aten.mul.Scalar" in str(compiled)
+    got = runtime.load(compiled)(*args)
+    assert got.dtype == torch.bool and torch.equal(got, IndexAdd()(*args))

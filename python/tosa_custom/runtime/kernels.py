@@ -123,7 +123,33 @@ def registered_kernels(builtin: bool = True) -> list[str]:
 def torch_kernel(call: KernelCall):
     """The generic kernel: the decoded ATen call, run by eager PyTorch."""
     args, kwargs = call.decoded.bind(call.inputs)
-    return call.decoded.overload(*args, **kwargs)
+    result = call.decoded.overload(*args, **kwargs)
+    if _bool_result_lost(call, result):
+        args, kwargs = _bool_scalars(call.decoded.overload, args, kwargs)
+        result = call.decoded.overload(*args, **kwargs)
+    return result
+
+
+def _bool_result_lost(call: KernelCall, result) -> bool:
+    """Whether the op's type says bool where eager's result is not: torch-mlir
+    has no bool Scalar (its importer makes `mul(t, False)` `mul(t, Int.bool(
+    False))`, folded to 0), and `mul(bool_tensor, 0)` is int64 where
+    `mul(bool_tensor, False)` is bool (every-sample OpInfo index_add bool/1).
+    ATen never makes bool from a bool tensor and an int Scalar, so a bool
+    result type says the Scalar was a bool."""
+    return (isinstance(result, torch.Tensor) and len(call.outputs) == 1 and call.outputs[0].dtype == torch.bool
+            and result.dtype != torch.bool)
+
+
+def _bool_scalars(overload, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """`args, kwargs` with each Scalar argument of 0 or 1 as False or True."""
+    def as_bool(argument, value):
+        scalar = isinstance(argument.type, torch.NumberType) and type(value) is int and value in (0, 1)
+        return bool(value) if scalar else value
+
+    schema = {a.name: a for a in overload._schema.arguments}
+    positional = tuple(as_bool(a, v) for a, v in zip(overload._schema.arguments, args))
+    return positional, {k: as_bool(schema[k], v) for k, v in kwargs.items()}
 
 
 def find_kernel(operator_name: str, domain_name: str, decoded: DecodedCall | None,
