@@ -171,3 +171,17 @@ def LpPool2dModule_basic():
 def MaxPool2dModule_negative_input_padding():
     """Every value negative: padding must act as -inf, not 0."""
     return Fn(lambda x: F.max_pool2d(-x.abs() - 1, 3, stride=2, padding=1))
+
+
+# An empty stride is the kernel size. torch-mlir read it past its end when it
+# expanded a one-element padding: a stride of two addresses (every-sample
+# OpInfo avg_pool2d float32/4).
+@case(inputs=randn_inputs(2, 3, 8, 6), family=FAMILY,
+      xfail={"stock": "torch-mlir has no TOSA lowering for aten.avg_pool2d with divisor_override"})
+def AvgPool2dModule_empty_stride_one_padding():
+    return Fn(lambda x: F.avg_pool2d(x, (2, 3), (), (0,), False, True, -2))
+
+
+@case(inputs=randn_inputs(2, 3, 8, 6), family=FAMILY)
+def MaxPool2dModule_empty_stride_one_padding():
+    return Fn(lambda x: F.max_pool2d(x, (2, 3), (), (1,)))

@@ -22,6 +22,7 @@ from ..core.ir import public_functions
 from ..core.passes import run_pipeline
 from ..core.schema import OpSelection, overload_name
 from ..tosa import checks as _checks
+from ..tosa import pool_strides as _pool_strides
 from ..tosa import target as _target
 from ..tosa import wrong_lowerings as _wrong
 from ..tunnel import auto as _auto
@@ -149,7 +150,8 @@ class Attempt:
         options = legal_option + (["extra-library=" + s.library] if s.library else [])
         refused: list[list[str]] = []
         try:
-            self.run_passes(module, [f"{_checks.CHECK_KNOWN_CRASHES}{{{' '.join(['stage=contract', *legal_option])}}}",
+            self.run_passes(module, [_pool_strides.DEFAULT_POOL_STRIDES,
+                                     f"{_checks.CHECK_KNOWN_CRASHES}{{{' '.join(['stage=contract', *legal_option])}}}",
                               "func.func(torch-match-quantized-custom-ops)",
                               f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(options)}}}"],
                      "Lowering torch IR to the backend contract",
