@@ -25,11 +25,13 @@ func.func @zero_size() -> (!torch.vtensor<[0],f32>, !torch.vtensor<[2,0],f16>) {
 
 // -----
 
-// Literals and factories with elements stay, as do ops that read a tensor.
+// Literals and ops with elements stay; an op reading a tensor whose every
+// result is zero-size does not (a slice of nothing).
 // CHECK-LABEL: func.func @others(
 // CHECK:         torch.vtensor.literal
 // CHECK:         torch.aten.zeros
-// CHECK:         torch.aten.slice.Tensor
+// CHECK-NOT:     torch.aten.slice.Tensor
+// CHECK:         tensor.empty() : tensor<0xf32>
 func.func @others(%arg0: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[0],f32>) {
   %0 = torch.vtensor.literal(dense<1.000000e+00> : tensor<2xf32>) : !torch.vtensor<[2],f32>
   %int0 = torch.constant.int 0

@@ -548,7 +548,12 @@ def convert_module(
                 custom, plans = _lower(op, identifier, options.encoding, types)
                 if _attrs.TUNNEL in op.attributes:  # auto mode added it: say why on the op
                     custom.attributes[_attrs.TUNNELED] = ir.StringAttr.get(site.category)
+                had_results = len(op.results) > 0
                 _replace(op, custom, plans)
+                if had_results and len(custom.results) == 0:
+                    # Every result is zero-size (CONTRACT.md 3.4): nothing to compute, and the call may not be
+                    # one eager can make (torch-mlir folds cat of zero-size tensors to cat of none: stack/bool/7).
+                    custom.erase()
         except _Unrepresentable as e:
             skipped = Skipped(identifier, e.category, str(e), str(op.location))
             result.skipped.append(skipped)
