@@ -175,3 +175,19 @@ def test_memo_answers_as_pytorch_and_follows_new_registrations():
     lib.impl("twice", lambda x: x + x, "CompositeImplicitAutograd")
     op = torch.ops.tosa_custom_capture_test.twice.default
     assert op in cached() and op in export_utils._collect_all_valid_cia_ops()
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_example_arguments_that_are_one_tensor_make_two_parameters(strict):
+    """torch.export gives two arguments that are one tensor (or views of one
+    storage) one placeholder: `compile(f, (x, x))` computed `y - y` for any
+    call. The program must read each argument it is given."""
+    class Sub(nn.Module):
+        def forward(self, a, b, c):
+            return a - b + c
+
+    x = torch.arange(1.0, 7.0)
+    compiled = tosa_custom.compile(Sub(), (x, x, x[:6]), export_strict=strict)
+    a, b, c = torch.randn(6), torch.randn(6), torch.randn(6)
+    torch.testing.assert_close(runtime.load(compiled)(a, b, c), a - b + c)
+    assert torch.equal(x, torch.arange(1.0, 7.0))  # the caller's tensor is not touched

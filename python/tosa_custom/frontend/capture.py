@@ -94,7 +94,25 @@ def example_args(example_args) -> tuple[tuple, Any]:
         dims = {i: torch.export.Dim.AUTO for i, d in enumerate(a.shape) if d == -1}
         any_dynamic |= bool(dims)
         dynamic.append(dims or None)
-    return tuple(tensors), (tuple(dynamic) if any_dynamic else None)
+    return _distinct(tensors), (tuple(dynamic) if any_dynamic else None)
+
+
+def _distinct(args: list) -> tuple:
+    """The example tensors, each sharing memory with no earlier one. torch.export
+    gives two arguments that are one tensor one placeholder and leaves the
+    other unused: `compile(f, (x, x))` of `f(a, b) = a - b` made a program
+    computing `b - b`, whatever it was called with. The program takes distinct
+    tensors, so it is exported from distinct copies."""
+    seen: set[int] = set()
+    distinct = []
+    for a in args:
+        if isinstance(a, torch.Tensor) and a.numel():
+            storage = a.untyped_storage().data_ptr()
+            if storage in seen:
+                a = a.clone()
+            seen.add(a.untyped_storage().data_ptr())
+        distinct.append(a)
+    return tuple(distinct)
 
 
 def all_dims_dynamic(args: tuple):
