@@ -451,6 +451,40 @@ def ElementwiseDivTruncModule_basic():
     return Fn(lambda a, b: torch.div(a, b, rounding_mode="trunc"))
 
 
+def _integer_quotients(dtype=torch.float32):
+    """x = k * y with y = 1..199 (both signs), and quotients just off an
+    integer: x * (1/y) lands below k for some (49 * (1/49) is 0.99999994)."""
+    y = torch.arange(1.0, 200.0)
+    y = torch.cat([y, -y])
+    k = torch.arange(len(y)) % 7 - 3.0
+    x = torch.cat([k * y, k * y + 0.5])
+    return x.to(dtype), torch.cat([y, y]).to(dtype)
+
+
+# TOSA divides as x * reciprocal(y): floor and trunc of a quotient that is an
+# integer were one too low (49.0 // 49.0 gave 0; tosa-custom-exact-rounding-division).
+@case(inputs=_integer_quotients, family=FAMILY)
+def ElementwiseDivRoundingModule_integer_quotients():
+    return Fn(lambda a, b: (torch.div(a, b, rounding_mode="floor"), torch.div(a, b, rounding_mode="trunc"),
+                            a // 7.0, torch.div(a, -7.0, rounding_mode="trunc"), torch.remainder(a, b), a % 7.0))
+
+
+@case(inputs=lambda: _integer_quotients(torch.bfloat16), family=FAMILY)
+def ElementwiseDivRoundingModule_integer_quotients_bfloat16():
+    """In bfloat16 eager rounds the quotient to 8 bits first: 392 / 131
+    (2.992) truncates to 3; the program truncates the exact quotient, which
+    the audit judges against float64."""
+    return Fn(lambda a, b: (torch.div(a, b, rounding_mode="floor"), torch.div(a, b, rounding_mode="trunc"),
+                            torch.remainder(a, b)))
+
+
+@case(inputs=_integer_quotients, family=FAMILY,
+      xfail={"stock": "torch-mlir decomposes fmod to x - trunc(x * (1/y)) * y: fmod(147, 49) is 49, not 0 (wrong "
+                      "values)"})
+def ElementwiseFmodModule_integer_quotients():
+    return Fn(torch.fmod)
+
+
 @case(inputs=lambda: (torch.randint(-10, 10, (3, 4)), torch.tensor([3, -3, 2, -2])), family=FAMILY)
 def ElementwiseDivFloorIntModule_negative():
     """Floor division of negative integers rounds toward -inf."""
