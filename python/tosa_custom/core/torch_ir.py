@@ -11,7 +11,7 @@ from torch_mlir import ir
 
 from .ir import defining_op
 
-__all__ = ["NOT_CONSTANT", "look_through", "constant", "constant_list", "vtensor_type"]
+__all__ = ["NOT_CONSTANT", "look_through", "constant", "constant_list", "splat_number", "vtensor_type"]
 
 # What `constant` returns for a value computed at run time (None is a constant: torch.constant.none).
 NOT_CONSTANT = object()
@@ -57,6 +57,21 @@ def constant_list(value: ir.Value) -> list | None:
         return None
     items = [constant(v) for v in op.operands]
     return None if any(item is NOT_CONSTANT for item in items) else items
+
+
+def splat_number(value: ir.Value) -> float | None:
+    """The number a splat float or integer `torch.vtensor.literal` holds in
+    every element (not a bool one), else None."""
+    op = defining_op(look_through(value))
+    if op is None or op.name != "torch.vtensor.literal":
+        return None
+    attr = op.attributes["value"]
+    if not isinstance(attr, ir.DenseElementsAttr) or not attr.is_splat:
+        return None
+    splat = attr.get_splat_value()
+    if isinstance(splat, ir.IntegerAttr) and ir.IntegerType(splat.type).width == 1:
+        return None
+    return float(splat.value) if isinstance(splat, (ir.FloatAttr, ir.IntegerAttr)) else None
 
 
 def vtensor_type(dims, element: str) -> ir.Type:

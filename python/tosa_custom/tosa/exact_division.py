@@ -33,7 +33,7 @@ from ..core import ir as _ir
 from ..core import schema as _schema
 from ..core.dtypes import vtensor_element as _element
 from ..core.passes import PassContext, register_pass
-from ..core.torch_ir import NOT_CONSTANT, constant, vtensor_type
+from ..core.torch_ir import NOT_CONSTANT, constant, splat_number, vtensor_type
 
 __all__ = ["EXACT_ROUNDING_DIVISION", "exact_rounding_division"]
 
@@ -110,20 +110,6 @@ class _Builder:
         return self.where(increment, up, self.where(decrement, down, n))
 
 
-def _splat(value: ir.Value) -> float | None:
-    """The value of a splat float or integer literal, else None."""
-    op = _ir.defining_op(value)
-    if op is None or op.name != "torch.vtensor.literal":
-        return None
-    attr = op.attributes["value"]
-    if not isinstance(attr, ir.DenseElementsAttr) or not attr.is_splat:
-        return None
-    splat = attr.get_splat_value()
-    if isinstance(splat, ir.FloatAttr) or isinstance(splat, ir.IntegerAttr) and ir.IntegerType(splat.type).width > 1:
-        return float(splat.value)
-    return None
-
-
 def _divisor(value: ir.Value, b: _Builder):
     """The divisor as a float when it is a constant number or 0-d literal,
     else as a wide tensor; and its sign when that is known (None: not a
@@ -134,7 +120,7 @@ def _divisor(value: ir.Value, b: _Builder):
         return (float(number), float(number)) if ok else (None, None)
     if not str(value.type).startswith("!torch.vtensor"):
         return None, None
-    splat = _splat(value)
+    splat = splat_number(value)
     if splat is not None and _dtypes.parse_vtensor(str(value.type))[0] == []:
         return splat, splat
     return b.cast(value, b.wide), splat

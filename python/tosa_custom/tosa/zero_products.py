@@ -28,7 +28,7 @@ from ..core import builders as _b
 from ..core.dtypes import vtensor_element as _element
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
-from ..core.torch_ir import NOT_CONSTANT, constant, look_through
+from ..core.torch_ir import NOT_CONSTANT, constant, splat_number
 
 __all__ = ["KEEP_NAN_IN_ZERO_PRODUCTS", "keep_nan_in_zero_products"]
 
@@ -43,16 +43,7 @@ def _number(value: ir.Value) -> float | None:
     """The value of a constant number or splat float/int literal, else None."""
     scalar = constant(value)
     if scalar is NOT_CONSTANT:
-        op = _ir.defining_op(look_through(value))
-        if op is None or op.name != "torch.vtensor.literal":
-            return None
-        attr = op.attributes["value"]
-        if not isinstance(attr, ir.DenseElementsAttr) or not attr.is_splat:
-            return None
-        splat = attr.get_splat_value()
-        if isinstance(splat, ir.IntegerAttr) and ir.IntegerType(splat.type).width == 1:
-            return None  # a bool literal
-        scalar = splat.value if isinstance(splat, (ir.FloatAttr, ir.IntegerAttr)) else None
+        return splat_number(value)
     return float(scalar) if isinstance(scalar, (int, float)) and not isinstance(scalar, bool) else None
 
 
