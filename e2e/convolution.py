@@ -59,7 +59,9 @@ def Conv2dModule_depthwise_float16():
     return nn.Conv2d(6, 12, 3, groups=6, padding=1).half()
 
 
-@case(inputs=lambda: (4 * torch.randn(4, 6, 40).bfloat16(),), family=FAMILY, rtol=2 ** -7, atol=1e-5)
+@case(inputs=lambda: (4 * torch.randn(4, 6, 40).bfloat16(),), family=FAMILY, rtol=2 ** -7, atol=1e-5,
+      xfail={"iree": "iree-compile refuses the bfloat16 weights as a dense_resource constant ('arith.constant' op "
+                     "failed to verify that all of {value, result} have same type)"})
 def Conv1dModule_depthwise_bfloat16():
     return nn.Conv1d(6, 6, 5, groups=6, padding="same").bfloat16()
 

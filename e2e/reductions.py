@@ -219,12 +219,17 @@ def _masked_rows():
 # The max of a row of -inf is -inf, and the min of +inf is +inf: tosa-to-linalg
 # started them from the largest finite values (-3.4e38: every-sample OpInfo
 # masked.amax/float32/85); max pooling too, its padding included.
-@case(inputs=_masked_rows, family=FAMILY)
+_IREE_MAX_START = ("IREE's TOSA input runs MLIR's tosa-to-linalg, which starts a float max from -3.4e38 (the "
+                   "reference runtime's tosa-custom-max-min-from-infinity runs after its own; IREE's is inside "
+                   "iree-compile)")
+
+
+@case(inputs=_masked_rows, family=FAMILY, xfail={"iree": _IREE_MAX_START})
 def AmaxAminModule_fully_masked_row():
     return Fn(lambda x, m: (x.masked_fill(m, -float("inf")).amax(1), x.masked_fill(m, float("inf")).amin(1),
                             x.masked_fill(m, -float("inf")).max(1).values))
 
 
-@case(inputs=_masked_rows, family=FAMILY)
+@case(inputs=_masked_rows, family=FAMILY, xfail={"iree": _IREE_MAX_START})
 def MaxPool2dModule_window_of_negative_infinity():
     return Fn(lambda x, m: torch.nn.functional.max_pool2d(x.masked_fill(m, -float("inf"))[None], 2, 2, padding=1))

@@ -193,3 +193,19 @@ def test_an_unknown_wait_is_refused_naming_the_choices():
     x = torch.randn(4, 8)
     with pytest.raises(ValueError, match=r"wait='spin': expected one of 'poll', 'iree'"):
         iree.load(_compile(_Norm(), (x,), ["aten.layer_norm"]), wait="spin")
+
+
+def test_tosa_to_linalg_fixes_run_before_iree_compile():
+    """IREE lowers TOSA with MLIR's tosa-to-linalg too: a float16 depthwise
+    convolution rounded its sum to float16 and added the bias after (the
+    reference runtime's tosa_fixes), several ulps off where they cancel."""
+    from tosa_custom.runtime.tosa_fixes import TOSA_FIXES
+
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(6, 12, 3, groups=6, padding=1).half()
+    x = 4 * torch.randn(2, 6, 9, 9).half()
+    program = iree.load(_compile(conv, (x,), []))
+    assert all(fix in program.pipeline for fix in TOSA_FIXES)
+    exact = torch.nn.functional.conv2d(x.double(), conv.weight.double(), conv.bias.double(), padding=1, groups=6)
+    # one rounding of the float32 sum to float16: half an ulp, 2**-11 of the result
+    assert ((program(x).double() - exact).abs() <= 2 ** -11 * exact.abs() + 1e-6).all()

@@ -33,6 +33,7 @@ from ..core.passes import pipeline_text, run_pipeline
 from ..runtime import KernelError
 from ..runtime.boundary import Boundary
 from ..runtime.program import _SCALAR_TYPES, _apply_torch_dtypes, _spec
+from ..runtime.tosa_fixes import TOSA_FIXES
 from ..runtime.weights import WeightSlots
 from . import plugin as _plugin
 from .calls import ASYNC_FLAG, DeviceWeights, Marshal, PolledWait, host_array
@@ -126,12 +127,15 @@ def make_device(threads: int | None):
 
 
 def dispatch_pipeline(invocation: bool, threads: int | None = 0) -> list[str]:
-    """The dispatch pass for a program run by `threads` workers (0: the
-    pass's own default split; None: IREE's default worker count)."""
+    """The passes before iree-compile: the TOSA rewrites of the reference
+    runtime (runtime/tosa_fixes.py), then the dispatch pass for a program
+    run by `threads` workers (0: the pass's own default split; None: IREE's
+    default worker count)."""
     options = ["invocation=true"] if invocation else []
     if threads != 0:
         options.insert(0, f"workgroups={workgroups_for(threads)}")
-    return [DISPATCH_NATIVE + (f"{{{' '.join(options)}}}" if options else "")]
+    # IREE's TOSA input runs MLIR's tosa-to-linalg, whose wrong lowerings the runtime's rewrites avoid.
+    return [*TOSA_FIXES, DISPATCH_NATIVE + (f"{{{' '.join(options)}}}" if options else "")]
 
 
 def build(module: ir.Module, *, invocation: bool = False, threads: int | None = 0,

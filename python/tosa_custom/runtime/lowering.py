@@ -44,7 +44,7 @@ from ..core.passes import Option, PassContext, parse_names, pipeline_text, regis
 from .cpu import CpuTarget, cpu_target
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .extreme_inits import MAX_MIN_FROM_INFINITY
-from .tosa_fixes import DEPTHWISE_IN_ACCUMULATOR_TYPE, HALF_CAST_THROUGH_F32, INTEGER_NEGATE_AS_SUB
+from .tosa_fixes import TOSA_FIXES
 from .shape_ops import LOWER_SHAPE_OPS
 from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
 from .exact_sizes import FOLD_EXACT_SIZES
@@ -119,7 +119,7 @@ JIT_FEATURES = "tosa-custom-jit-features"
 
 OUTLINE = [OUTLINE_TOSA_FALLBACKS, OUTLINE_CUSTOM_OPS]
 _FRONTEND = [
-    INTEGER_NEGATE_AS_SUB, HALF_CAST_THROUGH_F32, DEPTHWISE_IN_ACCUMULATOR_TYPE, LOWER_SHAPE_OPS,
+    *TOSA_FIXES, LOWER_SHAPE_OPS,
     "func.func(tosa-optional-decompositions, tosa-infer-shapes, tosa-make-broadcastable, "
     "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf)",
     MAX_MIN_FROM_INFINITY, "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",

@@ -1,7 +1,9 @@
 """Rewrites of valid TOSA that MLIR's own `tosa-to-linalg` lowers wrongly.
 
-Each is a registered pass the runtime runs right before `tosa-to-linalg`; the
-TOSA handed to other tools is not changed.
+Each is a registered pass the runtime runs right before `tosa-to-linalg`, and
+so does the IREE executor before iree-compile, whose TOSA input runs the same
+`tosa-to-linalg` (`TOSA_FIXES`, in order); the TOSA handed to other tools is
+not changed.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from ..core.builders import create, retyped, tosa_cast, tosa_const
 from ..core.ir import collect_ops
 from ..core.passes import PassContext, register_pass
 
-__all__ = ["INTEGER_NEGATE_AS_SUB", "HALF_CAST_THROUGH_F32", "DEPTHWISE_IN_ACCUMULATOR_TYPE"]
+__all__ = ["INTEGER_NEGATE_AS_SUB", "HALF_CAST_THROUGH_F32", "DEPTHWISE_IN_ACCUMULATOR_TYPE", "TOSA_FIXES"]
 
 INTEGER_NEGATE_AS_SUB = "tosa-custom-integer-negate-as-sub"
 HALF_CAST_THROUGH_F32 = "tosa-custom-half-cast-through-f32"
@@ -91,3 +93,7 @@ def depthwise_in_accumulator_type(module: ir.Operation, ctx: PassContext) -> Non
             narrow = tosa_cast(conv, op.results[0].type)
         op.results[0].replace_all_uses_with(narrow)
         op.erase()
+
+
+# Every rewrite above, in the order the lowerings run them.
+TOSA_FIXES = [INTEGER_NEGATE_AS_SUB, HALF_CAST_THROUGH_F32, DEPTHWISE_IN_ACCUMULATOR_TYPE]
