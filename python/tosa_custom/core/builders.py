@@ -60,6 +60,8 @@ def empty_vtensor(original: ir.Type) -> ir.Value:
     """A zero-size `!torch.vtensor` of type `original`: it needs no computing
     and no constant, so it is an empty builtin tensor (CONTRACT.md 3.4)."""
     dims, element = _dtypes.parse_vtensor(str(original))
-    element = _dtypes.by_torch_mlir(element).builtin
+    dtype = _dtypes.by_torch_mlir(element)
+    # uint8 is i8 in TOSA (torch-mlir's type conversion); complex stays complex, a zero-size one is never lowered
+    element = dtype.builtin if dtype.pairs else dtype.tosa
     empty = create("tensor.empty", ir.Type.parse(f"tensor<{''.join(f'{d}x' for d in dims)}{element}>"))
     return create("torch_c.from_builtin_tensor", original, [empty])
