@@ -28,6 +28,9 @@ Case kinds:
 - `extremes` (_extremes.py): max and min reductions and max pooling compiled
   from PyTorch in stock or auto mode, of rows of infinities, NaN and the
   type's largest finite values: what starting a max from -3.4e38 gets wrong.
+- `quotients` (_quotients.py): floor and trunc division, remainder and fmod
+  compiled from PyTorch where the quotient is an integer or just off one,
+  against the exact answer: what dividing as x * (1/y) gets wrong.
 - `dynamic` (_dynamic.py): one load of a program with `?` dims, called at
   sizes at the edges of its declared range and beyond them.
 - `results`: a valid module whose results are drawn from a computed value, a
@@ -52,7 +55,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _casts, _dynamic, _extremes, _folds, _math
+from . import _casts, _dynamic, _extremes, _folds, _math, _quotients
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -161,7 +164,7 @@ def _pair_module(used: bool) -> str:
 @st.composite
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
-                                 "dynamic", "dynamic", "cast", "math", "folds", "extremes"]))
+                                 "dynamic", "dynamic", "cast", "math", "folds", "extremes", "quotients"]))
     if kind == "dynamic":
         return draw(_dynamic.strategy())
     if kind == "cast":
@@ -172,6 +175,8 @@ def strategy_(draw):
         return draw(_folds.strategy())
     if kind == "extremes":
         return draw(_extremes.strategy())
+    if kind == "quotients":
+        return draw(_quotients.strategy())
     case = {"kind": kind, "seed": draw(st.integers(0, 2**31)), "native": draw(st.booleans())}
     if kind == "results":
         case["results"] = draw(st.lists(st.sampled_from(sorted(_RESULTS)), min_size=0, max_size=5))
@@ -629,4 +634,4 @@ def check(case: dict) -> Outcome:
     return {"inputs": _check_inputs, "kernel": _check_kernel, "attrs": _check_attrs,
             "module": _check_module, "results": _check_results, "dynamic": _dynamic.check,
             "cast": _casts.check, "math": _math.check, "folds": _folds.check,
-            "extremes": _extremes.check}[case["kind"]](case)
+            "extremes": _extremes.check, "quotients": _quotients.check}[case["kind"]](case)
