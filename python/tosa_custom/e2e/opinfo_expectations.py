@@ -92,8 +92,6 @@ XFAIL: dict[str, dict[str, str]] = {
     },
     "dummy": {
         **BEFORE_LOWERING,
-        "_batch_norm_with_update":
-            "lowering-failed: the lowering to TOSA produces invalid IR: failed to legalize unresolved target materialization from ('tensor<0xui8>') to ('tensor<0xi8>') that remained live after conversion (no matching callback)",
         "argwhere":
             "lowering-failed: torch-mlir has no torch-dialect op for aten.argwhere (imported as torch.operator, illegal at the backend contract); tunneling it is refused: its result's size depends on the data, which no tosa.custom result_shapes can state (CONTRACT.md 15.2)",
         "bincount":
