@@ -57,8 +57,6 @@ STOCK: dict[str, str] = {
         "lowering-failed: TorchToTosa has no lowering for aten.atanh",
     "bincount":
         "lowering-failed: TorchToTosa has no lowering for aten.bincount",
-    "block_diag":
-        "lowering-failed: TorchToTosa has no lowering for aten.empty_strided",
     "byte":
         "lowering-failed: our uint8 sign check refuses torch.aten.to.dtype on uint8 values (TorchToTosa would compute it as signed int8)",
     "cdist":
@@ -253,12 +251,8 @@ STOCK: dict[str, str] = {
         "lowering-failed: TorchToTosa has no lowering for aten.cumprod",
     "linalg.vecdot":
         "lowering-failed: TorchToTosa has no lowering for aten.mul.Tensor",
-    "linspace.tensor_overload":
-        "lowering-failed: TorchToTosa has no lowering for vtensor.literal",
     "logdet":
         "lowering-failed: TorchToTosa has no lowering for aten.linalg_det",
-    "logspace.tensor_overload":
-        "lowering-failed: TorchToTosa has no lowering for vtensor.literal",
     "logsumexp":
         "lowering-failed: TorchToTosa has no lowering for aten.amax",
     "lu":
@@ -301,10 +295,6 @@ STOCK: dict[str, str] = {
         "lowering-failed: torch-mlir has no torch-dialect op for aten.narrow_copy (imported as torch.operator, illegal at the backend contract)",
     "nextafter":
         "lowering-failed: torch-mlir has no torch-dialect op for aten.nextafter (imported as torch.operator, illegal at the backend contract)",
-    "nn.functional.adaptive_avg_pool1d":
-        "lowering-failed: TorchToTosa has no lowering for aten.unsqueeze",
-    "nn.functional.adaptive_avg_pool3d":
-        "lowering-failed: TorchToTosa has no lowering for aten._adaptive_avg_pool3d",
     "nn.functional.adaptive_max_pool1d":
         "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
     "nn.functional.adaptive_max_pool2d":
@@ -347,18 +337,12 @@ STOCK: dict[str, str] = {
         "lowering-failed: TorchToTosa has no lowering for aten.max_pool2d_with_indices",
     "nn.functional.max_pool3d":
         "lowering-failed: TorchToTosa has no lowering for aten.max_pool3d_with_indices",
-    "nn.functional.pad.circular":
-        "lowering-failed: TorchToTosa has no lowering for aten.empty.memory_format",
     "nn.functional.pdist":
         "lowering-failed: torch-mlir has no torch-dialect op for aten._pdist_forward (imported as torch.operator, illegal at the backend contract)",
     "nn.functional.relu/int64":
         "lowering-failed: TorchToTosa has no lowering for aten.relu",
-    "nn.functional.unfold":
-        "lowering-failed: TorchToTosa has no lowering for aten.constant_pad_nd",
     "nonzero":
         "lowering-failed: torch-mlir's decomposition of aten.nonzero crashes the process on the 0-d sample: refused before it runs (tosa-custom-check-known-crashes)",
-    "nonzero_static":
-        "lowering-failed: TorchToTosa has no lowering for aten.nonzero_static",
     "norm.nuc":
         "lowering-failed: torch-mlir has no torch-dialect op for aten._linalg_svd (imported as torch.operator, illegal at the backend contract)",
     "ormqr":
@@ -387,8 +371,6 @@ STOCK: dict[str, str] = {
         "lowering-failed: TorchToTosa has no lowering for aten.linalg_qr",
     "resize_as_":
         "lowering-failed: TorchToTosa has no lowering for aten.resize",
-    "roll":
-        "lowering-failed: TorchToTosa has no lowering for aten.slice.Tensor",
     "scatter_add":
         "lowering-failed: TorchToTosa has no lowering for aten.scatter_add",
     "scatter_reduce.amax":
