@@ -109,9 +109,6 @@ WRONG_LOWERINGS: tuple[WrongLowering, ...] = (
                   "nn.functional.hinge_embedding_loss/float16/1", 3.67e-4),
     WrongLowering("torch.aten.sum.dim_IntList", ("f16", "bf16"), "it sums in the half type (eager: float32)",
                   "masked.var/bfloat16/43", 0.25),
-    WrongLowering("torch.aten.remainder.Tensor", ("f16", "bf16"), "it divides and floors in the half type "
-                  "(eager: float32): a quotient rounded up past an integer floors one too high, off by the "
-                  "divisor", "remainder/bfloat16/6", 5.125),
     # Integer linspace from tensor ends steps in float32 as eager does, but TOSA divides by multiplying with
     # the reciprocal: 1 + 24 * (49 / 49) is 24.999998, truncated to 24 where eager has 25.
     WrongLowering("torch.aten.linspace", ("si64", "si32", "si16", "si8", "ui8"),
