@@ -51,8 +51,8 @@ class _Builder:
     def __init__(self, dims: list[str], wide: str):
         self.dims, self.wide = dims, wide
 
-    def tensor(self, element: str | None = None, dims: list[str] | None = None) -> ir.Type:
-        return vtensor_type(self.dims if dims is None else dims, element or self.wide)
+    def tensor(self, element: str | None = None) -> ir.Type:
+        return vtensor_type(self.dims, element or self.wide)
 
     def cast(self, value: ir.Value, element: str) -> ir.Value:
         dims, current = _dtypes.parse_vtensor(str(value.type))
