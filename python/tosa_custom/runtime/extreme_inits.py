@@ -17,7 +17,8 @@ from __future__ import annotations
 import torch
 from torch_mlir import ir
 
-from ..core.ir import collect_ops
+from ..core.builders import create
+from ..core.ir import collect_ops, defining_op
 from ..core.passes import PassContext, register_pass
 
 __all__ = ["MAX_MIN_FROM_INFINITY", "max_min_from_infinity"]
@@ -44,25 +45,21 @@ def _direction(op: ir.Operation) -> int:
 
 def _extreme_constant(value: ir.Value, sign: int) -> bool:
     """Whether `value` is an `arith.constant` of -sign times the type's largest finite value."""
-    owner = value.owner
-    if not isinstance(owner, ir.Operation) and hasattr(owner, "operation"):
-        owner = owner.operation
-    if not isinstance(owner, ir.Operation) or owner.name != "arith.constant":
-        return False
+    owner = _producer(value, "arith.constant")
     largest = _LARGEST.get(str(value.type))
-    return largest is not None and ir.FloatAttr(owner.attributes["value"]).value == -sign * largest
+    return owner is not None and largest is not None and \
+        ir.FloatAttr(owner.attributes["value"]).value == -sign * largest
 
 
 def _infinity(at: ir.Operation, like: ir.Value, sign: int) -> ir.Value:
     with ir.InsertionPoint(at), at.location:
-        attr = ir.FloatAttr.get(like.type, -sign * float("inf"))
-        return ir.Operation.create("arith.constant", results=[like.type], attributes={"value": attr}).result
+        return create("arith.constant", like.type,
+                      attributes={"value": ir.FloatAttr.get(like.type, -sign * float("inf"))})
 
 
 def _producer(value: ir.Value, name: str) -> ir.Operation | None:
-    owner = value.owner
-    owner = getattr(owner, "operation", owner)
-    return owner if isinstance(owner, ir.Operation) and owner.name == name else None
+    op = defining_op(value)
+    return op if op is not None and op.name == name else None
 
 
 @register_pass(MAX_MIN_FROM_INFINITY,
