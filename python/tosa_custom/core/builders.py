@@ -12,8 +12,9 @@ from typing import Sequence
 from torch_mlir import ir
 
 from . import dtypes as _dtypes
+from . import schema as _schema
 
-__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant", "empty_vtensor"]
+__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant", "torch_to_dtype", "empty_vtensor"]
 
 
 def create(name: str, result: ir.Type, operands: Sequence[ir.Value] = (), attributes: dict | None = None,
@@ -54,6 +55,17 @@ def torch_constant(value: "int | float | bool | None") -> ir.Value:
                       attributes={"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), value)})
     return create("torch.constant.float", ir.Type.parse("!torch.float"),
                   attributes={"value": ir.FloatAttr.get(ir.F64Type.get(), value)})
+
+
+def torch_to_dtype(value: ir.Value, result: ir.Type, attributes: dict | None = None,
+                   made=lambda v: v) -> ir.Value:
+    """`torch.aten.to.dtype` of `value` to the vtensor type `result`, whose
+    element says the dtype (`ui8` from `si8` is PyTorch's bit-preserving wrap).
+    `made` is given each value built, for a caller that erases what it built."""
+    torch_dtype = _dtypes.by_torch_mlir(_dtypes.parse_vtensor(str(result))[1]).torch
+    code = next(c for c, d in _schema.DTYPES.items() if d == torch_dtype)
+    operands = [value, *(made(torch_constant(c)) for c in (code, False, False, None))]
+    return made(create("torch.aten.to.dtype", result, operands, attributes))
 
 
 def empty_vtensor(original: ir.Type) -> ir.Value:

@@ -30,7 +30,6 @@ from torch_mlir import ir
 from ..core import builders as _b
 from ..core import dtypes as _dtypes
 from ..core import ir as _ir
-from ..core import schema as _schema
 from ..core.dtypes import vtensor_element as _element
 from ..core.passes import PassContext, register_pass
 from ..core.torch_ir import NOT_CONSTANT, constant, splat_number, vtensor_type
@@ -39,7 +38,6 @@ __all__ = ["EXACT_ROUNDING_DIVISION", "exact_rounding_division"]
 
 EXACT_ROUNDING_DIVISION = "tosa-custom-exact-rounding-division"
 
-_CODES = {dtype: code for code, dtype in _schema.DTYPES.items()}
 _WIDE = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64"}
 _DIVISIONS = ("torch.aten.div.Tensor_mode", "torch.aten.div.Scalar_mode")
 _REMAINDERS = ("torch.aten.remainder.Tensor", "torch.aten.remainder.Scalar")
@@ -58,9 +56,7 @@ class _Builder:
         dims, current = _dtypes.parse_vtensor(str(value.type))
         if current == element:
             return value
-        code = _CODES[_dtypes.by_torch_mlir(element).torch]
-        return _b.create("torch.aten.to.dtype", vtensor_type(dims, element),
-                         [value, *(_b.torch_constant(c) for c in (code, False, False, None))])
+        return _b.torch_to_dtype(value, vtensor_type(dims, element))
 
     def op(self, name: str, operands: list, element: str | None = None) -> ir.Value:
         return _b.create(name, self.tensor(element), operands)

@@ -154,7 +154,7 @@ class _Lowering:
         """The torch value whose builtin tensor carries `value` (uint8 -> int8, complex -> real)."""
         text = str(value.type)
         if carried == "uint8":
-            return to_dtype(value, 1, text.replace(",ui8>", ",si8>"), "operand", made=self._made)
+            return to_dtype(value, text.replace(",ui8>", ",si8>"), "operand", made=self._made)
         return self._create("torch.aten.view_as_real", real_pairs_type(text, carried),
                             [value], {_attrs.CARRIER: ir.StringAttr.get("operand")})
 
@@ -417,12 +417,9 @@ def _lower(op: ir.Operation, identifier: str, encoding: str, types: _TypeMemo):
 # --------------------------------------------------------------------------
 
 
-def to_dtype(value: ir.Value, dtype: int, result: str, direction: str, made=lambda v: v) -> ir.Value:
-    """torch.aten.to.dtype: uint8 <-> int8 is a bit-preserving wrap in PyTorch.
-    `made` is given each value built (a _Lowering records them)."""
-    operands = [value, *(made(_b.torch_constant(c)) for c in (dtype, False, False, None))]
-    return made(_b.create("torch.aten.to.dtype", ir.Type.parse(result), operands,
-                          {_attrs.CARRIER: ir.StringAttr.get(direction)}))
+def to_dtype(value: ir.Value, result: str, direction: str, made=lambda v: v) -> ir.Value:
+    """A carrier cast: uint8 <-> int8, PyTorch's bit-preserving wrap."""
+    return _b.torch_to_dtype(value, ir.Type.parse(result), {_attrs.CARRIER: ir.StringAttr.get(direction)}, made)
 
 
 def real_pairs_type(complex_type: str, carried: str) -> ir.Type:
@@ -451,7 +448,7 @@ def _carry_out(custom_result: ir.Value, original: ir.Type, t) -> ir.Value:
     if t.carried == "uint8":
         signed = _b.create("torch_c.from_builtin_tensor", ir.Type.parse(text.replace(",ui8>", ",si8>")),
                            [custom_result])
-        return to_dtype(signed, 0, text, "result")
+        return to_dtype(signed, text, "result")
     if t.carried is not None:  # complex
         pairs = _b.create("torch_c.from_builtin_tensor", real_pairs_type(text, t.carried), [custom_result])
         return _b.create("torch.aten.view_as_complex", original, [pairs], mark)
