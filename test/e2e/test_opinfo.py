@@ -16,7 +16,7 @@ import torch
 pytest.importorskip("expecttest", reason="the OpInfo database needs expecttest (pip install -e '.[test]')")
 
 from tosa_custom.e2e import opinfo, opinfo_expectations  # noqa: E402
-from tosa_custom.e2e.registry import MODES, NAME_PATTERN  # noqa: E402
+from tosa_custom.e2e.registry import MODES, NAME_PATTERN, get_case  # noqa: E402
 from tosa_custom.tosa.wrong_lowerings import WRONG_LOWERINGS, WrongLowering  # noqa: E402
 
 # op ids of the slice, each with what it stands for: every kind of outcome
@@ -62,6 +62,47 @@ def test_samples_all_registers_each_sample_of_the_op():
         left_out = [s for s in opinfo.skipped(text) if s.dtype == dname]
         assert len(ran) + len(left_out) == count
     assert len(names) > 2  # more than the first sample
+
+
+def test_samples_are_made_without_walking_the_stack(monkeypatch):
+    """OpInfo's sample iterator looks for a unittest on the Python stack, about
+    half of loading every sample; outside a test it finds none, so the load skips it."""
+    import inspect
+
+    walks = []
+    real = inspect.stack
+    monkeypatch.setattr(inspect, "stack", lambda *a: walks.append(1) or real(*a))
+    op = opinfo._op_db()["nn.functional.relu"]
+    opinfo._SAMPLE_CACHE.pop((opinfo.op_id(op), torch.int32), None)
+    assert len(opinfo._samples(op, torch.int32, None)) > 1
+    assert walks == []
+    list(op.sample_inputs("cpu", torch.int32))
+    assert walks  # what the load avoids
+
+
+def test_a_load_narrowed_to_pairs_makes_the_same_cases_in_a_fresh_process():
+    """What an audit worker does for a shard: load only the (op, dtype) pairs
+    of its cases, and get each under the same name with the same sample."""
+    import subprocess
+    import sys
+
+    text = opinfo.spec(("float32", "int32", "bool"), None, "^(abs|nn.functional.relu|logical_not)$")
+    full = [c.name for c in opinfo.load(text)]
+    wanted = full[1::3]
+    pairs = opinfo.pairs_of(wanted + ["NotAnOpInfoCase"])
+    assert pairs == {(opinfo.sample_of(n).op, opinfo.sample_of(n).dtype) for n in wanted}
+
+    def digest(name):
+        return repr([float(t.double().sum()) for t in get_case(name).inputs()])
+
+    program = (f"from tosa_custom.e2e import opinfo\n"
+               f"for c in opinfo.load({text!r}, frozenset({sorted(pairs)!r})):\n"
+               f"    print(c.name, repr([float(t.double().sum()) for t in c.inputs()]))\n")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    narrowed = dict(line.split(" ", 1) for line in out.splitlines())
+    expected = [n for n in full if (opinfo.sample_of(n).op, opinfo.sample_of(n).dtype) in pairs]
+    assert list(narrowed) == expected and len(expected) < len(full)
+    assert {n: digest(n) for n in expected} == narrowed
 
 
 def test_case_names_are_well_formed_and_distinct():

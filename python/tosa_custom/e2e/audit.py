@@ -75,13 +75,14 @@ def _module_name(path: Path) -> str:
     return f"tosa_custom_e2e_cases.{safe}"
 
 
-def load_case_files(files: Iterable[Path]) -> list[Case]:
+def load_case_files(files: Iterable[Path], opinfo_pairs: frozenset[tuple[str, str]] | None = None) -> list[Case]:
     """Import each file by path (each registers its cases); return their cases
-    in file order. A case declared twice is an error naming both files."""
+    in file order. A case declared twice is an error naming both files.
+    `opinfo_pairs`: of an OpInfo spec, only these (op id, dtype) pairs."""
     loaded: list[str] = []
     for path in files:
         if opinfo.is_spec(path):  # a built-in suite named by a spec string, not a file
-            loaded += [c.name for c in _load_opinfo(str(path))]
+            loaded += [c.name for c in _load_opinfo(str(path), opinfo_pairs)]
             continue
         path = Path(path).resolve()
         if not path.is_file():
@@ -107,9 +108,9 @@ def load_case_files(files: Iterable[Path]) -> list[Case]:
     return [get_case(n) for n in loaded]
 
 
-def _load_opinfo(spec: str) -> list[Case]:
+def _load_opinfo(spec: str, pairs: frozenset[tuple[str, str]] | None = None) -> list[Case]:
     try:
-        return opinfo.load(spec)
+        return opinfo.load(spec, pairs)
     except ImportError as e:
         raise AuditError(f"the OpInfo suite needs PyTorch's test helpers and `expecttest` "
                          f"(pip install -e '.[test]'): {e}") from e
@@ -123,7 +124,8 @@ def _load_opinfo(spec: str) -> list[Case]:
 
 
 def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch_fallback: bool, threads: int,
-                 log_path: str, kernels: str = "all", executor: str = "reference") -> None:
+                 log_path: str, kernels: str = "all", executor: str = "reference",
+                 opinfo_pairs: frozenset[tuple[str, str]] | None = None) -> None:
     """A worker: load the cases once, then run what the supervisor sends."""
     # Everything the case, torch or MLIR prints goes to the worker's log: the
     # progress bar stays readable, and a crash's last words are kept.
@@ -134,7 +136,7 @@ def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
     faulthandler.enable()  # a segfault prints the Python stack to the log
     torch.set_num_threads(threads)
-    load_case_files(Path(f) for f in files)
+    load_case_files((Path(f) for f in files), opinfo_pairs)
     conn.send(("ready", None))
     while True:
         try:
@@ -216,6 +218,9 @@ class _Supervisor:
                  jobs: int, timeout: float, on_result, log_dir: Path, torch_fallback: bool = True,
                  kernels: str = "all", executor: str = "reference"):
         self.cases = {c.name: c for c in cases}
+        # A worker loads only the OpInfo ops and dtypes of these cases: a shard of every
+        # sample needs a fifth of them, a re-run of its unpassed cases one in seventy.
+        self.opinfo_pairs = opinfo.pairs_of(self.cases)
         self.files, self.mode, self.ops, self.torch_fallback = files, mode, ops, torch_fallback
         self.kernels, self.executor = kernels, executor
         self.jobs = max(1, min(jobs, len(cases)))
@@ -232,7 +237,7 @@ class _Supervisor:
         process = self.ctx.Process(
             target=_worker_main,
             args=(child, self.files, self.mode, self.ops, self.torch_fallback, self.threads, str(log), self.kernels,
-                  self.executor),
+                  self.executor, self.opinfo_pairs),
             daemon=True
         )
         process.start()
@@ -378,8 +383,8 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
     with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-") as tmp:
         supervisor = _Supervisor(cases, files, mode, list(ops) if ops else None, jobs, timeout,
                                  on_result or (lambda r: None), Path(tmp), torch_fallback, kernels, executor)
-        # Each worker loads the same cases: as long as this process took, jobs at a time (every OpInfo
-        # sample and dtype: 40 s on a quiet host, over 300 s on a loaded one, where a fixed limit killed them).
+        # Each worker loads at most the cases this process did, jobs at a time: no longer than it took (every
+        # OpInfo sample and dtype: 30 s on a quiet host, over 300 s on a loaded one, where a fixed limit killed them).
         supervisor.startup_timeout = max(_STARTUP_TIMEOUT, 4 * loading * supervisor.jobs)
         results = supervisor.run([c.name for c in cases])
     return AuditRun(mode, list(ops) if ops else None, results, round(time.monotonic() - start, 2),

@@ -35,7 +35,7 @@ from .opinfo_expectations import expected_failures
 from .registry import Case, case, get_case
 
 __all__ = ["SPEC_PREFIX", "DEFAULT_DTYPES", "ALL_DTYPES", "EVERY_SAMPLE", "parse_samples", "OpInfoSample", "Skipped", "SampleModule", "spec", "parse_spec",
-           "is_spec", "load", "skipped", "sample_of", "op_id", "declared_tolerance", "tolerance", "case_name"]
+           "is_spec", "load", "skipped", "sample_of", "pairs_of", "op_id", "declared_tolerance", "tolerance", "case_name"]
 
 SPEC_PREFIX = "opinfo:"
 DEFAULT_DTYPES = ("float32", "int64")
@@ -67,8 +67,8 @@ class Skipped:
     reason: str
 
 
-# spec -> (case names, skipped), so loading twice in one process is a no-op.
-_LOADED: dict[str, tuple[list[str], list[Skipped]]] = {}
+# (spec, pairs) -> (case names, skipped), so loading twice in one process is a no-op.
+_LOADED: dict[tuple, tuple[list[str], list[Skipped]]] = {}
 _SAMPLES: dict[str, OpInfoSample] = {}  # case name -> its sample
 _SAMPLE_CACHE: dict[tuple, tuple[bool, list]] = {}  # (op_id, dtype) -> (exhausted, samples)
 # Statistics of fewer values cannot tell a wrong distribution from another draw.
@@ -154,9 +154,11 @@ def _without_test_bookkeeping():
     loading every sample of every dtype: 88 s a process, paid by the audit's
     supervisor and each worker of each shard."""
     from torch.testing._internal import common_utils
+    from torch.testing._internal.opinfo import core
 
     with contextlib.ExitStack() as stack:
-        stack.enter_context(unittest.mock.patch.object(common_utils, "extract_test_fn", lambda: None))
+        for module in (common_utils, core):  # core imports the name: patched where each looks it up
+            stack.enter_context(unittest.mock.patch.object(module, "extract_test_fn", lambda: None))
         if not torch.cuda.is_available():
             stack.enter_context(unittest.mock.patch.object(torch.cuda, "manual_seed_all", lambda seed: None))
         yield
@@ -346,17 +348,22 @@ def _register_op(op, oid: str, dtype: torch.dtype, count: int | None, skips: lis
     return names
 
 
-def load(text: str) -> list[Case]:
-    """Register the cases `text` (a spec) names, once per process; return them."""
-    if text not in _LOADED:
+def load(text: str, pairs: frozenset[tuple[str, str]] | None = None) -> list[Case]:
+    """Register the cases `text` (a spec) names, once per process; return them.
+    `pairs`: only those of these (op id, dtype) pairs (`pairs_of`), which is
+    all an audit worker needs of a shard: the same cases under the same
+    names, in a fraction of the time every sample of every op takes."""
+    if (text, pairs) not in _LOADED:
         with warnings.catch_warnings():  # op_db's import warns about deprecated and beta APIs
             warnings.simplefilter("ignore")
-            _load(text)
-    return [get_case(n) for n in _LOADED[text][0]]
+            _load(text, pairs)
+    return [get_case(n) for n in _LOADED[text, pairs][0]]
 
 
-def _load(text: str) -> None:
-    """Build the suite: every op of op_db matching the spec, at each dtype."""
+def _load(text: str, pairs: frozenset[tuple[str, str]] | None) -> None:
+    """Build the suite: every op of op_db matching the spec, at each dtype.
+    Ops load in op_db's order even when `pairs` narrows them, so a case name
+    two ops share goes to the same op (the first) either way."""
     dtypes, count, ops = parse_spec(text)
     pattern = re.compile(ops) if ops else None
     names: list[str] = []
@@ -364,10 +371,16 @@ def _load(text: str) -> None:
     for oid, op in _op_db().items():
         if pattern is None or pattern.search(oid):
             for dname in dtypes:
-                names += _register_op(op, oid, getattr(torch, dname), count, skips)
-    _LOADED[text] = (names, skips)
+                if pairs is None or (oid, dname) in pairs:
+                    names += _register_op(op, oid, getattr(torch, dname), count, skips)
+    _LOADED[text, pairs] = (names, skips)
+
+
+def pairs_of(names) -> frozenset[tuple[str, str]]:
+    """The (op id, dtype) pairs of those of `names` that are OpInfo cases."""
+    return frozenset((s.op, s.dtype) for s in (_SAMPLES.get(n) for n in names) if s is not None)
 
 
 def skipped(text: str) -> list[Skipped]:
     """What `load(text)` left out, with reasons (load it first)."""
-    return list(_LOADED[text][1])
+    return list(_LOADED[text, None][1])
