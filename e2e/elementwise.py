@@ -485,6 +485,40 @@ def ElementwiseFmodModule_integer_quotients():
     return Fn(torch.fmod)
 
 
+def _half_quotients(dtype):
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(64, 16, generator=g).to(dtype), torch.randn(64, 16, generator=g).to(dtype), torch.tensor(0.7)
+
+
+# TorchToTosa divides as x * reciprocal(y), rounded twice in a half type: a
+# quarter of float16 quotients were an ulp off eager's, which divides in
+# float32 (tosa-custom-true-division does too). Compared exactly.
+@case(inputs=lambda: _half_quotients(torch.float16), family=FAMILY)
+def ElementwiseDivModule_float16():
+    return Fn(lambda a, b, s: (a / b, a / 3.0, a / s, torch.div(a, b, rounding_mode=None)))
+
+
+@case(inputs=lambda: _half_quotients(torch.bfloat16), family=FAMILY)
+def ElementwiseDivModule_bfloat16():
+    return Fn(lambda a, b, s: (a / b, a / 3.0, a / s))
+
+
+@case(inputs=lambda: (torch.randn(3, 4), torch.rand(3, 4) + 0.5), family=FAMILY)
+def ElementwiseDivModule_rounding_mode_none():
+    """A None rounding mode is true division; TorchToTosa lowers it only when spelt aten.div.Tensor."""
+    return Fn(lambda a, b: (torch.div(a, b, rounding_mode=None), torch.div(a, 4.0, rounding_mode=None)))
+
+
+@case(inputs=lambda: (torch.randn(3, 3, 3, generator=torch.Generator().manual_seed(0)).to(torch.float16),
+                      torch.tensor([1.0996, 2.0, 3.5], dtype=torch.float16), torch.tensor([4.0, 2.0, 6.0],
+                                                                                         dtype=torch.float16)),
+      family=FAMILY)
+def GradientModule_float16_spacings():
+    """Differences over coordinates: ten half-type divisions, 8 ulps off
+    before they divided in float32 (every-sample OpInfo gradient/float16/6)."""
+    return Fn(lambda x, s0, s1: torch.gradient(x, spacing=[s0, s1], dim=(0, -1), edge_order=1))
+
+
 @case(inputs=lambda: (torch.randint(-10, 10, (3, 4)), torch.tensor([3, -3, 2, -2])), family=FAMILY)
 def ElementwiseDivFloorIntModule_negative():
     """Floor division of negative integers rounds toward -inf."""

@@ -1,4 +1,4 @@
-"""The runtime fuzzer's `quotients` family: floor and trunc division,
+"""The runtime fuzzer's `quotients` family: floor, trunc and true division,
 remainder and fmod where the quotient is an integer, against the exact
 answer. TOSA divides as x * (1/y): 49.0 // 49.0 was 0 in float32, and
 every-sample OpInfo div.floor_rounding bfloat16/6 was one off."""
@@ -18,8 +18,8 @@ def test_quotients_cases_cover_every_op_divisor_and_mode():
     assert {c["mode"] for c in cases} == {"stock", "auto"}
 
 
-@pytest.mark.parametrize("op", ["floor", "trunc", "remainder"])
-@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize("op", ["floor", "trunc", "true", "remainder"])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_integer_quotients_are_exact(op, dtype):
     for divisor, mode in (("tensor", "stock"), ("negative-number", "auto")):
         _quotients.check({"kind": "quotients", "op": op, "type": dtype, "mode": mode, "divisor": divisor,
