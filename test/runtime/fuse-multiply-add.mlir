@@ -25,3 +25,21 @@ func.func @not_fused(%a: f32, %b: f32, %v: vector<4xf32>) -> (f32, vector<4xf32>
   %sv = arith.addf %mv, %v : vector<4xf32>
   return %s, %sv, %mv : f32, vector<4xf32>, vector<4xf32>
 }
+
+// -----
+
+// Half-type vectors are left alone: eager rounds the product to the half
+// type before the sum.
+// CHECK-LABEL: func.func @half_types(
+// CHECK-NOT:     math.fma
+// CHECK:         arith.mulf
+// CHECK:         arith.addf
+// CHECK:         arith.mulf
+// CHECK:         arith.addf
+func.func @half_types(%a: vector<8xf16>, %b: vector<8xbf16>) -> (vector<8xf16>, vector<8xbf16>) {
+  %m = arith.mulf %a, %a : vector<8xf16>
+  %s = arith.addf %a, %m : vector<8xf16>
+  %mb = arith.mulf %b, %b : vector<8xbf16>
+  %sb = arith.addf %b, %mb : vector<8xbf16>
+  return %s, %sb : vector<8xf16>, vector<8xbf16>
+}

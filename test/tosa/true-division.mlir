@@ -45,6 +45,24 @@ func.func @mixed_operands(%arg0: !torch.vtensor<[4],si64>, %arg1: !torch.vtensor
 
 // -----
 
+// An integer tensor divided by a float number: the tensor enters as the
+// float result type, the number stays a number (TorchToTosa made it the
+// tensor's type: x / 2.1 divided by 2). Two integer tensors likewise.
+// CHECK-LABEL: func.func @integers_to_float(
+// CHECK:         %[[X:.*]] = torch.aten.to.dtype %arg0, %int6{{.*}} -> !torch.vtensor<[3],f32>
+// CHECK:         torch.aten.div.Scalar %[[X]], %float2.100000e00 : {{.*}} -> !torch.vtensor<[3],f32>
+// CHECK:         %[[A:.*]] = torch.aten.to.dtype %arg0, %int6{{.*}} -> !torch.vtensor<[3],f32>
+// CHECK:         %[[B:.*]] = torch.aten.to.dtype %arg1, %int6{{.*}} -> !torch.vtensor<[3],f32>
+// CHECK:         torch.aten.div.Tensor %[[A]], %[[B]] : {{.*}} -> !torch.vtensor<[3],f32>
+func.func @integers_to_float(%arg0: !torch.vtensor<[3],si64>, %arg1: !torch.vtensor<[3],si32>) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) {
+  %float = torch.constant.float 2.100000e+00
+  %0 = torch.aten.div.Scalar %arg0, %float : !torch.vtensor<[3],si64>, !torch.float -> !torch.vtensor<[3],f32>
+  %1 = torch.aten.div.Tensor %arg0, %arg1 : !torch.vtensor<[3],si64>, !torch.vtensor<[3],si32> -> !torch.vtensor<[3],f32>
+  return %0, %1 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
+}
+
+// -----
+
 // float32 stays float32: a None mode is only respelt (TorchToTosa lowers
 // no aten.div.Scalar_mode). Left alone: a rounding mode (exact_division's).
 // CHECK-LABEL: func.func @others(

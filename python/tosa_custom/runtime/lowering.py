@@ -44,6 +44,7 @@ from ..core.passes import Option, PassContext, parse_names, pipeline_text, regis
 from .cpu import CpuTarget, cpu_target
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .extreme_inits import MAX_MIN_FROM_INFINITY
+from .half_rounding import ROUND_EMULATED_FLOATS
 from .tosa_fixes import TOSA_FIXES
 from .shape_ops import LOWER_SHAPE_OPS
 from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
@@ -184,12 +185,14 @@ def _jit(cpu: CpuTarget) -> list[str]:
 # builtin the JIT finds only where the host's libgcc has it (GCC 13+) or the
 # CPU has AVX512-BF16. Do the same in MLIR, rounding with integer ops, so
 # every x86-64 CPU runs bf16 the same way.
-_SOFT_BF16 = (
-    "func.func(arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}, "
-    "math-extend-to-supported-types{extra-types=f16 target-type=f32}, arith-expand{include-bf16=true})"
-)
+# Each op rounded to bf16 as eager rounds it: the emulation's casts lose their
+# contract flag, which would let extf(truncf(x)) fold to x (half_rounding.py).
+_SOFT_BF16 = [
+    "func.func(arith-emulate-unsupported-floats{source-types=bf16 target-type=f32})", ROUND_EMULATED_FLOATS,
+    "func.func(math-extend-to-supported-types{extra-types=f16 target-type=f32}, arith-expand{include-bf16=true})",
+]
 _TO_LLVM = [
-    _SOFT_BF16, "func.func(llvm-request-c-wrappers)", "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",
+    *_SOFT_BF16, "func.func(llvm-request-c-wrappers)", "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",
     # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls, one
     # per lane: before the vectors are lowered, which lowers the lanes'
     # extracts and inserts (after, they reached LLVM as vector ops: erf of
@@ -372,6 +375,9 @@ def write_results_in_place(module, ctx: PassContext | None = None) -> int:
                "loop)")
 def fuse_multiply_add(module, ctx: PassContext | None = None) -> int:
     """`addf(acc, mulf(a, b))` on vectors -> `math.fma(a, b, acc)`. Returns how many.
+    Not on float16 or bfloat16 vectors: eager rounds the product to the half
+    type before the sum (half_rounding.py); their contractions accumulate in
+    float32, which is fused.
 
     The vectorizer turns a contraction written as a linalg.generic into a
     multiply and an add per reduction step (only named contractions become
@@ -382,6 +388,7 @@ def fuse_multiply_add(module, ctx: PassContext | None = None) -> int:
     """
     found = collect_ops(
         module, lambda op: op.name == "arith.addf" and isinstance(op.results[0].type, ir.VectorType)
+        and not isinstance(ir.VectorType(op.results[0].type).element_type, (ir.F16Type, ir.BF16Type))
     )
     fused = 0
     with module.context, ir.Location.unknown():
