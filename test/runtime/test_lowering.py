@@ -11,6 +11,7 @@ from _tolerance import assert_reduction_close
 from torch_mlir import ir, passmanager
 
 from tosa_custom.core import ir as _ir
+from tosa_custom.core.passes import run_pipeline
 from tosa_custom import runtime
 from tosa_custom.runtime import lowering, tiling
 from _runtime_ir import _matmul, _names, _ops, _parse  # noqa: F401  (shared IR helpers)
@@ -27,8 +28,7 @@ def test_matmul_becomes_vector_fmas_before_llvm():
     # the accumulators stay in registers across the reduction loop
     assert any("iter_args" in line and "vector<" in line for line in text.splitlines())
     # and in the LLVM dialect, vector FMAs on LLVM vector types
-    with module.context:
-        passmanager.PassManager.parse(lowering.BACKEND_PIPELINE).run(module.operation)
+    run_pipeline(module, lowering.BACKEND_PIPELINE, "the backend pipeline")
     llvm = str(module)
     assert "llvm.intr.fmuladd" in llvm and "vector<32xf32>" in llvm  # vector.fma lowers to fmuladd
 
