@@ -71,6 +71,23 @@ def collect_ops(root, predicate, *, enter_matches: bool = True) -> list[ir.Opera
     return found
 
 
+def replace_each(root, predicate, rewrite) -> int:
+    """Replace each single-result op `predicate` picks under `root` by the
+    value `rewrite(op)` builds in its place (at the op, with its location);
+    `rewrite` returns None to keep the op. Returns how many were replaced.
+    The common shape of a rewriting pass, in one place."""
+    replaced = 0
+    for op in collect_ops(root, predicate):
+        with ir.InsertionPoint(op), op.location:
+            value = rewrite(op)
+        if value is None:
+            continue
+        op.results[0].replace_all_uses_with(value)
+        op.erase()
+        replaced += 1
+    return replaced
+
+
 def defining_op(value: ir.Value) -> ir.Operation | None:
     """The op that defines `value`, or None for a block argument."""
     owner = value.owner

@@ -12,7 +12,7 @@ from torch_mlir import ir
 
 from ..contract.decode import constant_operand
 from ..core.builders import create, retyped, tosa_cast, tosa_const
-from ..core.ir import collect_ops
+from ..core.ir import collect_ops, replace_each
 from ..core.passes import PassContext, register_pass
 
 __all__ = ["INTEGER_NEGATE_AS_SUB", "HALF_CAST_THROUGH_F32", "DEPTHWISE_IN_ACCUMULATOR_TYPE", "TOSA_FIXES"]
@@ -36,16 +36,14 @@ def _zero(value: ir.Value) -> bool:
                "its intermediate type from the input's largest value + 1, which overflows for i64 and gives an "
                "i64 -> i16 arith.extsi that does not verify (torch-mlir's argmin of an int64 tensor negates it)")
 def integer_negate_as_sub(module: ir.Operation, ctx: PassContext) -> None:
-    negates = collect_ops(module, lambda op: op.name == "tosa.negate" and _i64(op.results[0].type)
-                          and all(_zero(v) for v in list(op.operands)[1:]))
-    for op in negates:
+    def sub_from_zero(op: ir.Operation) -> ir.Value:
         result_type = ir.RankedTensorType(op.results[0].type)
-        with ir.InsertionPoint(op), op.location:
-            zero_type = ir.RankedTensorType.get([1] * result_type.rank, result_type.element_type)
-            zero = tosa_const(ir.DenseElementsAttr.get_splat(zero_type, ir.IntegerAttr.get(zero_type.element_type, 0)))
-            sub = create("tosa.sub", result_type, [zero, op.operands[0]])
-        op.results[0].replace_all_uses_with(sub)
-        op.erase()
+        zero_type = ir.RankedTensorType.get([1] * result_type.rank, result_type.element_type)
+        zero = tosa_const(ir.DenseElementsAttr.get_splat(zero_type, ir.IntegerAttr.get(zero_type.element_type, 0)))
+        return create("tosa.sub", result_type, [zero, op.operands[0]])
+
+    replace_each(module, lambda op: op.name == "tosa.negate" and _i64(op.results[0].type)
+                 and all(_zero(v) for v in list(op.operands)[1:]), sub_from_zero)
 
 
 def _half_pair(op: ir.Operation) -> bool:
@@ -58,14 +56,11 @@ def _half_pair(op: ir.Operation) -> bool:
                "arith.truncf of equal widths, which does not verify. Widening to f32 is exact, so the result is "
                "rounded once, to nearest even (the runtime fuzzer's cast cases found it)")
 def half_cast_through_f32(module: ir.Operation, ctx: PassContext) -> None:
-    for op in collect_ops(module, lambda op: op.name == "tosa.cast" and _half_pair(op)):
-        source = ir.ShapedType(op.operands[0].type)
-        with ir.InsertionPoint(op), op.location:
-            wide_type = ir.RankedTensorType.get(source.shape, ir.F32Type.get())
-            wide = create("tosa.cast", wide_type, [op.operands[0]])
-            narrow = create("tosa.cast", op.results[0].type, [wide])
-        op.results[0].replace_all_uses_with(narrow)
-        op.erase()
+    def through_f32(op: ir.Operation) -> ir.Value:
+        wide_type = ir.RankedTensorType.get(ir.ShapedType(op.operands[0].type).shape, ir.F32Type.get())
+        return create("tosa.cast", op.results[0].type, [create("tosa.cast", wide_type, [op.operands[0]])])
+
+    replace_each(module, lambda op: op.name == "tosa.cast" and _half_pair(op), through_f32)
 
 
 def _narrow_float_depthwise(op: ir.Operation) -> bool:

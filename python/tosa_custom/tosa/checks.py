@@ -285,12 +285,9 @@ def mark_boundary_dtypes(module: ir.Operation, ctx: PassContext) -> None:
 @register_pass(TENSOR_CONSTANTS_AS_TOSA,
                "Rewrite tensor arith.constant ops (left by torch-mlir's canonicalizations) as tosa.const")
 def tensor_constants_as_tosa(module: ir.Operation, ctx: PassContext) -> None:
-    for op in _ir.collect_ops(module, lambda op: op.name == "arith.constant"
-                              and isinstance(op.results[0].type, ir.RankedTensorType)):
-        with ir.InsertionPoint(op), op.location:
-            const = _b.tosa_const(op.attributes["value"], op.results[0].type)
-        op.results[0].replace_all_uses_with(const)
-        op.erase()
+    _ir.replace_each(module, lambda op: op.name == "arith.constant" and isinstance(op.results[0].type,
+                                                                                   ir.RankedTensorType),
+                     lambda op: _b.tosa_const(op.attributes["value"], op.results[0].type))
 
 
 @register_pass(VERIFY_TOSA,

@@ -164,10 +164,4 @@ def _rewrite(op: ir.Operation) -> ir.Value | None:
                "float32, correct floor(x * (1/y)) by one either way with products, and round once: TorchToTosa's "
                "x * reciprocal(y) makes 49.0 // 49.0 zero")
 def exact_rounding_division(module: ir.Operation, ctx: PassContext) -> None:
-    for op in _ir.collect_ops(module, lambda o: o.name in _DIVISIONS + _REMAINDERS):
-        with ir.InsertionPoint(op), op.location:
-            exact = _rewrite(op)
-        if exact is None:
-            continue
-        op.results[0].replace_all_uses_with(exact)
-        op.erase()
+    _ir.replace_each(module, lambda o: o.name in _DIVISIONS + _REMAINDERS, _rewrite)

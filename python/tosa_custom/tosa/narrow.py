@@ -395,9 +395,4 @@ def _widen(op: ir.Operation) -> ir.Value | None:
                "Compute i8/i16 add, sub and mul in i32 and truncate back (the same wraparound; TOSA 1.0 adds only "
                "i32 and multiplies i8/i16 into i32), bool mul as logical_and and bool equal as not-xor")
 def widen_int_arithmetic(module: ir.Operation, ctx: PassContext) -> None:
-    for op in _ir.collect_ops(module, lambda op: op.name in ("tosa.add", "tosa.sub", "tosa.mul", "tosa.equal")):
-        with ir.InsertionPoint(op), op.location:
-            result = _widen(op)
-        if result is not None:
-            op.results[0].replace_all_uses_with(result)
-            op.erase()
+    _ir.replace_each(module, lambda op: op.name in ("tosa.add", "tosa.sub", "tosa.mul", "tosa.equal"), _widen)

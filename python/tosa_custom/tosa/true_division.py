@@ -94,10 +94,4 @@ def _rewrite(op: ir.Operation) -> ir.Value | None:
                "bfloat16 to divide in float32 and round once, as eager PyTorch does: TorchToTosa divided an integer "
                "tensor by a float number made an integer, and its x * reciprocal(y) in a half type rounds twice")
 def true_division(module: ir.Operation, ctx: PassContext) -> None:
-    for op in _ir.collect_ops(module, lambda o: o.name in _DIVISIONS or o.name in _WITHOUT_MODE):
-        with ir.InsertionPoint(op), op.location:
-            wide = _rewrite(op)
-        if wide is None:
-            continue
-        op.results[0].replace_all_uses_with(wide)
-        op.erase()
+    _ir.replace_each(module, lambda o: o.name in _DIVISIONS or o.name in _WITHOUT_MODE, _rewrite)
