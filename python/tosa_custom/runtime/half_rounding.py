@@ -10,11 +10,12 @@ eager in a sixth to a third of its elements, in stock and auto mode:
 - `tosa-custom-fuse-multiply-add` made `a * b + c` one FMA, one rounding.
   It now leaves half-type vectors alone (their contractions accumulate in
   float32, where it still fuses).
-- `arith-emulate-unsupported-floats` computes each bfloat16 op in float32
-  between an `extf` and a `truncf` marked `fastmath<contract>`, and with
-  that flag `extf(truncf(x))` folds to `x` in the next greedy pass: the
-  product went on unrounded. `tosa-custom-round-emulated-floats`, right
-  after the emulation, drops the flag, so every rounding stays.
+- `arith-emulate-unsupported-floats` (and `math-extend-to-supported-types`,
+  for bfloat16 math ops) computes each bfloat16 op in float32 between an
+  `extf` and a `truncf` marked `fastmath<contract>`, and with that flag
+  `extf(truncf(x))` folds to `x` in the next greedy pass: the product (or
+  `exp`) went on unrounded. `tosa-custom-round-emulated-floats`, right
+  after both emulations, drops the flag, so every rounding stays.
 """
 
 from __future__ import annotations

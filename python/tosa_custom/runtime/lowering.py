@@ -185,11 +185,13 @@ def _jit(cpu: CpuTarget) -> list[str]:
 # builtin the JIT finds only where the host's libgcc has it (GCC 13+) or the
 # CPU has AVX512-BF16. Do the same in MLIR, rounding with integer ops, so
 # every x86-64 CPU runs bf16 the same way.
-# Each op rounded to bf16 as eager rounds it: the emulation's casts lose their
-# contract flag, which would let extf(truncf(x)) fold to x (half_rounding.py).
+# Each op rounded to bf16 as eager rounds it: the casts both emulations make
+# lose their contract flag, which would let extf(truncf(x)) fold to x
+# (half_rounding.py).
 _SOFT_BF16 = [
-    "func.func(arith-emulate-unsupported-floats{source-types=bf16 target-type=f32})", ROUND_EMULATED_FLOATS,
-    "func.func(math-extend-to-supported-types{extra-types=f16 target-type=f32}, arith-expand{include-bf16=true})",
+    "func.func(arith-emulate-unsupported-floats{source-types=bf16 target-type=f32}, "
+    "math-extend-to-supported-types{extra-types=f16 target-type=f32})", ROUND_EMULATED_FLOATS,
+    "func.func(arith-expand{include-bf16=true})",
 ]
 _TO_LLVM = [
     *_SOFT_BF16, "func.func(llvm-request-c-wrappers)", "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",

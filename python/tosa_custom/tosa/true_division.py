@@ -49,8 +49,8 @@ _WITHOUT_MODE = {"torch.aten.div.Tensor_mode": "torch.aten.div.Tensor",  # true 
 
 
 def _ranked(value: ir.Value) -> tuple[list[str], str] | None:
-    text = str(value.type)
-    return _dtypes.parse_vtensor(text) if text.startswith("!torch.vtensor<[") else None
+    """(dims, element) of a ranked vtensor value, else None."""
+    return _dtypes.parse_vtensor(str(value.type))
 
 
 def _is_tensor(value: ir.Value) -> bool:
