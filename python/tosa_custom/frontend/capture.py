@@ -18,55 +18,14 @@ import torch
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
 from ..core.diagnostics import CompileError
+from . import decomposition_cost
 from ..tosa import wrong_lowerings as _wrong
 from ..core.schema import OpSelection, overload_name
 
 __all__ = ["example_args", "all_dims_dynamic", "dynamic_by_parameter", "graph_ops", "decomposition_table",
            "check_survived_pytorch", "decompose", "expose_non_persistent_buffers", "quiet_torch", "export"]
 
-
-# --------------------------------------------------------------------------
-# PyTorch's per-call cost of run_decompositions.
-# --------------------------------------------------------------------------
-
-
-def _cia_fingerprint() -> tuple:
-    """What the set of CompositeImplicitAutograd ops depends on: the op
-    namespaces and the C++ CIA registrations (a library that registers an op
-    changes one or the other)."""
-    return (tuple(torch.ops._dir),
-            len(torch._C._dispatch_get_registrations_for_dispatch_key("CompositeImplicitAutograd")))
-
-
-def _cache_cia_ops() -> None:
-    """Memoize torch.export's `_collect_all_valid_cia_ops` per fingerprint.
-
-    Every `run_decompositions` walks every op of every non-aten namespace to
-    find the CompositeImplicitAutograd ops it may preserve (about 0.3 s a
-    call; only the aten walk is cached by PyTorch). A compile runs it once,
-    an audit over a thousand small programs a thousand times: a fixed cost
-    larger than exporting or lowering such a program. The answer changes
-    only when ops are registered, which changes the fingerprint.
-    """
-    from torch.export import exported_program
-
-    collect = exported_program._collect_all_valid_cia_ops
-    if getattr(collect, "_tosa_custom_cached", False):
-        return
-    memo: dict[tuple, frozenset] = {}
-
-    def cached():
-        key = _cia_fingerprint()
-        if key not in memo:
-            memo.clear()
-            memo[key] = frozenset(collect())
-        return set(memo[key])  # the caller removes from its copy
-
-    cached._tosa_custom_cached = True
-    exported_program._collect_all_valid_cia_ops = cached
-
-
-_cache_cia_ops()
+decomposition_cost.install()
 
 
 # --------------------------------------------------------------------------
