@@ -84,7 +84,9 @@ class _Counter(nn.Module):
         return x * self.n
 
 
-@case(inputs=lambda: (torch.randn(3),), family=FAMILY, calls=5, selective_ops=["aten.mul.Tensor"])
+@case(inputs=lambda: (torch.randn(3),), family=FAMILY, calls=5, selective_ops=["aten.mul.Tensor"],
+      nonconformant={"stock": "the int64 counter is cast to float: TOSA 1.0 casts no i64 to a float, and a state "
+                              "counter's range is not known (CONTRACT.md §13.4)"})
 def BufferCounterModule_5calls():
     return _Counter()
 

@@ -15,6 +15,14 @@ True division (`true`) has the same oracle: in float16 and bfloat16 it was
 x * reciprocal(y) rounded twice in the half type, an ulp off eager in a
 third of these quotients (every-sample OpInfo gradient/float16/6); float32's
 x * (1/y) may be an ulp off, which its tolerance allows.
+
+Integers (int8 to int64) draw x and y over the whole type, its ends
+included: TorchToTosa decided floor division's correction by the sign of
+x * y, which wraps, and added and subtracted int64 in i32 (2**40 + 2**35
+gave 0; every-sample OpInfo unravel_index/int64/4). For them the ops are
+floor, trunc, remainder, fmod, and add and sub with an alpha; the oracle is
+Python's integers, wrapped to the type. x = min with y = -1 is left out:
+eager PyTorch itself dies of SIGFPE there.
 """
 
 from __future__ import annotations
@@ -25,10 +33,12 @@ from ..outcome import CORRECT, Defect, Outcome
 
 __all__ = ["strategy", "check", "OPS"]
 
-OPS = ("floor", "trunc", "true", "remainder", "fmod")
-_TYPES = ("float32", "float16", "bfloat16")
+OPS = ("floor", "trunc", "true", "remainder", "fmod", "add", "sub")
+_FLOAT_OPS = ("floor", "trunc", "true", "remainder", "fmod")
+_INT_OPS = ("floor", "trunc", "remainder", "fmod", "add", "sub")
+_TYPES = ("float32", "float16", "bfloat16", "int64", "int32", "int16", "int8")
 # fmod is decomposed by torch-mlir before the exact rewrite can see it: stock
-# mode computes it as x - trunc(x * (1/y)) * y (wrong_lowerings.py says so; auto
+# mode computes it as x - trunc(x * (1/y)) * y (an int64 one through i32) (wrong_lowerings.py says so; auto
 # mode keeps it whole).
 _KNOWN_WRONG = {("fmod", "stock")}
 
@@ -42,6 +52,8 @@ def _program(op: str, divisor):
             return torch.div(x, d, rounding_mode=op)
         if op == "true":
             return x / d
+        if op in ("add", "sub"):
+            return getattr(torch, op)(x, d, alpha=3)
         return getattr(torch, op)(x, d)
     return fn
 
@@ -59,9 +71,47 @@ def _exact(op: str, x, y):
     return getattr(torch, op)(x, y)  # exact in float64 for these magnitudes
 
 
+def _integer_exact(op: str, x: int, y: int, bits: int) -> int:
+    """Python's integers, wrapped to a signed type of `bits` bits."""
+    if op == "floor":
+        value = x // y
+    elif op == "trunc":
+        value = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)
+    elif op == "remainder":
+        value = x % y
+    elif op == "fmod":
+        value = x - abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1) * y
+    else:
+        value = x + 3 * y if op == "add" else x - 3 * y
+    half = 1 << (bits - 1)
+    return (value + half) % (2 * half) - half
+
+
+def _integer_values(g, dtype, sign: float, count: int):
+    """x over the whole type with its ends; y nonzero, of `sign`, small or
+    large; never x = min with y = -1."""
+    import torch
+
+    info = torch.iinfo(dtype)
+    ends = [info.min, info.min + 1, info.max, info.max - 1, 0, 1, -1]
+    whole = lambda: int(torch.randint(info.min, info.max, (), generator=g, dtype=torch.int64))  # noqa: E731
+    xs, ys = [], []
+    for i in range(count):
+        choice = i % 4
+        xs.append(ends[i % len(ends)] if choice == 0 else whole() if choice < 3 else int(torch.randint(-99, 100, (), generator=g)))
+        y = abs(whole()) if i % 3 == 0 else int(torch.randint(1, 100, (), generator=g)) if i % 3 == 1 else info.max
+        y = max(1, min(y, info.max)) * (-1 if sign < 0 else 1)
+        if xs[-1] == info.min and y == -1:
+            y = -2
+        ys.append(y)
+    return xs, ys
+
+
 @st.composite
 def strategy(draw):
-    return {"kind": "quotients", "op": draw(st.sampled_from(OPS)), "type": draw(st.sampled_from(_TYPES)),
+    dtype = draw(st.sampled_from(_TYPES))
+    return {"kind": "quotients", "op": draw(st.sampled_from(_INT_OPS if dtype.startswith("int") else _FLOAT_OPS)),
+            "type": dtype,
             "mode": draw(st.sampled_from(["stock", "auto"])), "divisor": draw(st.sampled_from(
                 ["tensor", "number", "negative-tensor", "negative-number"])),
             "fraction": draw(st.sampled_from([0.0, 0.0, 0.5, 0.25])), "seed": draw(st.integers(0, 2**31))}
@@ -70,15 +120,14 @@ def strategy(draw):
 def check(case: dict) -> Outcome:
     import torch
 
-    import tosa_custom
-    from tosa_custom import runtime
-
     op, dtype = case["op"], getattr(torch, case["type"])
     what = f"{op} by a {case['divisor']} in {case['type']}, {case['mode']} mode"
     if (op, case["mode"]) in _KNOWN_WRONG:
         return Outcome(CORRECT, f"{what}: a known wrong lowering")
     g = torch.Generator().manual_seed(case["seed"])
     sign = -1.0 if case["divisor"].startswith("negative") else 1.0
+    if not dtype.is_floating_point:
+        return _check_integers(case, what, g, sign)
     if case["divisor"].endswith("number"):
         number = sign * float(torch.randint(1, 100, (), generator=g))
         y = torch.full((96,), number, dtype=dtype)
@@ -89,17 +138,7 @@ def check(case: dict) -> Outcome:
     x = (k * y.double() + case["fraction"] * y.double()).to(dtype)
     fn = _program(op, number)
     want = _exact(op, x, y).to(dtype)
-
-    class Model(torch.nn.Module):
-        def forward(self, x, y):
-            return fn(x, y)
-
-    try:
-        compiled = tosa_custom.compile(Model().eval(), (x, y), output_type="tosa",
-                                       backend_legal_ops="auto" if case["mode"] == "auto" else None)
-        got = runtime.load(compiled)(x, y)
-    except Exception as e:  # a float division of a supported type: any failure is a defect
-        raise Defect("exception", f"{what}: {type(e).__name__}: {e}") from e
+    got = _run(fn, x, y, case["mode"], what)
     if not isinstance(got, torch.Tensor) or got.dtype != dtype or got.shape != want.shape:
         raise Defect("wrong", f"{what}: got {got!r}")
     same = got == want
@@ -109,4 +148,46 @@ def check(case: dict) -> Outcome:
         i = int((~same).nonzero()[0])
         raise Defect("wrong", f"{what}: {x[i].item()} and {y[i].item()} give {got[i].item()}, "
                               f"exactly {want[i].item()}")
+    return Outcome(CORRECT, what)
+
+
+def _run(fn, x, y, mode: str, what: str):
+    import torch
+
+    import tosa_custom
+    from tosa_custom import runtime
+
+    class Model(torch.nn.Module):
+        def forward(self, x, y):
+            return fn(x, y)
+
+    try:
+        compiled = tosa_custom.compile(Model().eval(), (x, y), output_type="tosa",
+                                       backend_legal_ops="auto" if mode == "auto" else None)
+        return runtime.load(compiled)(x, y)
+    except Exception as e:  # arithmetic of a supported type: any failure is a defect
+        raise Defect("exception", f"{what}: {type(e).__name__}: {e}") from e
+
+
+def _check_integers(case: dict, what: str, g, sign: float) -> Outcome:
+    import torch
+
+    op, dtype = case["op"], getattr(torch, case["type"])
+    xs, ys = _integer_values(g, dtype, sign, 96)
+    number = ys[0] if case["divisor"].endswith("number") else None
+    if number is not None and op in ("add", "sub"):
+        number = number // 3 or number  # torch.export itself fails when alpha * number leaves int64
+    if number is not None:
+        ys = [number] * len(ys)
+        xs = [x if not (x == torch.iinfo(dtype).min and number == -1) else 0 for x in xs]
+    x, y = torch.tensor(xs, dtype=dtype), torch.tensor(ys, dtype=dtype)
+    bits = torch.iinfo(dtype).bits
+    want = torch.tensor([_integer_exact(op, a, b, bits) for a, b in zip(xs, ys)], dtype=dtype)
+    got = _run(_program(op, number), x, y, case["mode"], what)
+    if not isinstance(got, torch.Tensor) or got.dtype != dtype or got.shape != want.shape:
+        raise Defect("wrong", f"{what}: got {got!r}")
+    same = got == want
+    if not bool(same.all()):
+        i = int((~same).nonzero()[0])
+        raise Defect("wrong", f"{what}: {xs[i]} and {ys[i]} give {got[i].item()}, exactly {want[i].item()}")
     return Outcome(CORRECT, what)

@@ -56,3 +56,47 @@ func.func @others(%arg0: !torch.vtensor<[4],f32>, %arg1: !torch.vtensor<[4],si64
   %1 = torch.aten.div.Tensor_mode %arg1, %arg1, %str : !torch.vtensor<[4],si64>, !torch.vtensor<[4],si64>, !torch.str -> !torch.vtensor<[4],si64>
   return %0, %1 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],si64>
 }
+
+// -----
+
+// int64 floor division: the truncating quotient, moved one down where its
+// remainder is nonzero and of the other sign than the divisor (TorchToTosa
+// decides by the sign of x * y, which wraps: 2**63 - 2 floor-divided by
+// 2**63 - 1 gave -1). Comparisons are against a 0 of the operands' type.
+// CHECK-LABEL: func.func @int64_floor_by_tensor(
+// CHECK:         %[[Q:.*]] = torch.aten.div.Tensor_mode %arg0, %arg1, %str
+// CHECK:         %[[P:.*]] = torch.aten.mul.Tensor %[[Q]], %arg1
+// CHECK:         %[[R:.*]] = torch.aten.sub.Tensor %arg0, %[[P]]
+// CHECK:         %[[ZERO:.*]] = torch.vtensor.literal(dense<0> : tensor<si64>)
+// CHECK:         %[[RNEG:.*]] = torch.aten.lt.Tensor %[[R]], %[[ZERO]]
+// CHECK:         %[[YNEG:.*]] = torch.aten.lt.Tensor %arg1, %[[ZERO]]
+// CHECK:         %[[NZ:.*]] = torch.aten.ne.Tensor %[[R]], %[[ZERO]]
+// CHECK:         %[[X:.*]] = torch.aten.logical_xor %[[RNEG]], %[[YNEG]]
+// CHECK:         %[[AWAY:.*]] = torch.aten.logical_and %[[NZ]], %[[X]]
+// CHECK:         %[[DOWN:.*]] = torch.aten.add.Scalar %[[Q]], %int-1
+// CHECK:         torch.aten.where.self %[[AWAY]], %[[DOWN]], %[[Q]]
+func.func @int64_floor_by_tensor(%arg0: !torch.vtensor<[4],si64>, %arg1: !torch.vtensor<[4],si64>) -> !torch.vtensor<[4],si64> {
+  %str = torch.constant.str "floor"
+  %0 = torch.aten.div.Tensor_mode %arg0, %arg1, %str : !torch.vtensor<[4],si64>, !torch.vtensor<[4],si64>, !torch.str -> !torch.vtensor<[4],si64>
+  return %0 : !torch.vtensor<[4],si64>
+}
+
+// -----
+
+// int8 remainder by a negative Scalar: computed in int32 (TOSA 1.0 compares
+// only i32), moved by the divisor where the remainder is positive, and cast
+// back; int trunc division is TOSA's intdiv and stays.
+// CHECK-LABEL: func.func @int8_remainder_by_scalar(
+// CHECK:         torch.aten.to.dtype %arg0, %int3{{.*}} -> !torch.vtensor<[4],si32>
+// CHECK:         torch.aten.div.Scalar_mode {{.*}}, %[[Y:int-3.*]], %str
+// CHECK:         torch.aten.gt.Tensor
+// CHECK:         torch.aten.add.Scalar {{.*}}, %[[Y]]
+// CHECK:         torch.aten.to.dtype {{.*}}, %int1{{.*}} -> !torch.vtensor<[4],si8>
+// CHECK:         torch.aten.div.Tensor_mode %arg0, %arg0, %{{.*}} : {{.*}} -> !torch.vtensor<[4],si8>
+func.func @int8_remainder_by_scalar(%arg0: !torch.vtensor<[4],si8>) -> (!torch.vtensor<[4],si8>, !torch.vtensor<[4],si8>) {
+  %int-3 = torch.constant.int -3
+  %0 = torch.aten.remainder.Scalar %arg0, %int-3 : !torch.vtensor<[4],si8>, !torch.int -> !torch.vtensor<[4],si8>
+  %str = torch.constant.str "trunc"
+  %1 = torch.aten.div.Tensor_mode %arg0, %arg0, %str : !torch.vtensor<[4],si8>, !torch.vtensor<[4],si8>, !torch.str -> !torch.vtensor<[4],si8>
+  return %0, %1 : !torch.vtensor<[4],si8>, !torch.vtensor<[4],si8>
+}

@@ -14,7 +14,8 @@ from torch_mlir import ir
 from . import dtypes as _dtypes
 from . import schema as _schema
 
-__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant", "torch_to_dtype", "empty_vtensor"]
+__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant", "torch_to_dtype", "empty_vtensor",
+           "scalar_literal"]
 
 
 def create(name: str, result: ir.Type, operands: Sequence[ir.Value] = (), attributes: dict | None = None,
@@ -44,8 +45,10 @@ def tosa_cast(value: ir.Value, result: ir.Type, loc: ir.Location | None = None) 
     return create("tosa.cast", result, [value], loc=loc)
 
 
-def torch_constant(value: "int | float | bool | None") -> ir.Value:
-    """`torch.constant.int/float/bool/none` for a Python value."""
+def torch_constant(value: "int | float | bool | str | None") -> ir.Value:
+    """`torch.constant.int/float/bool/str/none` for a Python value."""
+    if isinstance(value, str):
+        return create("torch.constant.str", ir.Type.parse("!torch.str"), attributes={"value": ir.StringAttr.get(value)})
     if value is None:
         return create("torch.constant.none", ir.Type.parse("!torch.none"))
     if isinstance(value, bool):
@@ -77,3 +80,12 @@ def empty_vtensor(original: ir.Type) -> ir.Value:
     element = dtype.builtin if dtype.pairs else dtype.tosa
     empty = create("tensor.empty", ir.Type.parse(f"tensor<{''.join(f'{d}x' for d in dims)}{element}>"))
     return create("torch_c.from_builtin_tensor", original, [empty])
+
+
+def scalar_literal(number: "int | float", element: str) -> ir.Value:
+    """A 0-d `torch.vtensor.literal` of `number` with torch-mlir element type
+    `element` ("si8", "f32"): an operand of the tensor's own dtype, where a
+    Scalar operand would make TorchToTosa promote the other (to i64 for an
+    int8 comparison, which TOSA 1.0 does not take)."""
+    value = ir.Attribute.parse(f"dense<{number}> : tensor<{element}>")
+    return create("torch.vtensor.literal", ir.Type.parse(f"!torch.vtensor<[],{element}>"), attributes={"value": value})

@@ -21,6 +21,14 @@ computed exactly, and rounding is monotone: each test is right except where
 x / y lies within half an ulp of an integer, where eager's own quotient
 rounds to it too. trunc is floor of the quotient's magnitude with its sign;
 remainder is x - floor(x / y) * y, rounded once to the result type.
+
+Signed integers have their own overflow: TorchToTosa decides floor's
+correction by the sign of x * y, which wraps when the product leaves the
+type (unravel_index of 2**63 - 2 in (1, 2**63 - 1) gave -3 for its last
+index, every-sample OpInfo int64/4). Here the truncating quotient q (TOSA's
+intdiv) and r = x - q * y, whose product never exceeds |x|, decide it: q
+and r move one step toward floor where r is nonzero and its sign is not
+y's (q - 1, r + y; neither can overflow).
 """
 
 from __future__ import annotations
@@ -39,6 +47,9 @@ __all__ = ["EXACT_ROUNDING_DIVISION", "exact_rounding_division"]
 EXACT_ROUNDING_DIVISION = "tosa-custom-exact-rounding-division"
 
 _WIDE = {"f16": "f32", "bf16": "f32", "f32": "f32", "f64": "f64"}
+# Signed integers compute in at least i32: TOSA 1.0 compares only i32 (and
+# int8/int16 floor division and remainder are exact in i32, wrapping back alike).
+_SIGNED_WIDE = {"si8": "si32", "si16": "si32", "si32": "si32", "si64": "si64"}
 _DIVISIONS = ("torch.aten.div.Tensor_mode", "torch.aten.div.Scalar_mode")
 _REMAINDERS = ("torch.aten.remainder.Tensor", "torch.aten.remainder.Scalar")
 
@@ -122,17 +133,60 @@ def _divisor(value: ir.Value, b: _Builder):
     return b.cast(value, b.wide), splat
 
 
+def _integer(op: ir.Operation, b: _Builder) -> ir.Value | None:
+    """Floor division or remainder of signed integers, from the truncating
+    quotient and its remainder (the module docstring says why)."""
+    x, divisor = op.operands[0], op.operands[1]
+    if not str(x.type).startswith("!torch.vtensor"):
+        return None
+    x = b.cast(x, b.wide)
+    number = constant(divisor)
+    if number is not NOT_CONSTANT:
+        if not isinstance(number, int) or isinstance(number, bool) or number == 0:
+            return None
+        y, sign = _b.torch_constant(number), float(number)
+        q = b.op("torch.aten.div.Scalar_mode", [x, y, _b.torch_constant("trunc")])
+        product = b.op("torch.aten.mul.Scalar", [q, y])
+    elif str(divisor.type).startswith("!torch.vtensor"):
+        y, sign = b.cast(divisor, b.wide), splat_number(divisor)
+        if sign == 0.0:
+            return None
+        q = b.op("torch.aten.div.Tensor_mode", [x, y, _b.torch_constant("trunc")])
+        product = b.op("torch.aten.mul.Tensor", [q, y])
+    else:
+        return None
+    r = b.op("torch.aten.sub.Tensor", [x, product, _b.torch_constant(1)])
+    zero = _b.scalar_literal(0, b.wide)  # comparisons in the operands' type (a Scalar 0 promotes int8 to i64)
+    if sign is not None:  # known: r's sign alone decides (r < 0 implies r != 0)
+        away = b.compare("lt" if sign > 0 else "gt", r, zero)
+    else:
+        r_negative = b.compare("lt", r, zero)
+        y_negative = _b.create("torch.aten.lt.Tensor", vtensor_type(_dtypes.parse_vtensor(str(y.type))[0], "i1"),
+                               [y, zero])
+        away = b.op("torch.aten.logical_and", [b.compare("ne", r, zero),
+                                                b.op("torch.aten.logical_xor", [r_negative, y_negative], "i1")], "i1")
+    if op.name in _REMAINDERS:
+        moved = (b.op("torch.aten.add.Scalar", [r, y, _b.torch_constant(1)]) if number is not NOT_CONSTANT
+                 else b.op("torch.aten.add.Tensor", [r, y, _b.torch_constant(1)]))
+        return b.where(away, moved, r)
+    return b.where(away, b.step(q, -1), q)
+
+
 def _rewrite(op: ir.Operation) -> ir.Value | None:
-    """The exact form of a float rounding division or remainder, or None to leave it."""
+    """The exact form of a float rounding division or remainder, or of a
+    signed integer floor division or remainder; None to leave it."""
     result = op.results[0].type
     element = _element(result)
-    if element not in _WIDE:
+    if element not in _WIDE and element not in _SIGNED_WIDE:
         return None
     if op.name in _DIVISIONS:
         mode = constant(op.operands[2])
-        if mode not in ("floor", "trunc"):
-            return None
+        if mode not in ("floor", "trunc") or mode == "trunc" and element in _SIGNED_WIDE:
+            return None  # integer trunc is TOSA's intdiv itself
     dims = _dtypes.parse_vtensor(str(result))[0]
+    if element in _SIGNED_WIDE:
+        exact = _integer(op, _Builder(dims, _SIGNED_WIDE[element]))
+        return exact if exact is None or exact.type == result else _b.torch_to_dtype(exact, result)
     b = _Builder(dims, _WIDE[element])
     x = op.operands[0]
     if not str(x.type).startswith("!torch.vtensor"):
@@ -162,6 +216,7 @@ def _rewrite(op: ir.Operation) -> ir.Value | None:
 @register_pass(EXACT_ROUNDING_DIVISION,
                "Rewrite float floor and trunc division (aten.div with a rounding mode) and remainder to compute in "
                "float32, correct floor(x * (1/y)) by one either way with products, and round once: TorchToTosa's "
-               "x * reciprocal(y) makes 49.0 // 49.0 zero")
+               "x * reciprocal(y) makes 49.0 // 49.0 zero; and signed integer floor division and remainder to "
+               "correct the truncating quotient by its remainder's sign: TorchToTosa's sign of x * y wraps")
 def exact_rounding_division(module: ir.Operation, ctx: PassContext) -> None:
     _ir.replace_each(module, lambda o: o.name in _DIVISIONS + _REMAINDERS, _rewrite)

@@ -19,8 +19,7 @@ from ..core import dtypes as _dtypes
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
 from ..contract.signature import read_roles
-from ..weights.blobs import resource_blobs, resource_key
-from .ranges import Ranges, fits
+from .ranges import I32_RANGE, IntegerConstants, Ranges, fits
 
 __all__ = ["NARROW_F64", "NARROW_I64_GATHER", "NARROW_I64_CASTS", "WIDEN_INT_ARITHMETIC"]
 
@@ -177,30 +176,6 @@ def _i64(value: ir.Value) -> bool:
     return isinstance(element, ir.IntegerType) and element.width == 64
 
 
-class _Constants:
-    """The values of integer `tosa.const` ops; a `dense_resource` blob is read
-    from the module's printed resource section, once, only when one is asked for."""
-
-    def __init__(self, module: ir.Operation):
-        self._module, self._blobs = module, None
-
-    def values(self, value: ir.Value) -> np.ndarray | None:
-        owner = value.owner
-        if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const":
-            return None  # computed at run time: its range is not known here
-        attr = owner.operation.attributes["values"]
-        if isinstance(attr, ir.DenseIntElementsAttr):
-            return np.array(attr)
-        key = resource_key(attr)
-        if key is None:
-            return None
-        if self._blobs is None:
-            self._blobs = resource_blobs(self._module)
-        data = self._blobs.get(key)
-        return None if data is None else np.frombuffer(data, dtype=np.int64)
-
-
-_I32 = (float(np.iinfo(np.int32).min), float(np.iinfo(np.int32).max))
 
 
 def _fits_i32(values: np.ndarray | None) -> bool:
@@ -213,11 +188,11 @@ def _fits_i32(values: np.ndarray | None) -> bool:
                "of a constant, positions) as i32, cast back to i64 after (TOSA 1.0 has no i64 tosa.gather); a "
                "table of unknown range (an argument) stays")
 def narrow_i64_gather(module: ir.Operation, ctx: PassContext) -> None:
-    constants = _Constants(module)
+    constants = IntegerConstants(module)
     ranges = Ranges(constants.values)
     i32 = ir.IntegerType.get_signless(32)
     gathers = [gather for gather in _ir.collect_ops(module, lambda op: op.name == "tosa.gather" and _i64(op.results[0]))
-               if _fits_i32(constants.values(gather.operands[0])) or fits(ranges.bounds(gather.operands[0]), *_I32)]
+               if _fits_i32(constants.values(gather.operands[0])) or fits(ranges.bounds(gather.operands[0]), *I32_RANGE)]
     for gather in gathers:  # all decided before any is rewritten
         table, indices = gather.operands
         with ir.InsertionPoint(gather), gather.location:
@@ -248,7 +223,7 @@ def _moved_from(value: ir.Value) -> tuple[ir.Value, list[ir.Operation]]:
     return value, moves[::-1]
 
 
-def _as_i32(source: ir.Value, constants: "_Constants") -> ir.Value | None:
+def _as_i32(source: ir.Value, constants: "IntegerConstants") -> ir.Value | None:
     """An i32 value equal to the i64 `source`, when its values are known to fit:
     the operand of a cast from a narrower integer, or a constant within range.
     Built just after `source`; None when the range is not known."""
@@ -288,7 +263,7 @@ def _erase_dead(ops: list[ir.Operation]) -> None:
             op.erase()
 
 
-def _fold_constant_cast(cast: ir.Operation, constants: "_Constants") -> bool:
+def _fold_constant_cast(cast: ir.Operation, constants: "IntegerConstants") -> bool:
     """A cast of an integer constant to a float type is a float constant (the
     same rounding, to nearest even): torch-mlir's `arange(3.0)` casts an i64
     constant to f64, which no TOSA 1.0 profile takes."""
@@ -312,7 +287,7 @@ def _fold_constant_cast(cast: ir.Operation, constants: "_Constants") -> bool:
                "on the elements read), and fold casts of integer constants to floats (TOSA 1.0 casts no i64 to or "
                "from a float); i64 of unknown range (an argument) stays")
 def narrow_i64_casts(module: ir.Operation, ctx: PassContext) -> None:
-    constants = _Constants(module)
+    constants = IntegerConstants(module)
     for cast in _ir.collect_ops(module, lambda op: op.name == "tosa.cast" and _i64(op.operands[0])
                                 and not _i64(op.results[0])):
         source, moves = _moved_from(cast.operands[0])
@@ -340,7 +315,7 @@ def _is_float(value: ir.Value) -> bool:
     return isinstance(_element(value), (ir.F32Type, ir.F16Type, ir.BF16Type))
 
 
-def _narrow_bounded_casts(module: ir.Operation, constants: "_Constants") -> None:
+def _narrow_bounded_casts(module: ir.Operation, constants: "IntegerConstants") -> None:
     """Casts between i64 and a float whose i64 side is bounded within i32 on
     every element read (ranges.py): through i32 instead. Exact there: the
     integer is the same, and a float rounds to it the same way; an element
@@ -356,7 +331,7 @@ def _narrow_bounded_casts(module: ir.Operation, constants: "_Constants") -> None
             wide = result
         else:
             continue
-        if fits(ranges.bounds(wide), *_I32, where=ranges.demanded(result)):
+        if fits(ranges.bounds(wide), *I32_RANGE, where=ranges.demanded(result)):
             chosen.append(cast)
     for cast in chosen:  # all decided on the unchanged IR
         with ir.InsertionPoint(cast), cast.location:

@@ -27,7 +27,35 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-__all__ = ["Ranges", "fits"]
+from ..weights.blobs import resource_blobs, resource_key
+
+__all__ = ["I32_RANGE", "IntegerConstants", "Ranges", "fits"]
+
+I32_RANGE = (float(np.iinfo(np.int32).min), float(np.iinfo(np.int32).max))
+
+
+class IntegerConstants:
+    """The values of integer `tosa.const` ops; a `dense_resource` blob is read
+    from the module's printed resource section, once, only when one is asked for."""
+
+    def __init__(self, module: ir.Operation):
+        self._module, self._blobs = module, None
+
+    def values(self, value: ir.Value) -> np.ndarray | None:
+        owner = value.owner
+        if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const":
+            return None  # computed at run time: its range is not known here
+        attr = owner.operation.attributes["values"]
+        if isinstance(attr, ir.DenseIntElementsAttr):
+            return np.array(attr)
+        key = resource_key(attr)
+        if key is None:
+            return None
+        if self._blobs is None:
+            self._blobs = resource_blobs(self._module)
+        data = self._blobs.get(key)
+        return None if data is None else np.frombuffer(data, dtype=np.int64)
+
 
 _MAX_ELEMENTS = 1 << 16
 # Relative and absolute widening of float bounds: f32 rounds each op by 2^-24
