@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
 from torch_mlir import ir
 
 from . import dtypes as _dtypes
 from . import schema as _schema
 
 __all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant", "torch_to_dtype", "empty_vtensor",
-           "scalar_literal"]
+           "scalar_literal", "signless_elements"]
 
 
 def create(name: str, result: ir.Type, operands: Sequence[ir.Value] = (), attributes: dict | None = None,
@@ -29,6 +30,18 @@ def retyped(value: "ir.Value | ir.Type", element: ir.Type) -> ir.RankedTensorTyp
     """A ranked tensor type of `value`'s (or a type's) shape with another element type."""
     ty = value.type if isinstance(value, ir.Value) else value
     return ir.RankedTensorType.get(ir.RankedTensorType(ty).shape, element)
+
+
+def signless_elements(values: ir.DenseElementsAttr, ty: ir.Type) -> ir.DenseElementsAttr:
+    """The same elements, bit for bit (uint8 as int8, CONTRACT.md 3.5), with
+    the builtin signless element type and the shape of `ty`: a torch literal's
+    `si64`/`ui8` attribute for a TOSA constant."""
+    array = np.array(values)
+    if values.is_splat:
+        array = np.full(ty.shape, array.reshape(-1)[0], dtype=array.dtype)
+    if array.dtype == np.uint8:
+        array = array.view(np.int8)
+    return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=ty.element_type, shape=ty.shape)
 
 
 def tosa_const(values: ir.Attribute, result: ir.Type | None = None, loc: ir.Location | None = None) -> ir.Value:

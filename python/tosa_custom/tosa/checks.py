@@ -287,7 +287,16 @@ def mark_boundary_dtypes(module: ir.Operation, ctx: PassContext) -> None:
 def tensor_constants_as_tosa(module: ir.Operation, ctx: PassContext) -> None:
     _ir.replace_each(module, lambda op: op.name == "arith.constant" and isinstance(op.results[0].type,
                                                                                    ir.RankedTensorType),
-                     lambda op: _b.tosa_const(op.attributes["value"], op.results[0].type))
+                     _as_tosa_const)
+
+
+def _as_tosa_const(op: ir.Operation) -> ir.Value:
+    """The constant as `tosa.const`, its elements of the result's signless
+    type (a uint8 literal's `ui8` elements are the i8 result's bits)."""
+    values, result = op.attributes["value"], op.results[0].type
+    if isinstance(values, ir.DenseIntElementsAttr) and values.type.element_type != result.element_type:
+        values = _b.signless_elements(values, result)
+    return _b.tosa_const(values, result)
 
 
 @register_pass(VERIFY_TOSA,

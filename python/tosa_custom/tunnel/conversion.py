@@ -111,14 +111,6 @@ class _TypeMemo:
 # --------------------------------------------------------------------------
 
 
-def _signless(values: ir.DenseElementsAttr, ty: ir.Type) -> ir.DenseElementsAttr:
-    """The same elements with the builtin (signless) integer type of `ty`."""
-    array = np.array(values)
-    if values.is_splat:
-        array = np.full(ty.shape, array.reshape(-1)[0], dtype=array.dtype)
-    return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=ty.element_type, shape=ty.shape)
-
-
 class _Lowering:
     """The context for lowering one op: the operands collected so far, the ops
     built for them (undone if the op turns out unconvertible), the encoding.
@@ -194,7 +186,7 @@ class _Lowering:
             # Signed-integer literals (si64) need their elements retyped to
             # signless; torch-mlir's own lowering of the cast does that.
             if literal.type.element_type != ty.element_type and isinstance(literal, ir.DenseElementsAttr):
-                literal = _signless(literal, ty)
+                literal = _b.signless_elements(literal, ty)
             if literal.type.element_type == ty.element_type:
                 return self._add(self._const(literal, ty))
         return self._add(self._create("torch_c.to_builtin_tensor", ty, [value]), value)
