@@ -122,3 +122,29 @@ def ZerosLikeBoolModule_basic():
 @case(inputs=lambda: (_bools(2, 3), _bools(2, 2)), family=FAMILY)
 def CatBoolModule_basic():
     return Fn(lambda a, b: torch.cat([a, b], dim=1))
+
+
+def _uint8(*shape):
+    """Values over the whole uint8 range, zeros among them."""
+    return torch.randint(0, 256, shape, dtype=torch.uint8) * (torch.rand(*shape) > 0.3)
+
+
+@case(inputs=lambda: (_uint8(3, 4), torch.tensor(7, dtype=torch.uint8)), family=FAMILY)
+def AnyOverNoDimsModule_uint8():
+    """`dim=()` reduces nothing: x != 0 as uint8 (torch-mlir's fold returned x, 5 for 1)."""
+    return Fn(lambda a, s: (torch.any(a, dim=()), torch.any(a, dim=(), keepdim=True), torch.any(s, dim=())))
+
+
+@case(inputs=lambda: (torch.randn(3, 4) * (torch.rand(3, 4) > 0.5), torch.randint(-3, 3, (5,))), family=FAMILY)
+def AnyOverNoDimsModule_float_int():
+    """`dim=()` of float and int64 tensors: a bool x != 0 (TorchToTosa lowers no any.dims over no dims)."""
+    return Fn(lambda a, b: (torch.any(a, dim=()), torch.any(b, dim=())))
+
+
+@case(inputs=lambda: (_uint8(3, 4),), family=FAMILY, dynamic_shapes=lambda: (({0: torch.export.Dim("rows", max=16)},),),
+      sizes=lambda: [(_uint8(n, 4),) for n in (2, 9, 16)],
+      nonconformant={"stock": "torch-mlir compares uint8 with the number 0 through int64 (tosa.cast i8 -> i64), "
+                              "which no profile has", "selective": "as stock"})
+def AnyOverNoDimsModule_uint8_dynamic():
+    """With a run-time row count: the uint8 <-> int8 carriers and the bool -> uint8 cast on `?` dims."""
+    return Fn(lambda a: (torch.any(a, dim=()), a != 0))

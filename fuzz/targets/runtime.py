@@ -31,6 +31,10 @@ Case kinds:
 - `quotients` (_quotients.py): floor and trunc division, remainder and fmod
   compiled from PyTorch where the quotient is an integer or just off one,
   against the exact answer: what dividing as x * (1/y) gets wrong.
+- `reductions` (_reductions.py): any, all, sum, prod, amax, amin and mean
+  over no dim, every dim, None, a negative dim, of uint8, bool, int and float
+  tensors of rank 0-3, compiled in stock or auto mode: what folding `any`
+  over no dims to `x` gets wrong.
 - `dynamic` (_dynamic.py): one load of a program with `?` dims, called at
   sizes at the edges of its declared range and beyond them.
 - `results`: a valid module whose results are drawn from a computed value, a
@@ -55,7 +59,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _casts, _dynamic, _extremes, _folds, _math, _quotients
+from . import _casts, _dynamic, _extremes, _folds, _math, _quotients, _reductions
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -164,7 +168,8 @@ def _pair_module(used: bool) -> str:
 @st.composite
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
-                                 "dynamic", "dynamic", "cast", "math", "folds", "extremes", "quotients"]))
+                                 "dynamic", "dynamic", "cast", "math", "folds", "extremes", "quotients",
+                                 "reductions"]))
     if kind == "dynamic":
         return draw(_dynamic.strategy())
     if kind == "cast":
@@ -177,6 +182,8 @@ def strategy_(draw):
         return draw(_extremes.strategy())
     if kind == "quotients":
         return draw(_quotients.strategy())
+    if kind == "reductions":
+        return draw(_reductions.strategy())
     case = {"kind": kind, "seed": draw(st.integers(0, 2**31)), "native": draw(st.booleans())}
     if kind == "results":
         case["results"] = draw(st.lists(st.sampled_from(sorted(_RESULTS)), min_size=0, max_size=5))
@@ -634,4 +641,5 @@ def check(case: dict) -> Outcome:
     return {"inputs": _check_inputs, "kernel": _check_kernel, "attrs": _check_attrs,
             "module": _check_module, "results": _check_results, "dynamic": _dynamic.check,
             "cast": _casts.check, "math": _math.check, "folds": _folds.check,
-            "extremes": _extremes.check, "quotients": _quotients.check}[case["kind"]](case)
+            "extremes": _extremes.check, "quotients": _quotients.check,
+            "reductions": _reductions.check}[case["kind"]](case)

@@ -45,3 +45,19 @@ func.func @bool_mul(%a: !torch.vtensor<[2],i1>, %b: !torch.vtensor<[2],i1>) -> !
   %0 = torch.aten.mul.Tensor %a, %b : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>
   return %0 : !torch.vtensor<[2],i1>
 }
+
+// -----
+
+// bool <-> uint8 casts read only whether a value is zero: allowed; uint8 -> int32 widens by the sign: refused.
+func.func @uint8_bool_casts(%a: !torch.vtensor<[2],i1>, %b: !torch.vtensor<[2],ui8>) -> (!torch.vtensor<[2],ui8>, !torch.vtensor<[2],i1>, !torch.vtensor<[2],si32>) {
+  %int0 = torch.constant.int 0
+  %int3 = torch.constant.int 3
+  %int11 = torch.constant.int 11
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %0 = torch.aten.to.dtype %a, %int0, %false, %false, %none : !torch.vtensor<[2],i1>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[2],ui8>
+  %1 = torch.aten.to.dtype %b, %int11, %false, %false, %none : !torch.vtensor<[2],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[2],i1>
+  // expected-error @below {{torch.aten.to.dtype}}
+  %2 = torch.aten.to.dtype %b, %int3, %false, %false, %none : !torch.vtensor<[2],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[2],si32>
+  return %0, %1, %2 : !torch.vtensor<[2],ui8>, !torch.vtensor<[2],i1>, !torch.vtensor<[2],si32>
+}

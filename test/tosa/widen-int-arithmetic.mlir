@@ -55,3 +55,22 @@ func.func @i32(%a: tensor<4xi32>) -> tensor<4xi32> {
   %0 = tosa.add %a, %a : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+// i8/i16 comparisons on operands sign-extended to i32 (TOSA 1.0 compares only i32): the same answers.
+// CHECK-LABEL: func.func @comparisons(
+// CHECK-SAME:    %[[A:.*]]: tensor<4xi8>, %[[B:.*]]: tensor<4xi8>, %[[C:.*]]: tensor<4xi16>
+// CHECK:         %[[A32:.*]] = tosa.cast %[[A]] : (tensor<4xi8>) -> tensor<4xi32>
+// CHECK:         %[[B32:.*]] = tosa.cast %[[B]] : (tensor<4xi8>) -> tensor<4xi32>
+// CHECK:         %[[E:.*]] = tosa.equal %[[A32]], %[[B32]] : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+// CHECK:         tosa.greater %{{.*}}, %{{.*}} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+// CHECK:         tosa.greater_equal %{{.*}}, %{{.*}} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+// CHECK:         tosa.equal %{{.*}}, %{{.*}} : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+func.func @comparisons(%a: tensor<4xi8>, %b: tensor<4xi8>, %c: tensor<4xi16>, %d: tensor<4xi32>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>) {
+  %0 = tosa.equal %a, %b : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi1>
+  %1 = tosa.greater %c, %c : (tensor<4xi16>, tensor<4xi16>) -> tensor<4xi1>
+  %2 = tosa.greater_equal %a, %b : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi1>
+  %3 = tosa.equal %d, %d : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi1>
+  return %0, %1, %2, %3 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
+}

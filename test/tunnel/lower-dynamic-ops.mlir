@@ -136,3 +136,24 @@ func.func @max_dim$indices_read(%arg0: !torch.vtensor<[?,?,?],f32>) -> !torch.vt
   %values, %indices = torch.aten.max.dim %arg0, %int-1, %true : !torch.vtensor<[?,?,?],f32>, !torch.int, !torch.bool -> !torch.vtensor<[?,?,1],f32>, !torch.vtensor<[?,?,1],si64>
   return %indices : !torch.vtensor<[?,?,1],si64>
 }
+
+// -----
+
+// On `?` dims: the uint8 <-> int8 carriers are the same i8 bits (no op), bool -> uint8 a tosa.cast to i8.
+// CHECK-LABEL: func.func @to_dtype$uint8(
+// CHECK:         %[[B:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[?,3],ui8> -> tensor<?x3xi8>
+// CHECK:         %[[S:.*]] = torch_c.from_builtin_tensor %[[B]] : tensor<?x3xi8> -> !torch.vtensor<[?,3],si8>
+// CHECK:         %[[M:.*]] = torch_c.to_builtin_tensor %arg1 : !torch.vtensor<[?,3],i1> -> tensor<?x3xi1>
+// CHECK:         %[[C:.*]] = tosa.cast %[[M]] : (tensor<?x3xi1>) -> tensor<?x3xi8>
+// CHECK:         %[[U:.*]] = torch_c.from_builtin_tensor %[[C]] : tensor<?x3xi8> -> !torch.vtensor<[?,3],ui8>
+// CHECK-NOT:     torch.aten.to.dtype
+// CHECK:         return %[[S]], %[[U]]
+func.func @to_dtype$uint8(%arg0: !torch.vtensor<[?,3],ui8>, %arg1: !torch.vtensor<[?,3],i1>) -> (!torch.vtensor<[?,3],si8>, !torch.vtensor<[?,3],ui8>) {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %0 = torch.aten.to.dtype %arg0, %int1, %false, %false, %none : !torch.vtensor<[?,3],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[?,3],si8>
+  %1 = torch.aten.to.dtype %arg1, %int0, %false, %false, %none : !torch.vtensor<[?,3],i1>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[?,3],ui8>
+  return %0, %1 : !torch.vtensor<[?,3],si8>, !torch.vtensor<[?,3],ui8>
+}

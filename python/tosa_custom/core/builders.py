@@ -100,5 +100,7 @@ def scalar_literal(number: "int | float", element: str) -> ir.Value:
     `element` ("si8", "f32"): an operand of the tensor's own dtype, where a
     Scalar operand would make TorchToTosa promote the other (to i64 for an
     int8 comparison, which TOSA 1.0 does not take)."""
+    if element.startswith(("f", "bf")) and isinstance(number, int):
+        number = float(number)  # MLIR reads `0` as no float
     value = ir.Attribute.parse(f"dense<{number}> : tensor<{element}>")
     return create("torch.vtensor.literal", ir.Type.parse(f"!torch.vtensor<[],{element}>"), attributes={"value": value})

@@ -22,6 +22,7 @@ from ..core.ir import public_functions
 from ..core.passes import run_pipeline
 from ..core.schema import OpSelection, overload_name
 from ..tosa import checks as _checks
+from ..tosa import logical_reductions as _logical_reductions
 from ..tosa import pool_strides as _pool_strides
 from ..tosa import target as _target
 from ..tosa import wrong_lowerings as _wrong
@@ -150,7 +151,7 @@ class Attempt:
         options = legal_option + (["extra-library=" + s.library] if s.library else [])
         refused: list[list[str]] = []
         try:
-            self.run_passes(module, [_pool_strides.DEFAULT_POOL_STRIDES,
+            self.run_passes(module, [_pool_strides.DEFAULT_POOL_STRIDES, _logical_reductions.ANY_OVER_NO_DIMS,
                                      f"{_checks.CHECK_KNOWN_CRASHES}{{{' '.join(['stage=contract', *legal_option])}}}",
                               "func.func(torch-match-quantized-custom-ops)",
                               f"torchdynamo-export-to-torch-backend-pipeline{{{' '.join(options)}}}"],

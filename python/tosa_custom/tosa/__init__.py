@@ -7,8 +7,9 @@ float32 as eager does (`half_products`), int64 add and sub lowered in i64
 (`i64_add_sub`), uint8 literals as constants of their bits
 (`uint8_literals`), zero-size literals and factories as empty
 tensors (`zero_size`), a pooling's empty stride spelt out before
-torch-mlir misreads it (`pool_strides`), narrowing of what the target
+torch-mlir misreads it (`pool_strides`), `any` over no dims before it
+folds it wrongly (`logical_reductions`), narrowing of what the target
 forbids (`narrow`), and the TOSA target (`target`). Importing the package
 registers its passes."""
 
-from . import checks, exact_division, half_products, i64_add_sub, narrow, pool_strides, target, true_division, uint8_literals, zero_products, zero_size  # noqa: F401  (register their passes)
+from . import checks, exact_division, half_products, i64_add_sub, logical_reductions, narrow, pool_strides, target, true_division, uint8_literals, zero_products, zero_size  # noqa: F401  (register their passes)

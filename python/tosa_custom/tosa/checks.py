@@ -79,8 +79,8 @@ def _uint8_safe(op, name: str, short: str | None) -> bool:
     tensors = _tensor_types(op)
     if not any(t.endswith(",ui8>") for _, t in tensors) or name in _UINT8_NEUTRAL:
         return True
-    if name == "torch.aten.to.dtype":  # uint8 <-> int8 wraps: the same bits
-        return all(str(v.type).endswith((",ui8>", ",si8>")) for v in [op.operands[0], op.results[0]])
+    if name == "torch.aten.to.dtype":  # uint8 <-> int8 wraps (the same bits); to or from bool, only zero counts
+        return all(str(v.type).endswith((",ui8>", ",si8>", ",i1>")) for v in [op.operands[0], op.results[0]])
     if short not in _SIGN_BLIND:
         return False
     exempt = _INDEX_OPERANDS.get(short)

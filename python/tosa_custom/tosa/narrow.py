@@ -342,14 +342,18 @@ def _narrow_bounded_casts(module: ir.Operation, constants: "IntegerConstants") -
 
 
 # Integer arithmetic TOSA 1.0 has only at i32 (add, sub) or only into an i32
-# result (mul of i8 or i16), and bool ops it has under other names.
+# result (mul of i8 or i16), comparisons it has only of i32, and bool ops it
+# has under other names.
 _I32_ONLY = {"tosa.add", "tosa.sub"}
+_COMPARISONS = {"tosa.equal", "tosa.greater", "tosa.greater_equal"}
 
 
 def _widen(op: ir.Operation) -> ir.Value | None:
     """The i8/i16 add, sub or mul `op` computed in i32 and truncated back (the
-    same wraparound, as TOSA's integer cast truncates), or a bool mul/equal as
-    logical ops; None when `op` is none of those. Built before `op`."""
+    same wraparound, as TOSA's integer cast truncates), an i8/i16 comparison
+    of the operands sign-extended to i32 (the same order and equality), or a
+    bool mul/equal as logical ops; None when `op` is none of those. Built
+    before `op`."""
     width = _integer_width(op.results[0])
     i32 = ir.IntegerType.get_signless(32)
     if op.name in _I32_ONLY and width in (8, 16):
@@ -358,6 +362,8 @@ def _widen(op: ir.Operation) -> ir.Value | None:
     if op.name == "tosa.mul" and width in (8, 16):
         wide = _b.create(op.name, _b.retyped(op.results[0], i32), list(op.operands))
         return _b.tosa_cast(wide, op.results[0].type.element_type)
+    if op.name in _COMPARISONS and _integer_width(op.operands[0]) in (8, 16):
+        return _b.create(op.name, op.results[0].type, [_b.tosa_cast(v, i32) for v in op.operands])
     if op.name == "tosa.mul" and width == 1:
         return _b.create("tosa.logical_and", op.results[0].type, list(op.operands)[:2])
     if op.name == "tosa.equal" and _integer_width(op.operands[0]) == 1:
@@ -368,6 +374,7 @@ def _widen(op: ir.Operation) -> ir.Value | None:
 
 @register_pass(WIDEN_INT_ARITHMETIC,
                "Compute i8/i16 add, sub and mul in i32 and truncate back (the same wraparound; TOSA 1.0 adds only "
-               "i32 and multiplies i8/i16 into i32), bool mul as logical_and and bool equal as not-xor")
+               "i32 and multiplies i8/i16 into i32), compare i8/i16 as i32 (TOSA 1.0 compares only i32), bool "
+               "mul as logical_and and bool equal as not-xor")
 def widen_int_arithmetic(module: ir.Operation, ctx: PassContext) -> None:
-    _ir.replace_each(module, lambda op: op.name in ("tosa.add", "tosa.sub", "tosa.mul", "tosa.equal"), _widen)
+    _ir.replace_each(module, lambda op: op.name in ("tosa.add", "tosa.sub", "tosa.mul", *_COMPARISONS), _widen)

@@ -29,6 +29,7 @@ LOWER_DYNAMIC_OPS = "tosa-custom-lower-dynamic-ops"
 # floats or the integers every profile has, keep torch's semantics.
 _FLOATS = ("f16", "bf16", "f32", "f64")
 _CAST_FROM = _FLOATS + ("si8", "si16", "si32", "si64")
+_BOOL_TO = ("ui8", "si8", "si16", "si32")
 _INT64_MAX = 2**63 - 1
 
 
@@ -37,12 +38,26 @@ def _dynamic(ty: ir.Type) -> bool:
     return dims is not None and None in dims
 
 
+def _signless(ty: ir.Type) -> ir.Type:
+    """The builtin tensor type of a vtensor type as TOSA carries it: uint8 as
+    its i8 bits (CONTRACT.md 3.5; torch_c takes either)."""
+    builtin = _builtin_type(ty)
+    return _b.retyped(builtin, ir.IntegerType.get_signless(8)) if _element(ty) == "ui8" else builtin
+
+
 def _cast(op: ir.Operation, shapes: Shapes) -> bool:
-    """`aten.to.dtype` to a float type, or to bool (`!= 0` in both), from a float or a signed integer: tosa.cast."""
+    """`aten.to.dtype` to a float type, or to bool (`!= 0` in both), from a
+    float or a signed integer: tosa.cast. uint8 <-> int8 (a carrier: the same
+    i8 bits) is no op at all, and bool to an integer (0 or 1) a tosa.cast."""
     source, target = _element(op.operands[0].type), _element(op.results[0].type)
-    if source not in _CAST_FROM or target not in _FLOATS + ("i1",):
+    operand = _b.create("torch_c.to_builtin_tensor", _signless(op.operands[0].type), [op.operands[0]])
+    if {source, target} <= {"ui8", "si8"}:
+        _replace_by_builtin(op, operand)
+        return True
+    if not (source in _CAST_FROM and target in _FLOATS + ("i1",) or source == "i1" and target in _BOOL_TO):
+        operand.owner.erase()
         return False
-    _replace_by_builtin(op, _b.create("tosa.cast", _builtin_type(op.results[0].type), [_to_builtin(op.operands[0])]))
+    _replace_by_builtin(op, _b.create("tosa.cast", _signless(op.results[0].type), [operand]))
     return True
 
 
@@ -155,7 +170,7 @@ _LOWERINGS = {"torch.aten.max.dim": _max_values, "torch.aten.cat": _cat, "torch.
 
 
 @register_pass(LOWER_DYNAMIC_OPS,
-               "Lower aten.to.dtype (to a float type), aten.slice.Tensor (constant bounds, step 1) and "
+               "Lower aten.to.dtype (to a float type, uint8 <-> int8, bool to an integer), aten.slice.Tensor (constant bounds, step 1) and "
                "aten.arange.start_step (length a bounded symbol) with `?` dims to tosa.cast and tosa.slice (sizes by "
                "TOSA shape ops; arange sliced from the constant arange of the longest length), and aten.gather along "
                "dim 1 of a static 2-D tensor by a `?`-long index to tosa.gather, aten.cat along a static dim to tosa.concat, aten.max.dim with unread indices and several `?` dims to tosa.reduce_max, which TorchToTosa refuses on `?` dims only "
