@@ -43,6 +43,21 @@ def ReduceSumIntModule_basic():
     return Fn(lambda x: x.sum(dim=0))
 
 
+def _int32_near_ends():
+    info = torch.iinfo(torch.int32)
+    x = torch.randint(info.min, info.max, (3, 4), dtype=torch.int32)
+    x[0] = info.max
+    x[1, :2] = info.min
+    return (x,)
+
+
+@case(inputs=_int32_near_ends, family=FAMILY)
+def ReduceSumIntModule_beyond_int32():
+    """int32 sums past 2**31, into int64: TorchToTosa summed in i32 and wrapped (the fuzzers' reductions family);
+    nansum, einsum and integer floor-mean go through the same sum."""
+    return Fn(lambda x: (x.sum(), x.sum(dim=1), x.nansum(dim=0), torch.einsum("ij->i", x), x.sum(dim=-1) // 4))
+
+
 @case(inputs=randn_inputs(4, 3), family=FAMILY)
 def ReduceSumModule_noncontiguous():
     return Fn(lambda x: x.t().sum(dim=1))

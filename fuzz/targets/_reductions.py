@@ -4,7 +4,8 @@ that are edges of their meaning, compiled from PyTorch.
 `torch.any(x, dim=())` reduces over no dim: eager returns `x != 0`. torch-mlir
 folds `any.dims` over an empty list to `x` itself, so a uint8 tensor came back
 unchanged (every-sample OpInfo any/uint8/3: 5 where eager gives 1, in stock
-and auto mode). An empty list, `None` (every dim), a negative dim, every dim
+and auto mode). The family's first run found more: an int32 sum into int64
+was summed in i32 and wrapped past 2**31 (`tosa-custom-integer-sums`). An empty list, `None` (every dim), a negative dim, every dim
 listed, a 0-d tensor and keepdim are where a reduction's reading of its dims
 can differ from eager's. These cases draw the reduction, the dim list, keepdim,
 the dtype (uint8 and bool among them), the rank and the mode, and run on

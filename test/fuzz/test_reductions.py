@@ -30,3 +30,11 @@ def test_any_over_no_dims_of_uint8_is_nonzero(mode, rank):
 def test_drawn_cases_run_right():
     for i in range(8):
         _reductions.check(draw(_reductions.strategy(), case_random("reductions", 1, i)))  # raises Defect when wrong
+
+
+@pytest.mark.parametrize("mode", ["stock", "auto"])
+def test_int32_sums_past_int32_are_int64(mode):
+    # seed 2377257: [[2147483647, 546494580]], whose sum wrapped to -1600989069 when summed in i32
+    for dims in ("negative", "none"):
+        _reductions.check({"kind": "reductions", "op": "sum", "dims": dims, "keepdim": True, "type": "int32",
+                           "rank": 3, "mode": mode, "seed": 2377257})  # raises Defect when wrong

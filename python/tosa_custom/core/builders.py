@@ -15,7 +15,7 @@ from torch_mlir import ir
 from . import dtypes as _dtypes
 from . import schema as _schema
 
-__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant", "torch_to_dtype", "empty_vtensor",
+__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant", "dtype_code", "torch_to_dtype", "empty_vtensor",
            "scalar_literal", "signless_elements"]
 
 
@@ -73,14 +73,18 @@ def torch_constant(value: "int | float | bool | str | None") -> ir.Value:
                   attributes={"value": ir.FloatAttr.get(ir.F64Type.get(), value)})
 
 
+def dtype_code(ty: ir.Type) -> int:
+    """PyTorch's ScalarType number of a `!torch.vtensor` type's element (4 for si64), as a `dtype=` operand takes it."""
+    torch_dtype = _dtypes.by_torch_mlir(_dtypes.parse_vtensor(str(ty))[1]).torch
+    return next(c for c, d in _schema.DTYPES.items() if d == torch_dtype)
+
+
 def torch_to_dtype(value: ir.Value, result: ir.Type, attributes: dict | None = None,
                    made=lambda v: v) -> ir.Value:
     """`torch.aten.to.dtype` of `value` to the vtensor type `result`, whose
     element says the dtype (`ui8` from `si8` is PyTorch's bit-preserving wrap).
     `made` is given each value built, for a caller that erases what it built."""
-    torch_dtype = _dtypes.by_torch_mlir(_dtypes.parse_vtensor(str(result))[1]).torch
-    code = next(c for c, d in _schema.DTYPES.items() if d == torch_dtype)
-    operands = [value, *(made(torch_constant(c)) for c in (code, False, False, None))]
+    operands = [value, *(made(torch_constant(c)) for c in (dtype_code(result), False, False, None))]
     return made(create("torch.aten.to.dtype", result, operands, attributes))
 
 

@@ -11,6 +11,7 @@ from ..tosa import checks as _checks
 from ..tosa import exact_division as _exact_division
 from ..tosa import half_products as _half_products
 from ..tosa import i64_add_sub as _i64_add_sub
+from ..tosa import integer_sums as _integer_sums
 from ..tosa import true_division as _true_division
 from ..tosa import uint8_literals as _uint8_literals
 from ..tosa import narrow as _narrow
@@ -44,13 +45,13 @@ def after_tunnel() -> list[str]:
     from its folds, make rounding division exact at integer quotients, and
     true division and half-type products by a number eager's, lower (int64
     add and sub and uint8 literals ourselves: TorchToTosa computes the first
-    in i32 and mistypes the last), tidy, narrow what the target forbids, check that
+    in i32 and mistypes the last; integer sums in int64, whose dtype we spell out), tidy, narrow what the target forbids, check that
     only TOSA remains. Call inside an `ir.Context`."""
     return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, DROP_SYMBOLIC_SHAPES,
              f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _zero_size.ZERO_SIZE_AS_EMPTY,
             _checks.CHECK_SIGN_SEMANTICS, f"{_checks.CHECK_KNOWN_CRASHES}{{stage=tosa}}",
             _zero_products.KEEP_NAN_IN_ZERO_PRODUCTS, _exact_division.EXACT_ROUNDING_DIVISION,
-            _true_division.TRUE_DIVISION, _half_products.HALF_PRODUCTS, _i64_add_sub.I64_ADD_SUB,
+            _true_division.TRUE_DIVISION, _half_products.HALF_PRODUCTS, _i64_add_sub.I64_ADD_SUB, _integer_sums.INTEGER_SUMS,
             _uint8_literals.UINT8_LITERALS,
             *tosa_lowering(),
             _checks.TENSOR_CONSTANTS_AS_TOSA,
