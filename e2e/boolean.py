@@ -142,9 +142,19 @@ def AnyOverNoDimsModule_float_int():
 
 
 @case(inputs=lambda: (_uint8(3, 4),), family=FAMILY, dynamic_shapes=lambda: (({0: torch.export.Dim("rows", max=16)},),),
-      sizes=lambda: [(_uint8(n, 4),) for n in (2, 9, 16)],
-      nonconformant={"stock": "torch-mlir compares uint8 with the number 0 through int64 (tosa.cast i8 -> i64), "
-                              "which no profile has", "selective": "as stock"})
+      sizes=lambda: [(_uint8(n, 4),) for n in (2, 9, 16)])
 def AnyOverNoDimsModule_uint8_dynamic():
     """With a run-time row count: the uint8 <-> int8 carriers and the bool -> uint8 cast on `?` dims."""
     return Fn(lambda a: (torch.any(a, dim=()), a != 0))
+
+
+@case(inputs=lambda: (torch.randint(-128, 128, (3, 5), dtype=torch.int8), torch.randint(-2**15, 2**15, (4,), dtype=torch.int16),
+                      _uint8(2, 3), torch.randint(-2**31, 2**31, (6,), dtype=torch.int32)), family=FAMILY)
+def CompareNarrowIntScalarModule_basic():
+    """int8/int16/uint8 tensors compared with numbers their type holds, and with numbers it does not, which eager
+    wraps to the type (int8 x < 1000 is x < -24): TorchToTosa cast the tensor to i64, which TOSA 1.0 has not (stock
+    mode did not validate, and compared unwrapped; auto mode tunneled); int32 it compared unwrapped (stock and
+    auto mode, silently)."""
+    return Fn(lambda a, b, c, d: (a == 3, a != -128, a > 5, a <= -7, b >= 300, b < -2**15 + 1, c != 0, c == 255,
+                                  a < 1000, a == -232, b > 40000, c == 300, c != -1, d < 2**32 + 5, d > 3 * 2**31,
+                                  d != 2**33 - 7))

@@ -29,3 +29,12 @@ def test_integer_quotients_are_exact(op, dtype):
 def test_drawn_cases_run_right():
     for i in range(8):
         _quotients.check(draw(_quotients.strategy(), case_random("quotients", 1, i)))  # raises Defect when wrong
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32"])
+@pytest.mark.parametrize("op", ["lt", "eq"])
+def test_comparisons_with_a_number_wrap_it_as_eager_does(op, dtype):
+    # an odd seed adds 2**bits to the number: eager compares with it wrapped to the type
+    for divisor, mode in (("number", "stock"), ("negative-number", "auto")):
+        _quotients.check({"kind": "quotients", "op": op, "type": dtype, "mode": mode, "divisor": divisor,
+                          "fraction": 0.0, "seed": 1})

@@ -15,6 +15,7 @@ from ..tosa import integer_sums as _integer_sums
 from ..tosa import true_division as _true_division
 from ..tosa import uint8_literals as _uint8_literals
 from ..tosa import narrow as _narrow
+from ..tosa import scalar_comparisons as _scalar_comparisons
 from ..tosa import zero_products as _zero_products
 from ..tosa import zero_size as _zero_size
 from ..core.passes import split_pipeline
@@ -40,7 +41,8 @@ def after_tunnel() -> list[str]:
     """Everything after the tunnel: resolve sizes known only at run time
     (sizes.py; the tunnel's encoder read their bindings), return the numbers and complex values a
     tosa.custom made as tensors (auto mode tunnels some only here), make
-    zero-size values empty tensors (nothing there to compute wrongly), refuse
+    zero-size values empty tensors (nothing there to compute wrongly), compare
+    a narrow integer tensor with a number in its type, refuse
     what TorchToTosa would compute wrongly or crash on, keep products by zero
     from its folds, make rounding division exact at integer quotients, and
     true division and half-type products by a number eager's, lower (int64
@@ -49,6 +51,7 @@ def after_tunnel() -> list[str]:
     only TOSA remains. Call inside an `ir.Context`."""
     return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, DROP_SYMBOLIC_SHAPES,
              f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _zero_size.ZERO_SIZE_AS_EMPTY,
+            _scalar_comparisons.SCALAR_COMPARISONS,
             _checks.CHECK_SIGN_SEMANTICS, f"{_checks.CHECK_KNOWN_CRASHES}{{stage=tosa}}",
             _zero_products.KEEP_NAN_IN_ZERO_PRODUCTS, _exact_division.EXACT_ROUNDING_DIVISION,
             _true_division.TRUE_DIVISION, _half_products.HALF_PRODUCTS, _i64_add_sub.I64_ADD_SUB, _integer_sums.INTEGER_SUMS,
