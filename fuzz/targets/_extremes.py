@@ -17,6 +17,7 @@ import math
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome
+from ._compiled import run_compiled
 
 __all__ = ["strategy", "check", "OPS", "ROWS"]
 
@@ -61,9 +62,6 @@ def _value(v, largest: float) -> float:
 def check(case: dict) -> Outcome:
     import torch
 
-    import tosa_custom
-    from tosa_custom import runtime
-
     dtype = getattr(torch, case["type"])
     largest = torch.finfo(dtype).max
     rows = [ROWS[case["rows"][i % len(case["rows"])]] for i in range(4)]
@@ -75,16 +73,7 @@ def check(case: dict) -> Outcome:
     except Exception:  # eager refuses the combination: nothing to compare
         return Outcome(CORRECT, f"{what}: eager refuses")
 
-    class Model(torch.nn.Module):
-        def forward(self, x):
-            return fn(torch, x)
-
-    try:
-        compiled = tosa_custom.compile(Model().eval(), (x,), output_type="tosa",
-                                       backend_legal_ops="auto" if case["mode"] == "auto" else None)
-        got = runtime.load(compiled)(x)
-    except Exception as e:  # a reduction of a supported type: any failure is a defect
-        raise Defect("exception", f"{what}: {type(e).__name__}: {e}") from e
+    got = run_compiled(lambda x: fn(torch, x), (x,), case["mode"], what)  # a reduction of a supported type
     if not isinstance(got, torch.Tensor) or got.dtype != want.dtype or got.shape != want.shape:
         raise Defect("wrong", f"{what}: got {got!r}, eager {want!r}")
     same = (got == want) | (got.isnan() & want.isnan())

@@ -18,6 +18,7 @@ import math
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome
+from ._compiled import run_compiled
 
 __all__ = ["strategy", "check", "OPS", "CONSTANTS"]
 
@@ -56,9 +57,6 @@ def strategy(draw):
 def check(case: dict) -> Outcome:
     import torch
 
-    import tosa_custom
-    from tosa_custom import runtime
-
     dtype = getattr(torch, case["type"])
     fn = _function(case["op"], case["constant"], case["swap"])
     x = torch.tensor(_VALUES, dtype=dtype)
@@ -69,16 +67,7 @@ def check(case: dict) -> Outcome:
     except Exception:  # eager refuses the combination (an op without this dtype): nothing to compare
         return Outcome(CORRECT, f"{what}: eager refuses")
 
-    class Model(torch.nn.Module):
-        def forward(self, x):
-            return fn(x)
-
-    try:
-        compiled = tosa_custom.compile(Model().eval(), (x,), output_type="tosa",
-                                       backend_legal_ops="auto" if case["mode"] == "auto" else None)
-        got = runtime.load(compiled)(x)
-    except Exception as e:  # an elementwise op of a supported type: any failure is a defect
-        raise Defect("exception", f"{what}: {type(e).__name__}: {e}") from e
+    got = run_compiled(fn, (x,), case["mode"], what)  # an elementwise op of a supported type
     if not isinstance(got, torch.Tensor) or got.dtype != want.dtype or got.shape != want.shape:
         raise Defect("wrong", f"{what}: got {got!r}, eager {want!r}")
     # One op, rounded once to the type (or in f32 and rounded: a few roundings of a half type).

@@ -40,6 +40,7 @@ import math
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome
+from ._compiled import run_compiled
 
 __all__ = ["strategy", "check", "OPS"]
 
@@ -163,7 +164,7 @@ def check(case: dict) -> Outcome:
     fn = _program(op, number)
     # A product's answer is eager's: in float32 for the half types, the number unrounded.
     want = fn(x, y) if op == "times" else _exact(op, x, y).to(dtype)
-    got = _run(fn, x, y, case["mode"], what)
+    got = run_compiled(fn, (x, y), case["mode"], what)
     if not isinstance(got, torch.Tensor) or got.dtype != dtype or got.shape != want.shape:
         raise Defect("wrong", f"{what}: got {got!r}")
     same = got == want
@@ -174,24 +175,6 @@ def check(case: dict) -> Outcome:
         raise Defect("wrong", f"{what}: {x[i].item()} and {y[i].item()} give {got[i].item()}, "
                               f"exactly {want[i].item()}")
     return Outcome(CORRECT, what)
-
-
-def _run(fn, x, y, mode: str, what: str):
-    import torch
-
-    import tosa_custom
-    from tosa_custom import runtime
-
-    class Model(torch.nn.Module):
-        def forward(self, x, y):
-            return fn(x, y)
-
-    try:
-        compiled = tosa_custom.compile(Model().eval(), (x, y), output_type="tosa",
-                                       backend_legal_ops="auto" if mode == "auto" else None)
-        return runtime.load(compiled)(x, y)
-    except Exception as e:  # arithmetic of a supported type: any failure is a defect
-        raise Defect("exception", f"{what}: {type(e).__name__}: {e}") from e
 
 
 def _check_integers(case: dict, what: str, g, sign: float) -> Outcome:
@@ -214,7 +197,7 @@ def _check_integers(case: dict, what: str, g, sign: float) -> Outcome:
     x, y = torch.tensor(xs, dtype=dtype), torch.tensor([_wrap(b, bits) for b in ys], dtype=dtype)
     result = torch.bool if op in _COMPARISONS else dtype
     want = torch.tensor([_integer_exact(op, a, b, bits) for a, b in zip(xs, ys)], dtype=result)
-    got = _run(_program(op, number), x, y, case["mode"], what)
+    got = run_compiled(_program(op, number), (x, y), case["mode"], what)
     if not isinstance(got, torch.Tensor) or got.dtype != result or got.shape != want.shape:
         raise Defect("wrong", f"{what}: got {got!r}")
     same = got == want
