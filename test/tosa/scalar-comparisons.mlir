@@ -50,15 +50,16 @@ func.func @int32(%arg0: !torch.vtensor<[4],si32>) -> !torch.vtensor<[4],i1> {
 // -----
 
 // Left alone: an int64 tensor (no number is beyond it), a float number (eager promotes the tensor), a number
-// known only at run time.
+// known only at run time, a uint8 ordering (refused or tunneled later, by the name written).
 // CHECK-LABEL: func.func @left_alone(
-// CHECK-COUNT-3: .Scalar
+// CHECK-COUNT-4: .Scalar
 // CHECK-NOT:     .Tensor
-func.func @left_alone(%arg1: !torch.vtensor<[4],si64>, %arg2: !torch.vtensor<[4],si8>, %n: !torch.int) -> (!torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>) {
+func.func @left_alone(%arg1: !torch.vtensor<[4],si64>, %arg2: !torch.vtensor<[4],si8>, %n: !torch.int, %arg3: !torch.vtensor<[4],ui8>) -> (!torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>) {
   %int3 = torch.constant.int 3
   %float = torch.constant.float 2.5
   %1 = torch.aten.eq.Scalar %arg1, %int3 : !torch.vtensor<[4],si64>, !torch.int -> !torch.vtensor<[4],i1>
   %2 = torch.aten.gt.Scalar %arg2, %float : !torch.vtensor<[4],si8>, !torch.float -> !torch.vtensor<[4],i1>
   %3 = torch.aten.gt.Scalar %arg2, %n : !torch.vtensor<[4],si8>, !torch.int -> !torch.vtensor<[4],i1>
-  return %1, %2, %3 : !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>
+  %4 = torch.aten.gt.Scalar %arg3, %int3 : !torch.vtensor<[4],ui8>, !torch.int -> !torch.vtensor<[4],i1>
+  return %1, %2, %3, %4 : !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>, !torch.vtensor<[4],i1>
 }
