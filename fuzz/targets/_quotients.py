@@ -68,9 +68,7 @@ def _program(op: str, divisor):
             return x * d
         if op in ("add", "sub"):
             return getattr(torch, op)(x, d, alpha=3)
-        if op in _COMPARISONS:
-            return getattr(torch, op)(x, d)
-        return getattr(torch, op)(x, d)
+        return getattr(torch, op)(x, d)  # remainder, fmod and the comparisons
     return fn
 
 

@@ -31,16 +31,15 @@ _SUMS = {"torch.aten.sum": 1, "torch.aten.sum.dim_IntList": 3}
 _INTEGERS = ("ui8", "si8", "si16", "si32", "si64")
 
 
-def _widen(op: ir.Operation) -> bool:
+def _widen(op: ir.Operation) -> None:
     index = _SUMS[op.name]
     operand = _dtypes.vtensor_element(op.operands[0].type)
     result = _dtypes.vtensor_element(op.results[0].type)
     if operand not in _INTEGERS or result not in _INTEGERS or operand == result \
             or len(op.operands) <= index or constant(op.operands[index]) is not None:
-        return False
+        return
     with ir.InsertionPoint(op), op.location:
         op.operands[index] = _b.torch_constant(_b.dtype_code(op.results[0].type))
-    return True
 
 
 @register_pass(INTEGER_SUMS,

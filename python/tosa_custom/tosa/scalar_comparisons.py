@@ -20,6 +20,7 @@ or auto mode tunnels, by the name the model wrote.
 
 from __future__ import annotations
 
+import torch
 from torch_mlir import ir
 
 from ..core import builders as _b
@@ -34,18 +35,18 @@ SCALAR_COMPARISONS = "tosa-custom-scalar-comparisons"
 
 _COMPARISONS = {f"torch.aten.{name}.Scalar": f"torch.aten.{name}.Tensor" for name in ("eq", "ne", "gt", "ge", "lt", "le")}
 _EQUALITIES = ("torch.aten.eq.Scalar", "torch.aten.ne.Scalar")
-_RANGES = {"si8": (-2**7, 2**7 - 1), "si16": (-2**15, 2**15 - 1), "si32": (-2**31, 2**31 - 1), "ui8": (0, 2**8 - 1)}
+_INTEGERS = ("si8", "si16", "si32", "ui8")  # int64: no number is beyond it, and TorchToTosa compares it in i64
 
 
 def _rewrite(op: ir.Operation) -> ir.Value | None:
     element = _dtypes.vtensor_element(op.operands[0].type)
     number = constant(op.operands[1])
-    if element not in _RANGES or not isinstance(number, int) or isinstance(number, bool):
+    if element not in _INTEGERS or not isinstance(number, int) or isinstance(number, bool):
         return None
     if element == "ui8" and op.name not in _EQUALITIES:
         return None  # uint8 order read as int8 is wrong either way: the sign check names the op as written
-    low, high = _RANGES[element]
-    wrapped = (number - low) % (high - low + 1) + low  # eager's: int8 x < 1000 is x < -24
+    info = torch.iinfo(_dtypes.by_torch_mlir(element).torch)
+    wrapped = (number - info.min) % (info.max - info.min + 1) + info.min  # eager's: int8 x < 1000 is x < -24
     return _b.create(_COMPARISONS[op.name], op.results[0].type, [op.operands[0], _b.scalar_literal(wrapped, element)])
 
 

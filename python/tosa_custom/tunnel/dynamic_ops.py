@@ -50,14 +50,11 @@ def _cast(op: ir.Operation, shapes: Shapes) -> bool:
     float or a signed integer: tosa.cast. uint8 <-> int8 (a carrier: the same
     i8 bits) is no op at all, and bool to an integer (0 or 1) a tosa.cast."""
     source, target = _element(op.operands[0].type), _element(op.results[0].type)
-    operand = _b.create("torch_c.to_builtin_tensor", _signless(op.operands[0].type), [op.operands[0]])
-    if {source, target} <= {"ui8", "si8"}:
-        _replace_by_builtin(op, operand)
-        return True
-    if not (source in _CAST_FROM and target in _FLOATS + ("i1",) or source == "i1" and target in _BOOL_TO):
-        operand.owner.erase()
+    carrier = {source, target} <= {"ui8", "si8"}
+    if not (carrier or source in _CAST_FROM and target in _FLOATS + ("i1",) or source == "i1" and target in _BOOL_TO):
         return False
-    _replace_by_builtin(op, _b.create("tosa.cast", _signless(op.results[0].type), [operand]))
+    operand = _b.create("torch_c.to_builtin_tensor", _signless(op.operands[0].type), [op.operands[0]])
+    _replace_by_builtin(op, operand if carrier else _b.create("tosa.cast", _signless(op.results[0].type), [operand]))
     return True
 
 
