@@ -13,6 +13,7 @@ COMMANDS = {
     "tosa-custom-example": "compile a small transformer block with three ops kept, run it, compare with PyTorch",
     "tosa-custom-opt": "mlir-opt with the tunneling pass: tosa-custom-opt model.mlir --convert-...",
     "tosa-custom-audit": "run the e2e suite or your own cases, report which ops were converted and why not",
+    "tosa-custom-tosa-tools": "install TOSA's own toolchain (flatbuffer, reference model) where we use it",
 }
 
 
