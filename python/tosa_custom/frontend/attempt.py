@@ -269,7 +269,7 @@ class Attempt:
         if target is None:
             return
         if target == "auto":
-            target = _target.auto_target(module)
+            target = _target.fit_target(module)
         self.found.tosa_target = str(target)
         if self.validated == target:  # auto mode's adopted trial ran these very passes
             self.pipeline += target.pipeline()

@@ -268,7 +268,7 @@ class Program:
     def __call__(self, *inputs):
         self._boundary.check(inputs)
         with self._lock:
-            arrays = self._check_inputs(inputs)
+            arrays = self._check_inputs(self._boundary.narrow(inputs))
             if self._weights.count:
                 self._weights.require()
             invocation = next(_INVOCATIONS)

@@ -13,6 +13,11 @@ the compiled code has run, `Boundary.finish`:
 - returns only the user outputs, Python numbers as the Python type eager
   returned, rebuilt in the model's structure.
 
+`Boundary.narrow` hands the compiled code int32 copies of the int64 inputs
+it carries as int32 (`tosa_custom.dtype = "int64"` on an i32 argument,
+CONTRACT.md §13.4d), refusing values outside int32; `finish` gives such
+results back as int64.
+
 `Boundary.check` refuses, before anything runs, an input the model writes
 that cannot take the write (a Python number, a read-only array, a tensor
 whose elements overlap in memory, as eager refuses it).
@@ -26,6 +31,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..core.attrs import DTYPE
 from ..core.dtypes import scalar_kind
 from ..contract.signature import MUTATES_BUFFER_ATTR, MUTATES_INPUT_ATTR, OUTPUT_ATTR, read_roles, rebuild
 
@@ -61,6 +67,18 @@ class Boundary:
                 self.state.append((i, state_names.index(role.name)))
         self.outputs.sort(key=lambda o: order[o[0]])
         self.written = sorted({p for _, p in self.inputs})
+        self.narrowed, self.widened = _int64_on_int32(func, "arg_attrs"), _int64_on_int32(func, "res_attrs")
+
+    def narrow(self, inputs) -> "tuple | list":
+        """The inputs as the compiled code takes them: each int64 input it
+        carries as int32 converted, after checking that its values fit."""
+        if not self.narrowed:
+            return inputs
+        inputs = list(inputs)
+        for p in self.narrowed:
+            if p < len(inputs):
+                inputs[p] = _to_int32(p, inputs[p])
+        return inputs
 
     def check(self, inputs) -> None:
         """Refuse, before the call, an input the model writes that cannot be written."""
@@ -82,6 +100,8 @@ class Boundary:
 
     def finish(self, inputs, results: list, weights) -> object:
         """Write inputs back, carry the state, return the user's outputs."""
+        for i in self.widened:
+            results[i] = results[i].to(torch.int64)
         if not self.marked:
             return results[0] if len(results) == 1 else tuple(results)
         with torch.no_grad():
@@ -96,3 +116,39 @@ class Boundary:
         if self.tree is None:
             return leaves[0] if len(leaves) == 1 else tuple(leaves)
         return rebuild(self.tree, leaves)
+
+
+_INT32 = torch.iinfo(torch.int32)
+
+
+def _int64_on_int32(func, key: str) -> list[int]:
+    """The positions of the i32 arguments or results marked as int64."""
+    from torch_mlir import ir  # noqa: PLC0415 (the attributes are read once, at load)
+
+    if key not in func.attributes:
+        return []
+    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    types = ftype.inputs if key == "arg_attrs" else ftype.results
+    found = []
+    for i, attrs in enumerate(ir.ArrayAttr(func.attributes[key])):
+        attrs = ir.DictAttr(attrs)
+        if DTYPE in attrs and ir.StringAttr(attrs[DTYPE]).value == "int64" and \
+                str(ir.RankedTensorType(types[i]).element_type) == "i32":
+            found.append(i)
+    return found
+
+
+def _to_int32(p: int, x) -> torch.Tensor:
+    """Input #p (int64, given as a tensor, an array or a Python int) as int32, or the error."""
+    if isinstance(x, np.ndarray):
+        x = torch.from_numpy(x)
+    elif type(x) is int:
+        x = torch.tensor(x, dtype=torch.int64)
+    if not isinstance(x, torch.Tensor) or x.dtype != torch.int64:
+        got = f"{type(x).__name__}" if not isinstance(x, torch.Tensor) else str(x.dtype).replace("torch.", "")
+        raise ValueError(f"input #{p} is {got}; expected int64")
+    if x.numel() and (int(x.min()) < _INT32.min or int(x.max()) > _INT32.max):
+        raise ValueError(f"input #{p} holds int64 values outside int32 ({int(x.min())} to {int(x.max())}): the "
+                         "program carries it as int32, because everything it computes from it then fits int32 "
+                         "(TOSA 1.0 has no 64-bit integers; CONTRACT.md §13.4d). Pass values within int32.")
+    return x.to(torch.int32)

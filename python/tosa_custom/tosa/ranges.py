@@ -9,7 +9,8 @@ each element of a value from what the IR says: constants, ops that move values
 (reshape, slice, tile, pad, ...), integer and float arithmetic (interval
 arithmetic; float bounds widened by a margin for rounding and for the
 accuracy of `log`/`exp`), comparisons, selects, casts. An argument, a
-`tosa.custom` result or an op not modelled is unbounded, so nothing computed
+`tosa.custom` result or an op not modelled is unbounded (an argument may be
+given a range its caller guarantees: `tosa-custom-narrow-i64-values`), so nothing computed
 from it is narrowed. Integer arithmetic whose bounds leave its type wraps:
 unbounded too.
 
@@ -270,8 +271,9 @@ class Ranges:
     and kept (the IR must not change while one `Ranges` is used).
     `constants(value)` reads an integer `tosa.const` (dense or resource)."""
 
-    def __init__(self, constants):
+    def __init__(self, constants, arguments: "dict | None" = None):
         self._constants = constants
+        self._arguments = arguments or {}  # block argument -> (lo, hi) assumed for every element
         self._bounds: dict = {}
         self._demand: dict = {}
 
@@ -299,6 +301,9 @@ class Ranges:
             return None
         low, high = _type_range(value)
         unbounded = (np.full(shape, low), np.full(shape, high))
+        if op is None and value in self._arguments:
+            low, high = self._arguments[value]
+            return np.full(shape, float(low)), np.full(shape, float(high))
         if op is None or len(op.results) != 1:
             return unbounded
         if op.name == "tosa.const":

@@ -21,10 +21,13 @@ from ..core import dtypes as _dtypes
 from ..core.passes import PassContext, parse_names, parse_option_text, register_pass
 
 __all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "ELEMENT_TYPES", "NO_PROFILE",
-           "parse_target", "auto_target", "has_profile", "no_profile", "not_conformant"]
+           "parse_target", "auto_target", "fit_target", "has_profile", "no_profile", "not_conformant"]
 
 ATTACH = "tosa-attach-target"
-VALIDATE = "tosa-validate"
+# Strict: in this MLIR, tosa-validate checks profiles, extensions and the
+# specification version only with strict op-spec alignment; without it a float
+# program passes as pro_int. TOSA's own tools check them.
+VALIDATE = "tosa-validate{strict-op-spec-alignment=true}"
 RECORD = "tosa-custom-record-target"
 TARGET_ATTR = _attrs.TOSA_TARGET
 
@@ -179,6 +182,70 @@ def auto_target(module: ir.Module) -> TosaTarget:
         profiles = ("pro_int", "pro_fp") if floats else profiles
     return TosaTarget(profiles=profiles, extensions=tuple(sorted(extensions)),
                       specification_version="1.1.draft" if dynamic else "1.0")
+
+
+def fit_target(module: "ir.Module | ir.Operation", draft: bool = True) -> TosaTarget:
+    """`tosa_target="auto"`: the smallest target the module strictly
+    validates for. It starts from `auto_target` (the element types') and adds
+    what tosa-validate says each rejected op requires: a profile (a float
+    model computing positions in i32 needs pro_int: TOSA 1.0 reshapes and
+    compares i32 only under it), an extension, and, as the last resort, the
+    1.1 draft with EXT-INT64 for the 64-bit integers no narrowing could make
+    i32 (`draft=False` never moves a 1.0 program there: auto mode's tunnel
+    first tries to keep the program 1.0). What no target allows (f64) is left
+    for validation to name."""
+    op = getattr(module, "operation", module)
+    target = auto_target(op)
+    for _ in range(4):  # each round adds what the last one's errors require
+        errors = _validation_errors(op, target)
+        wider = _widened(target, errors, draft) if errors else None
+        if wider is None:
+            break
+        target = wider
+    if "tosa.target_env" in op.attributes:
+        del op.attributes["tosa.target_env"]
+    return target
+
+
+def _validation_errors(op: ir.Operation, target: TosaTarget) -> list[str]:
+    from torch_mlir import passmanager  # noqa: PLC0415 (the pass registry is loaded with the context)
+
+    messages: list[str] = []
+    with op.context:
+        try:
+            passmanager.PassManager.parse(f"builtin.module({ATTACH}{{{target.options()}}},{VALIDATE})").run(op)
+        except ir.MLIRError as e:
+            messages = [str(d.message) for d in e.error_diagnostics]
+    return messages
+
+
+# tosa-validate's requirements of an op, in one alternative of several joined by " OR ".
+_REQUIRES_ANY = re.compile(r"requires any of \[([^\]]*)\]")
+_REQUIRES_VERSION = re.compile(r"requires specification version compatible with ([\w.]+)")
+
+
+def _widened(target: TosaTarget, errors: list[str], draft: bool) -> TosaTarget | None:
+    """`target` with what the errors require added, choosing per op the first
+    alternative auto may take; None when nothing changes."""
+    names, version = set(target.profiles) | set(target.extensions), target.specification_version
+    for message in errors:
+        for alternative in message.split(" OR "):
+            wanted = _REQUIRES_VERSION.search(alternative)
+            found = _REQUIRES_ANY.search(alternative)
+            needs = set(parse_names(found.group(1))) if found else set()
+            if needs & names or (not needs and not wanted):
+                break  # already there, or nothing auto can add: validation names it
+            usable = sorted(n for n in needs if n in PROFILES or n in EXTENSIONS) or sorted(needs)
+            if wanted and wanted.group(1) != version and not (draft and wanted.group(1) == "1.1.draft"):
+                continue
+            version = wanted.group(1) if wanted else version
+            names.update(usable[:1])
+            break
+    if names == set(target.profiles) | set(target.extensions) and version == target.specification_version:
+        return None
+    return TosaTarget(profiles=tuple(p for p in PROFILES if p in names),
+                      extensions=tuple(sorted(names - set(PROFILES))), level=target.level,
+                      specification_version=version)
 
 
 _FIXES = ("keep the source op as tosa.custom (backend_legal_ops), widen the target (tosa_target=), "

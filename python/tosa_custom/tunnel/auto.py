@@ -261,7 +261,7 @@ def _trial(module_op, options: PassOptions, target, tagged: bool) -> _Trial:
         return dataclasses.replace(trial, errors=repeatable, category="wrong-lowering", stage="indices")
     if target is None:
         return trial
-    chosen = target if isinstance(target, _target.TosaTarget) else _target.auto_target(copy)
+    chosen = target if isinstance(target, _target.TosaTarget) else _target.fit_target(copy, draft=False)
     try:
         build_pass_manager(chosen.pipeline()).run(copy)
     except ir.MLIRError as e:

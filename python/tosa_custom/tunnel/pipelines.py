@@ -15,6 +15,7 @@ from ..tosa import integer_sums as _integer_sums
 from ..tosa import true_division as _true_division
 from ..tosa import uint8_literals as _uint8_literals
 from ..tosa import narrow as _narrow
+from ..tosa import narrow_i64 as _narrow_i64
 from ..tosa import scalar_comparisons as _scalar_comparisons
 from ..tosa import zero_products as _zero_products
 from ..tosa import zero_size as _zero_size
@@ -59,4 +60,4 @@ def after_tunnel() -> list[str]:
             *tosa_lowering(),
             _checks.TENSOR_CONSTANTS_AS_TOSA,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
-            _narrow.NARROW_I64_GATHER, _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]
+            _narrow.NARROW_I64_GATHER, _narrow_i64.NARROW_I64_VALUES, _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]
