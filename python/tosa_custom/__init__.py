@@ -7,7 +7,7 @@ from .contract.encoding import CONTRACT_VERSION, DOMAIN, ContractError, DecodedC
 from .tunnel.options import PASS_ARGUMENT, PassOptions, SKIP_CATEGORIES
 from .contract.decode import custom_ops, decode
 from .core.diagnostics import CompileError, Diagnostic
-from .core.mlir_files import save_mlir
+from .core.mlir_files import save, save_mlir
 from .core.schema import OpSelection
 from .tosa.target import TosaTarget
 
@@ -53,5 +53,6 @@ __all__ = [
     "custom_ops",
     "decode",
     "install_torch_mlir_compile",
+    "save",
     "save_mlir",
 ]

@@ -57,6 +57,7 @@ from ..core.attrs import DTYPE
 from ..contract.encoding import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
 from ..core.diagnostics import CompileError, Diagnostic
 from ..core.passes import pipeline_text, run_pipeline, split_pipeline
+from ..core import mlir_files as _mlir_files
 from . import native as _native
 from .cpu import CpuTarget, cpu_target
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
@@ -722,7 +723,8 @@ def _module_text(source: "str | os.PathLike") -> str:
 
 def load(module, entry: str | None = None, *, vectorize: bool = True, weights=None, native: bool = True,
          torch_fallback: bool = True, kernels: str = "all", cpu: "str | CpuTarget | None" = None) -> Program:
-    """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a path).
+    """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a
+    path: a `.mlir` file, a `.tosa` flatbuffer, a directory written by `Program.save`).
 
     The module is consumed (lowered in place); pass a copy to keep it.
     A directory written by `Program.save` loads with its weights.safetensors
@@ -741,6 +743,8 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
     vector lengths; an ISA narrower than the host's also keeps the JIT to it.
     `Program.tiling` says what was chosen.
     """
+    if _mlir_files.is_flatbuffer(module):
+        module = _mlir_files.read(module)  # with its sidecar's attributes, when it has one
     if is_saved_program(module):
         data, manifest = read_saved(module)
         weights = module if weights is None else weights

@@ -24,8 +24,9 @@ from torch_mlir import ir
 
 from .. import iree as _iree, runtime as _runtime, tosa as _tosa, tunnel as _tunnel, weights as _weights  # noqa: F401
 from ..core import ir as _ir
-from ..core.diagnostics import Diagnostic, DiagnosticLog
+from ..core.diagnostics import CompileError, Diagnostic, DiagnosticLog
 from ..tunnel.options import PASS_ARGUMENT, PassOptions
+from ..core import mlir_files
 from ..core.mlir_files import BYTECODE_MAGIC, serialize
 # (importing each layer registers its passes: every pass of every layer, as mlir-opt's registerAllPasses)
 from ..core.passes import build_pass_manager, registered_passes, split_pipeline
@@ -51,7 +52,8 @@ options:
   --version                print the version
   --emit-bytecode          write MLIR bytecode (what another MLIR version reads)
   --mlir-print-op-generic  write the generic op form
-The input may be MLIR text or MLIR bytecode.
+The input may be MLIR text, MLIR bytecode or a TOSA flatbuffer (`.tosa`);
+`-o x.tosa` writes a TOSA flatbuffer (both need tosa-tools, README).
 """
 
 
@@ -259,8 +261,11 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
         if args is None:
             return 0
         text, filename = _read_input(args.input, stdin)
+        if mlir_files.is_flatbuffer(args.output):
+            args.form = "bytecode"  # what the flatbuffer writer reads back (_write_output)
         if args.form == "bytecode" and args.split:
-            raise _UsageError("--emit-bytecode writes one module: it cannot be combined with --split-input-file")
+            what = "-o *.tosa (a TOSA flatbuffer)" if mlir_files.is_flatbuffer(args.output) else "--emit-bytecode"
+            raise _UsageError(f"{what} writes one module: it cannot be combined with --split-input-file")
         ctx = _ir.make_context()
         ctx.allow_unregistered_dialects = args.allow_unregistered
         outputs, failed, problems = [], False, []
@@ -296,6 +301,8 @@ def run(argv: list[str], stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
 def _read_input(path: str, stdin: TextIO) -> tuple["str | bytes", str]:
     """The input's text, or its bytes when it is MLIR bytecode, and its name."""
     filename = "<stdin>" if path == "-" else path
+    if mlir_files.is_flatbuffer(path):
+        return _flatbuffer(lambda: serialize(mlir_files.read(path))), filename
     try:
         if path == "-":
             raw = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read()
@@ -320,6 +327,9 @@ def _write_output(path: str, outputs: list, stdout: TextIO) -> None:
         result: "str | bytes" = outputs[0]
     else:
         result = "\n// -----\n".join(o.rstrip("\n") for o in outputs) + "\n" if outputs else ""
+    if mlir_files.is_flatbuffer(path) and outputs:
+        _flatbuffer(lambda: mlir_files.save(_ir.parse_module(result, _ir.make_context()), path))
+        return
     if path != "-":
         _write_atomically(path, result)
         return
@@ -331,6 +341,14 @@ def _write_output(path: str, outputs: list, stdout: TextIO) -> None:
             stdout.write(result)
     except OSError as e:
         raise _UsageError(f"cannot write to standard output: {e.strerror or e}") from None
+
+
+def _flatbuffer(step):
+    """Read or write a TOSA flatbuffer (tosa-tools does it); its errors are the tool's usage errors."""
+    try:
+        return step()
+    except (CompileError, OSError) as e:
+        raise _UsageError(str(e)) from None
 
 
 def _write_atomically(path: str, data: "str | bytes") -> None:
