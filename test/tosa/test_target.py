@@ -44,13 +44,39 @@ def test_example_block_validates_for_pro_fp(ops):
 
 @pytest.mark.parametrize("ops", [None, ["aten.layer_norm", "aten.softmax.int", "aten.gelu"]],
                          ids=["stock", "selective"])
-def test_bert_validates_for_pro_fp(ops):
+def test_bert_validates_strictly_with_its_int64_inputs_carried_as_int32(ops):
+    """Strictly, TOSA 1.0 has no 64-bit integer: the input ids and mask travel
+    as int32 (tosa-custom-narrow-i64-values), positions are i32, and i32
+    reshapes and comparisons need pro_int beside pro_fp. The program still
+    takes int64, as the model does, and refuses values int32 cannot hold."""
     model, args = _bert()
     module, report = compile_with_report(model, args, backend_legal_ops=ops)
-    assert report.tosa_target == PRO_FP
+    assert report.tosa_target == "profiles=pro_int,pro_fp level=8k specification_version=1.0"
     text = module.operation.get_asm(large_elements_limit=4)
-    assert "f64" not in text
-    assert "tosa.gather" in text and "(tensor<1x32x1xi64>, tensor<1x8xi32>)" not in text  # the i64 gather narrowed
+    assert "f64" not in text and "xi64>" not in text
+    assert text.count('tosa_custom.dtype = "int64"') == 2  # both inputs
+    program = tosa_custom.runtime.load(module)
+    with torch.no_grad():
+        torch.testing.assert_close(program(*args), model(*args), rtol=1e-5, atol=1e-5)
+    big = args[0].clone()
+    big[0, 0] = 2 ** 40
+    with pytest.raises(ValueError, match=r"input #0 holds int64 values outside int32 \(\d+ to 1099511627776\)"):
+        program(big, args[1])
+    with pytest.raises(ValueError, match="input #1 is float32; expected int64"):
+        program(args[0], args[1].float())
+
+
+def test_float_program_declared_pro_int_is_refused():
+    """Strict alignment: a float Linear is not pro_int (without it, MLIR's
+    validator accepted it): each op is named with its rule and the fixes."""
+    with pytest.raises(tosa_custom.CompileError) as info:
+        compile_with_report(torch.nn.Linear(4, 3), (torch.randn(2, 4),), tosa_target="profiles=pro_int")
+    e, text = info.value, str(info.value)
+    assert e.category == "not-conformant" and "tosa.matmul" in e.ops
+    assert "does not conform to the target (profiles=pro_int level=8k specification_version=1.0)" in text
+    assert "'tosa.matmul' op illegal: requires any of [pro_fp]" in text
+    for fix in ("backend_legal_ops", "tosa_target=", "tosa_target=None"):
+        assert fix in text
 
 
 class _F64(torch.nn.Module):
@@ -66,20 +92,36 @@ def test_f64_result_is_said_before_lowering():
     assert info.value.category == "no-tosa-profile" and "  result 0: float64" in str(info.value)
 
 
+class _AddBig(torch.nn.Module):
+    def forward(self, x):
+        return x + 2 ** 40
+
+
 def test_not_conformant_names_every_op_rule_location_and_fix():
-    """An i64 gather of a run-time table: every rejected op with its rule,
-    its location in the model's source, the torch op and the fixes."""
+    """int64 arithmetic of unknown range, declared TOSA 1.0: every
+    rejected op with its rule, its location in the model's source, the
+    torch op and the fixes."""
     with pytest.raises(tosa_custom.CompileError) as info:
-        compile_with_report(_Gather(), (torch.randint(0, 9, (2, 5)), torch.randint(0, 5, (2, 3))))
+        compile_with_report(_AddBig(), (torch.randint(0, 9, (2, 5)),), tosa_target="profiles=pro_int")
     e = info.value
     text = str(e)
-    assert e.category == "not-conformant" and e.ops == ("tosa.gather",)
-    assert "does not conform to the target (profiles=pro_int" in text
-    assert "tosa.gather: 'tosa.gather' op illegal: operation operand/result data types did not align" in text
+    assert e.category == "not-conformant" and "tosa.add" in e.ops
+    assert "does not conform to the target (profiles=pro_int level=8k specification_version=1.0)" in text
+    assert "'tosa.add' op illegal: requires specification version compatible with 1.1.draft" in text
     assert "test_target.py:" in text  # each op's location, in the model's source
-    assert "lowered from torch.aten.gather" in text
+    assert "lowered from torch.aten.add" in text
     for fix in ("backend_legal_ops", "tosa_target=", "tosa_target=None"):
         assert fix in text
+
+
+def test_auto_moves_what_cannot_narrow_to_the_draft_with_ext_int64():
+    """The smallest target such a program strictly validates for: the 1.1
+    draft with EXT-INT64 (a backend on TOSA 1.0 keeps the op, or declares 1.0
+    and gets the error above)."""
+    x = torch.randint(0, 9, (2, 5))
+    module, report = compile_with_report(Fn(lambda x: x + 2 ** 40), (x,))
+    assert report.tosa_target == "profiles=pro_int extensions=int64 level=8k specification_version=1.1.draft"
+    assert torch.equal(tosa_custom.runtime.load(module)(x), x + 2 ** 40)
 
 
 def test_none_skips_the_check_and_attaches_no_target():
@@ -93,13 +135,12 @@ class _Gather(torch.nn.Module):
         return torch.gather(table, 1, index)
 
 
-def test_integer_model_gets_pro_int_and_an_i64_gather_of_an_input_is_named():
+def test_integer_model_gets_pro_int_and_its_int64_gather_runs_in_int32():
     args = (torch.randint(0, 9, (2, 5)), torch.randint(0, 5, (2, 3)))
-    with pytest.raises(tosa_custom.CompileError) as info:
-        compile_with_report(_Gather(), args)
-    assert info.value.category == "not-conformant" and info.value.ops == ("tosa.gather",)
-    assert "(profiles=pro_int " in str(info.value) and "lowered from torch.aten.gather" in str(info.value)
-    # Kept as tosa.custom, the gather is the backend's business: the module validates.
+    module, report = compile_with_report(_Gather(), args)
+    assert report.tosa_target == "profiles=pro_int level=8k specification_version=1.0"
+    assert torch.equal(tosa_custom.runtime.load(module)(*args), torch.gather(*args[:1], 1, args[1]))
+    # Kept as tosa.custom, the gather is the backend's business: its int64 operands stay.
     _, report = compile_with_report(_Gather(), args, backend_legal_ops=["aten.gather"])
     assert report.tosa_target == "profiles=pro_int level=8k specification_version=1.0"
 
@@ -140,7 +181,8 @@ def test_small_integer_arithmetic_and_positions_validate_after_the_rewrites():
 def test_target_forms(spec):
     assert parse_target(spec) == TosaTarget(("pro_fp",), ("bf16",), "8k", "1.0")
     assert parse_target(spec).pipeline() == [
-        "tosa-attach-target{profiles=pro_fp extensions=bf16 level=8k specification_version=1.0}", "tosa-validate",
+        "tosa-attach-target{profiles=pro_fp extensions=bf16 level=8k specification_version=1.0}",
+        "tosa-validate{strict-op-spec-alignment=true}",
         "tosa-custom-record-target"]
 
 
@@ -160,4 +202,5 @@ def test_verbose_pipeline_ends_with_the_target(capsys):
     compile_with_report(torch.nn.Linear(4, 4), (torch.randn(2, 4),), verbose=True)
     pipeline = capsys.readouterr().out.split("==== pipeline")[1].splitlines()[1]
     assert pipeline.endswith(
-        f"tosa-custom-verify-tosa, tosa-attach-target{{{PRO_FP}}}, tosa-validate, tosa-custom-record-target)")
+        f"tosa-custom-verify-tosa, tosa-attach-target{{{PRO_FP}}}, tosa-validate{{strict-op-spec-alignment=true}}, "
+        "tosa-custom-record-target)")

@@ -140,7 +140,7 @@ def _apply_torch_dtypes(func, inputs: list, outputs: list) -> None:
             continue
         for i, attrs in enumerate(ir.ArrayAttr(func.attributes[key])):
             attrs = ir.DictAttr(attrs)
-            if i < len(specs) and DTYPE in attrs:
+            if i < len(specs) and DTYPE in attrs and ir.StringAttr(attrs[DTYPE]).value != "int64":  # Boundary.narrow
                 name = ir.StringAttr(attrs[DTYPE]).value
                 dtype, stored = _BOUNDARY_DTYPES.get(name, (None, None))
                 shape = specs[i].shape
@@ -470,11 +470,10 @@ class Program:
             self._weights.reset(slot for _, slot in self._boundary.state)
 
     def _check_inputs(self, inputs: Sequence[Any]) -> list[torch.Tensor]:
+        inputs = self._boundary.narrow(inputs)  # int64 carried as int32 (CONTRACT.md §13.4d)
         if len(inputs) != len(self.input_specs):
-            raise TypeError(
-                f"{self.entry}() takes {len(self.input_specs)} inputs "
-                f"({', '.join(s.describe() for s in self.input_specs)}), got {len(inputs)}"
-            )
+            raise TypeError(f"{self.entry}() takes {len(self.input_specs)} inputs "
+                            f"({', '.join(s.describe() for s in self.input_specs)}), got {len(inputs)}")
         tensors = []
         for i, (x, spec) in enumerate(zip(inputs, self.input_specs)):
             if isinstance(x, np.ndarray):
