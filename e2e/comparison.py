@@ -7,10 +7,6 @@ from tosa_custom.e2e import Fn, case
 
 FAMILY = "comparison"
 
-# Why an int64 input cast to float cannot validate in stock mode (CONTRACT.md §13.4).
-INT64_INPUT_TO_FLOAT = {"stock": "an int64 input is cast to float: TOSA 1.0 casts no i64 to a float, and an input's "
-                                 "values are not known to fit i32"}
-
 
 def _ints(*shape):
     return torch.randint(-3, 4, shape)
@@ -59,7 +55,7 @@ def ElementwiseGtIntFloatScalarModule_promotion():
     return Fn(lambda x: x > 0.5)
 
 
-@case(inputs=lambda: (_ints(3, 4), torch.randn(3, 4)), family=FAMILY, nonconformant=INT64_INPUT_TO_FLOAT)
+@case(inputs=lambda: (_ints(3, 4), torch.randn(3, 4)), family=FAMILY)
 def ElementwiseLtIntFloatTensorModule_promotion():
     return Fn(torch.lt)
 
@@ -122,8 +118,7 @@ def WhereScalarScalarModule_basic():
     return Fn(lambda x: torch.where(x > 0, 1.5, -2.0))
 
 
-@case(inputs=lambda: (torch.randn(3, 4) > 0, _ints(3, 4), torch.randn(3, 4)), family=FAMILY,
-      nonconformant=INT64_INPUT_TO_FLOAT)
+@case(inputs=lambda: (torch.randn(3, 4) > 0, _ints(3, 4), torch.randn(3, 4)), family=FAMILY)
 def WhereIntFloatModule_promotion():
     """An int64 branch and a float32 branch: promoted to float32."""
     return Fn(torch.where)

@@ -10,10 +10,6 @@ FAMILY = "conversion"
 # Why a float64 case's TOSA cannot validate, in every mode (CONTRACT.md §13.5).
 F64_BY_DESIGN = "computes in float64 by design (an f64 input, result or dtype): TOSA 1.0 has no f64 in any profile"
 
-# Why an int64 input cast to float cannot validate in stock mode (CONTRACT.md §13.4).
-INT64_INPUT_TO_FLOAT = {"stock": "an int64 input is cast to float: TOSA 1.0 casts no i64 to a float, and an input's "
-                                 "values are not known to fit i32"}
-
 
 def _scaled():
     """Values spanning several integers of both signs, with fractions."""
@@ -74,7 +70,7 @@ def ToBoolModule_int():
     return Fn(lambda x: x.to(torch.bool))
 
 
-@case(inputs=lambda: (torch.randint(-1000, 1000, (3, 4)),), family=FAMILY, nonconformant=INT64_INPUT_TO_FLOAT)
+@case(inputs=lambda: (torch.randint(-1000, 1000, (3, 4)),), family=FAMILY)
 def ToF32FromI64Module_basic():
     return Fn(lambda x: x.float())
 
@@ -84,9 +80,7 @@ def ToF32FromBoolModule_basic():
     return Fn(lambda x: x.float() * 3)
 
 
-@case(inputs=lambda: (torch.randint(-100000, 100000, (3, 4)),), family=FAMILY,
-      nonconformant={"stock": "an int64 input is cast to int16 (wrapping): TOSA 1.0 has no i64-to-i16 cast, and an "
-                              "input's values are not known to fit i32"})
+@case(inputs=lambda: (torch.randint(-100000, 100000, (3, 4)),), family=FAMILY)
 def ToI16FromI64Module_wraparound():
     """Narrowing integer conversion keeps the low bits."""
     return Fn(lambda x: x.to(torch.int16))

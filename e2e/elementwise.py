@@ -10,10 +10,6 @@ FAMILY = "elementwise"
 # Why a float64 case's TOSA cannot validate, in every mode (CONTRACT.md §13.5).
 F64_BY_DESIGN = "computes in float64 by design (an f64 input, result or dtype): TOSA 1.0 has no f64 in any profile"
 
-# Why an int64 input cast to float cannot validate in stock mode (CONTRACT.md §13.4).
-INT64_INPUT_TO_FLOAT = {"stock": "an int64 input is cast to float: TOSA 1.0 casts no i64 to a float, and an input's "
-                                 "values are not known to fit i32"}
-
 
 def _pos(*shape):
     """Inputs in [0.1, 2.1): log, sqrt, reciprocal... are defined there."""
@@ -357,8 +353,7 @@ def ElementwiseAddModule_zero_rank_operand():
     return Fn(torch.add)
 
 
-@case(inputs=lambda: (torch.randint(-5, 5, (3, 4)), torch.randn(3, 4)), family=FAMILY,
-      nonconformant=INT64_INPUT_TO_FLOAT)
+@case(inputs=lambda: (torch.randint(-5, 5, (3, 4)), torch.randn(3, 4)), family=FAMILY)
 def ElementwiseAddIntFloatModule_promotion():
     """int64 + float32 -> float32."""
     return Fn(torch.add)
@@ -378,7 +373,7 @@ def ElementwiseMulZeroRankF64Module_promotion():
     return Fn(torch.mul)
 
 
-@case(inputs=lambda: (torch.randint(-5, 5, (3, 4)),), family=FAMILY, nonconformant=INT64_INPUT_TO_FLOAT)
+@case(inputs=lambda: (torch.randint(-5, 5, (3, 4)),), family=FAMILY)
 def ElementwiseAddIntFloatScalarModule_promotion():
     """int64 tensor + Python float -> float32."""
     return Fn(lambda x: x + 0.5)
@@ -434,8 +429,7 @@ def ElementwiseRdivScalarModule_basic():
     return Fn(lambda x: 3.0 / x)
 
 
-@case(inputs=lambda: (torch.randint(-10, 10, (3, 4)), torch.randint(1, 4, (3, 4))), family=FAMILY,
-      nonconformant=INT64_INPUT_TO_FLOAT)
+@case(inputs=lambda: (torch.randint(-10, 10, (3, 4)), torch.randint(1, 4, (3, 4))), family=FAMILY)
 def ElementwiseDivIntModule_true_division():
     """int64 / int64 is true division: a float32 result."""
     return Fn(torch.div)

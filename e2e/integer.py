@@ -157,9 +157,7 @@ def MatmulInt32Module_basic():
     return Fn(torch.matmul)
 
 
-@case(inputs=lambda: (_ints(3, 4, dtype=torch.int16),), family=FAMILY,
-      nonconformant={"stock": "sum of int16 accumulates into int64 (PyTorch's promotion): TOSA 1.0 has no i64 cast "
-                              "or i16 reduce_sum"})
+@case(inputs=lambda: (_ints(3, 4, dtype=torch.int16),), family=FAMILY)
 def SumInt16Module_basic():
     """Summing int16 gives int64."""
     return Fn(lambda x: x.sum(dim=0))
