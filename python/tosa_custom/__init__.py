@@ -19,7 +19,7 @@ except _metadata.PackageNotFoundError:  # imported from a source tree that was n
 # Submodules reachable as attributes after `import tosa_custom`, imported on
 # first use (PEP 562): the runtime loads MLIR's ExecutionEngine and the native
 # libraries, which a user who only compiles should not pay for.
-_LAZY_SUBMODULES = ("runtime", "weights", "e2e", "iree")
+_LAZY_SUBMODULES = ("runtime", "weights", "e2e", "iree", "refmodel")
 
 
 def __getattr__(name: str):

@@ -1,6 +1,8 @@
 """CI's quick slice of the e2e suite: the first case of every family but whole models, and every
 case of the families an issue made its acceptance list (`inplace`, issue 13: each must pass in all
 three modes; `dynamic`, issue 23), in every mode (selective: each case's own ops), through the real audit CLI (two workers).
+The same slice (one dynamic case for its family) runs on TOSA's reference model in stock and
+selective mode (`--executor refmodel`, issue 37), when tosa-tools is installed.
 
 The whole suite is the audit's job (`tosa-custom-audit --mode dummy`); this
 keeps CI to a few minutes while still crossing every family once.
@@ -33,7 +35,8 @@ _WHOLE_FAMILIES = {"inplace", "dynamic"}
 _LISTED_NONCONFORMANT = "ToF64Module_basic"
 
 
-def _slice() -> list[str]:
+def _slice() -> dict[str, str]:
+    """The slice's cases, name -> family."""
     listing = subprocess.run(
         [sys.executable, "-m", "tosa_custom.e2e.audit", "--mode", "stock", "--list", "--suite", str(SUITE)],
         capture_output=True, text=True, timeout=300,
@@ -41,19 +44,26 @@ def _slice() -> list[str]:
     assert listing.returncode == 0, listing.stderr
     first: dict[str, str] = {}
     whole: list[str] = []
+    families: dict[str, str] = {}
     for line in listing.stdout.splitlines():
         name, family, _ = line.split("\t", 2)
+        families[name] = family
         if family in _WHOLE_FAMILIES:
             whole.append(name)
         elif family not in _SLOW_FAMILIES:
             first.setdefault(family, name)
     assert len(whole) >= 26, whole  # issue 13's list: 8 in-place/out=, 4 stateful, 4 structures, 3 numbers
-    return sorted({*first.values(), *whole, _LISTED_NONCONFORMANT})
+    return {n: families[n] for n in sorted({*first.values(), *whole, _LISTED_NONCONFORMANT})}
 
 
 @pytest.fixture(scope="module")
-def names() -> list[str]:
+def families() -> dict[str, str]:
     return _slice()
+
+
+@pytest.fixture(scope="module")
+def names(families) -> list[str]:
+    return list(families)
 
 
 @pytest.mark.parametrize("mode", ["stock", "selective", "dummy", "auto"])
@@ -94,3 +104,30 @@ def test_quick_slice(mode, names, audit):
     assert run.case(_LISTED_NONCONFORMANT)["nonconformant_reason"]
     assert sum(v == "validated" for v in verdicts.values()) >= len(names) // 2, verdicts
     assert run.summary["conformance"]["counts"]["listed"] >= 1
+
+
+# On TOSA's reference model, one dynamic case stands for its family: each is
+# refused at load by design (the reference model interprets static graphs),
+# after a compile that costs seconds in selective mode.
+_DYNAMIC_ON_REFMODEL = "DynamicElementwiseModule_batch"
+
+
+@pytest.mark.parametrize("mode", ["stock", "selective"])
+def test_quick_slice_on_the_reference_model(mode, families, audit, tosa_tools):
+    """The slice with `--executor refmodel` (tosa_custom.refmodel): the TOSA
+    between kept ops on TOSA's reference model, each kept op by its kernel;
+    every case passes, is listed, or is refused at load by design."""
+    names = [n for n, family in families.items() if family != "dynamic" or n == _DYNAMIC_ON_REFMODEL]
+    run = audit("--mode", mode, "--executor", "refmodel", "--suite", str(SUITE),
+                "--filter", "^(" + "|".join(map(re.escape, names)) + ")$", "-j", "2", "--timeout", "300")
+    assert sorted(c["name"] for c in run.summary["cases"]) == sorted(names)
+    unexpected = {c["name"]: f"{c['status']} [{c['category']}] {c['message'][:300]}"
+                  for c in run.summary["cases"] if c["status"] not in ("pass", "xfail")}
+    assert run.returncode == 0 and not unexpected, unexpected
+    assert {c["executor"] for c in run.summary["cases"]} == {"refmodel"}
+    counts = run.summary["by_executor"]["refmodel"]
+    assert counts["refused"]["dynamic-shape"] == 1 and counts["refused"]["not-conformant"] >= 1, counts
+    assert run.case(_DYNAMIC_ON_REFMODEL)["refused"] and run.case(_LISTED_NONCONFORMANT)["refused"]
+    assert counts["ran"]["pass"] >= len(names) * 3 // 4, counts
+    if mode == "selective":  # kept ops ran on their kernels between segments
+        assert sum(bool(c["converted"]) and c["status"] == "pass" for c in run.summary["cases"]) >= 20

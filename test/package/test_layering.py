@@ -23,10 +23,12 @@ _BELOW = {
     "tunnel": {"core", "contract", "weights", "tosa"},
     "frontend": {"core", "contract", "weights", "tosa", "tunnel"},
     "runtime": {"core", "contract", "weights"},
-    "e2e": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", "iree", ""},
+    "e2e": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", "iree", "refmodel", ""},
     # IREE as an engine: the reference runtime's boundary, weights and native binding, reused.
     "iree": {"core", "contract", "weights", "runtime"},
-    "tools": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", "iree", ""},
+    # TOSA's reference model as an engine: the same boundary and weights, the runtime's kernels for kept ops.
+    "refmodel": {"core", "contract", "weights", "runtime"},
+    "tools": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", "iree", "refmodel", ""},
 }
 # The package's own modules (the public API and `python -m tosa_custom`) sit
 # above the compiler layers; "" stands for them.

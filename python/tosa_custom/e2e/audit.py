@@ -442,9 +442,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="run custom ops only by registered kernels (numpy, native, and those the case files "
                         "register), never the generic torch kernel: the ops without one fail as no-kernel")
     p.add_argument("--executor", choices=EXECUTORS, default="reference",
-                   help="what runs each compiled case: the reference runtime (default), or IREE (tosa_custom.iree: "
+                   help="what runs each compiled case: the reference runtime (default), IREE (tosa_custom.iree: "
                         "IREE's code, each kept op by its native kernel; a case with a kept op no native kernel "
-                        "takes is an expected refusal, counted apart)")
+                        "takes is an expected refusal, counted apart), or TOSA's reference model "
+                        "(tosa_custom.refmodel: the TOSA between kept ops on the specification's interpreter, "
+                        "each kept op by its kernel; a dynamic shape or TOSA that does not conform is an "
+                        "expected refusal)")
     p.add_argument("--only-user-kernels", action="store_true",
                    help="run custom ops only by the kernels your case files register or load (not the package's "
                         "built-in numpy, native or generic torch ones): shows which ops lack a kernel of yours")

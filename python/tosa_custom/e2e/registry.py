@@ -24,10 +24,12 @@ __all__ = ["Case", "MODES", "EXECUTORS", "COMPARISONS", "case", "cases", "get_ca
 
 MODES = ("stock", "selective", "dummy", "auto")
 
-# What runs a compiled case: the reference runtime (every kernel kind), or
+# What runs a compiled case: the reference runtime (every kernel kind),
 # IREE (tosa_custom.iree: IREE's code for the TOSA, native kernels for the
-# kept ops; a program with an op no native kernel takes is refused).
-EXECUTORS = ("reference", "iree")
+# kept ops; a program with an op no native kernel takes is refused), or
+# TOSA's reference model (tosa_custom.refmodel: the TOSA between kept ops
+# interpreted by the specification's model, the kept ops by our kernels).
+EXECUTORS = ("reference", "iree", "refmodel")
 
 # "values": allclose against eager; "statistics": outputs of random ops are
 # compared by shape, dtype and mean/std (see runner), never by value.
@@ -86,8 +88,8 @@ class Case:
         return None
 
     def expected_failure(self, mode: str, executor: str = "reference") -> str | None:
-        """Why the case fails in `mode`; on IREE, an `xfail` keyed "iree"
-        (IREE's own limits, in any mode) comes first."""
+        """Why the case fails in `mode`; on another executor, an `xfail` keyed
+        by its name (its own limits, in any mode) comes first."""
         if executor != "reference" and executor in self.xfail:
             return self.xfail[executor]
         return self.xfail.get(mode)
@@ -129,8 +131,8 @@ def case(
     The case is named after the factory (`<Op><Variant>Module_basic`).
     `inputs` builds the example arguments; the runner seeds torch before
     calling it, so inputs are reproducible. `xfail` maps a mode to the reason
-    it is expected to fail there, or "iree" to why it fails on IREE in any
-    mode (a limit of IREE's own). `calls`: run the model that many times on
+    it is expected to fail there, or an executor ("iree", "refmodel") to why
+    it fails there in any mode (a limit of that executor's own). `calls`: run the model that many times on
     copies of the inputs, comparing every call (the model's state carries).
     `nonconformant` maps a mode to why its TOSA cannot validate for the
     target (a string: every mode); `reviewed=False` (generated suites whose

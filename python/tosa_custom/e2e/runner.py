@@ -79,10 +79,11 @@ class CaseResult:
     kept_from_decomposition: list[str] = dataclasses.field(default_factory=list)  # auto mode
     conformance: str | None = None  # one of CONFORMANCE; None when no output was validated
     nonconformant_reason: str | None = None  # why the case is listed as not conformant in this mode
-    executor: str = "reference"  # what ran the program: the reference runtime or IREE (EXECUTORS)
-    # IREE refused the program by design (REFUSALS: an op without a native
-    # kernel, TOSA that does not conform, a dynamic shape): not a regression;
-    # the status is "xfail", the category and xfail_reason say which.
+    executor: str = "reference"  # what ran the program: the reference runtime, IREE, the TOSA reference model
+    # The executor refused the program by design (REFUSALS_BY_EXECUTOR: for
+    # IREE an op without a native kernel, TOSA that does not conform, a
+    # dynamic shape): not a regression; the status is "xfail", the category
+    # and xfail_reason say which.
     refused: bool = False
 
     @property
@@ -454,15 +455,24 @@ REFUSALS = {
     "dynamic-shape": "tosa_custom.iree runs static shapes only: a program with a dynamic dim is refused at load "
                      "(run it on the reference runtime)",
 }
+# What TOSA's reference model refuses by design (tosa_custom.refmodel).
+REFMODEL_REFUSALS = {
+    "not-conformant": "the TOSA reference model implements the specification's types and ops, and this output "
+                      "does not conform (f64 or i64 values: see the case's conformance): it refused the graph "
+                      "at load",
+    "dynamic-shape": "the TOSA reference model interprets static graphs only: a program with a dynamic dim is "
+                     "refused at load (run it on the reference runtime)",
+}
+# Each executor's refusals by design; the reference runtime has none.
+REFUSALS_BY_EXECUTOR = {"iree": REFUSALS, "refmodel": REFMODEL_REFUSALS}
 
 
 def _refusal(executor: str, failure: _Failure, conformant: bool | None) -> _Failure | None:
-    """The load failure as an IREE refusal by design, or None when it is not one."""
-    if executor != "iree":
-        return None
-    if failure.category in ("no-kernel", "dynamic-shape"):
+    """The load failure as a refusal by design of `executor`, or None when it is not one."""
+    refusals = REFUSALS_BY_EXECUTOR.get(executor, {})
+    if failure.category in refusals and failure.category != "not-conformant":
         return failure
-    if conformant is False:
+    if conformant is False and "not-conformant" in refusals:
         return _Failure("not-conformant", str(failure), failure.failing_ops)
     return None
 
@@ -475,6 +485,10 @@ def _load(module, executor: str, torch_fallback: bool, kernels: str):
         from .. import iree  # lazily: IREE's compiler and runtime only where a case runs there
 
         return iree.load(module, threads=torch.get_num_threads())
+    if executor == "refmodel":
+        from .. import refmodel  # lazily: TOSA's toolchain only where a case runs there
+
+        return refmodel.load(module, torch_fallback=torch_fallback, kernels=kernels)
     from .. import runtime
 
     return runtime.load(module, torch_fallback=torch_fallback, kernels=kernels)
@@ -482,7 +496,7 @@ def _load(module, executor: str, torch_fallback: bool, kernels: str):
 
 def _load_or_refuse(result: "CaseResult", module, executor: str, torch_fallback: bool, kernels: str):
     """The loaded program, or the load failure (marked on `result` when it
-    is one of IREE's refusals by design)."""
+    is one of the executor's refusals by design)."""
     try:
         return _load(module, executor, torch_fallback, kernels)
     except Exception as e:
@@ -561,7 +575,9 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
     """Run `case` in `mode` (`ops`: selective mode's list, else the case's own);
     without `torch_fallback`, custom ops run only by registered kernels; with
     `kernels="user"`, only by the user's (runtime.load's `kernels=`);
-    `executor="iree"`: compiled by IREE, each kept op by its native kernel."""
+    `executor="iree"`: compiled by IREE, each kept op by its native kernel;
+    `executor="refmodel"`: the TOSA on the TOSA reference model, each kept op
+    by its kernel."""
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
     result = CaseResult(case.name, mode, case.family, case.source, xfail_reason=expected_reason(case, mode, executor),
@@ -611,7 +627,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
     result.conformance = conformance_verdict(case, mode, result.conformant)
     result.status = "xfail" if result.refused else final_status(case, mode, measured, executor)
     if result.refused:
-        result.xfail_reason = result.xfail_reason or REFUSALS[result.category]
+        result.xfail_reason = result.xfail_reason or REFUSALS_BY_EXECUTOR[executor][result.category]
     if result.status == "xpass":
         result.message = f"passed, but is expected to fail in {mode} mode: {result.xfail_reason}"
     elif result.status == "pass" and result.xfail_reason:
