@@ -122,7 +122,7 @@ class Segment:
         return [from_array(a, shape, dtype) for a, (shape, dtype) in zip(outputs, self.results)]
 
     def check(self, tensors: list[torch.Tensor]) -> None:
-        """Run once (on `tensors`, zeros say) so that a graph the reference
+        """Run once (on `tensors`, ones say) so that a graph the reference
         model cannot run is refused at load; a status the data causes is not."""
         try:
             self.run(tensors)

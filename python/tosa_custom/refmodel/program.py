@@ -21,9 +21,10 @@ boundary gives the caller the torch dtypes, as the runtime does.
 
 The reference model is an interpreter of static graphs: a module with a
 `?` dim is refused at load (`dynamic-shape`). Each segment runs once at
-load on zeros, so a graph the reference model cannot run (an op or type
-it does not implement, such as i64 casts) is refused at load, with what
-the reference model said, not at the first call.
+load on ones (zeros would divide integers by zero, a SIGFPE that kills the
+process), so a graph the reference model cannot run (an op or type it
+does not implement, such as i64 casts) is refused at load, with what the
+reference model said, not at the first call.
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ class Program:
         if check:
             for step in self._steps:
                 if isinstance(step, _Segment):
-                    step.engine.check([torch.zeros(graph.types[n].shape, dtype=self._dtypes[n])
+                    step.engine.check([torch.ones(graph.types[n].shape, dtype=self._dtypes[n])
                                        for n in step.piece.inputs])
 
     def _prepare(self, context: ir.Context, kernel_options: dict) -> list:
@@ -214,7 +215,7 @@ class Program:
     def __call__(self, *inputs):
         self._boundary.check(inputs)
         with self._lock:
-            tensors = list(self._check_inputs(self._boundary.narrow(inputs)))  # int64 carried as int32
+            tensors = list(self._check_inputs(inputs))  # int64 carried as int32 narrowed there too
             if self._weights.count:
                 self._weights.require()
                 tensors += self._weights.tensors
