@@ -567,13 +567,18 @@ def GradientModule_int64_float_spacing():
     return Fn(lambda x: torch.gradient(x, spacing=[2.0, 2.1], edge_order=1))
 
 
+# TOSA leaves integer overflow unpredictable (ADD, SUB, MUL REQUIRE a result in range), and the
+# reference model stops there; eager wraps int64 (2**62 * 3), which these cases check on purpose.
+_INT64_WRAPS = "eager wraps int64 overflow on purpose here; TOSA leaves it unpredictable and the reference model stops"
+
+
 def _int64_extremes():
     """int64 values over the whole type, its ends included, and divisors near them."""
     big = torch.tensor([2**62, -2**62, 2**63 - 2, -2**63 + 1, 2**40, -2**40 - 7, 7, -7])
     return big, torch.tensor([3, -3, 2**63 - 1, 2**62 + 5, 2**35, -2**35 + 1, -2, 2])
 
 
-@case(inputs=_int64_extremes, family=FAMILY)
+@case(inputs=_int64_extremes, family=FAMILY, xfail={"refmodel": _INT64_WRAPS})
 def ElementwiseAddSubInt64Module_beyond_int32():
     """int64 add, sub and rsub (alpha included, a Scalar beyond i32) of values beyond i32: TorchToTosa computed
     them in i32 (2**40 + 2**35 gave 0; every-sample OpInfo unravel_index/int64/4)."""
@@ -581,7 +586,7 @@ def ElementwiseAddSubInt64Module_beyond_int32():
                             x.view(8, 1) - y[:3], x.int() + y))
 
 
-@case(inputs=_int64_extremes, family=FAMILY)
+@case(inputs=_int64_extremes, family=FAMILY, xfail={"refmodel": _INT64_WRAPS})
 def ElementwiseDivFloorInt64Module_extremes():
     """int64 floor division and remainder where x * y leaves int64: TorchToTosa decided the correction by its
     sign, which wraps (unravel_index of 2**63 - 2 in (1, 2**63 - 1) gave -3)."""

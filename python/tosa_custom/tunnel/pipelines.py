@@ -11,6 +11,7 @@ from ..tosa import checks as _checks
 from ..tosa import exact_division as _exact_division
 from ..tosa import half_products as _half_products
 from ..tosa import i64_add_sub as _i64_add_sub
+from ..tosa import integer_powers as _integer_powers
 from ..tosa import integer_sums as _integer_sums
 from ..tosa import true_division as _true_division
 from ..tosa import uint8_literals as _uint8_literals
@@ -58,6 +59,6 @@ def after_tunnel() -> list[str]:
             _true_division.TRUE_DIVISION, _half_products.HALF_PRODUCTS, _i64_add_sub.I64_ADD_SUB, _integer_sums.INTEGER_SUMS,
             _uint8_literals.UINT8_LITERALS,
             *tosa_lowering(),
-            _checks.TENSOR_CONSTANTS_AS_TOSA,
+            _checks.TENSOR_CONSTANTS_AS_TOSA, _integer_powers.INTEGER_POWERS,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
             _narrow.NARROW_I64_GATHER, _narrow_i64.NARROW_I64_VALUES, _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]
