@@ -22,9 +22,6 @@ def strict_errors(module, target: str | None = None) -> list[str]:
     """The strict validator's errors for `module` under `target` (default:
     the one it declares); [] when it conforms."""
     target = target or declared_target(module)
-    # A dynamic program is held to its types only: strict alignment refuses the -1 reshapes torch-mlir
-    # lowers `?` dims to (tosa/target.py, VALIDATE_DYNAMIC says why).
-    strict = "false" if "dynamic" in target.split("extensions=")[-1].split()[0] else "true"
     buffer = io.BytesIO()
     module.operation.write_bytecode(buffer)
     with ir.Context() as ctx:
@@ -34,7 +31,7 @@ def strict_errors(module, target: str | None = None) -> list[str]:
         fresh = ir.Module.parse(buffer.getvalue())
         try:
             passmanager.PassManager.parse(
-                f"builtin.module(tosa-attach-target{{{target}}},tosa-validate{{strict-op-spec-alignment={strict}}})"
+                f"builtin.module(tosa-attach-target{{{target}}},tosa-validate{{strict-op-spec-alignment=true}})"
             ).run(fresh.operation)
         except ir.MLIRError as e:
             return [f"{d.location}: {d.message}" for d in e.error_diagnostics]

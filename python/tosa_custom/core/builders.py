@@ -15,7 +15,7 @@ from torch_mlir import ir
 from . import dtypes as _dtypes
 from . import schema as _schema
 
-__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "torch_constant", "dtype_code", "torch_to_dtype", "empty_vtensor",
+__all__ = ["create", "retyped", "tosa_const", "tosa_cast", "tosa_shape_type", "tosa_const_shape", "torch_constant", "dtype_code", "torch_to_dtype", "empty_vtensor",
            "scalar_literal", "signless_elements"]
 
 
@@ -49,6 +49,17 @@ def tosa_const(values: ir.Attribute, result: ir.Type | None = None, loc: ir.Loca
     (a `dense_resource` attribute, whose type may be spelt otherwise)."""
     return create("tosa.const", result if result is not None else values.type, attributes={"values": values},
                   loc=loc)
+
+
+def tosa_shape_type(rank: int) -> ir.Type:
+    """`!tosa.shape<rank>`, the type of TOSA 1.1's shape values."""
+    return ir.Type.parse(f"!tosa.shape<{rank}>")
+
+
+def tosa_const_shape(values: "list[int]") -> ir.Value:
+    """`tosa.const_shape` of these sizes."""
+    attr = ir.Attribute.parse(f"dense<[{', '.join(map(str, values))}]> : tensor<{len(values)}xindex>")
+    return create("tosa.const_shape", tosa_shape_type(len(values)), [], {"values": attr})
 
 
 def tosa_cast(value: ir.Value, result: ir.Type, loc: ir.Location | None = None) -> ir.Value:

@@ -20,7 +20,7 @@ from ..core import attrs as _attrs
 from ..core import dtypes as _dtypes
 from ..core.passes import PassContext, parse_names, parse_option_text, register_pass
 
-__all__ = ["TosaTarget", "ATTACH", "VALIDATE", "VALIDATE_DYNAMIC", "RECORD", "TARGET_ATTR", "ELEMENT_TYPES", "NO_PROFILE",
+__all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "ELEMENT_TYPES", "NO_PROFILE",
            "parse_target", "auto_target", "fit_target", "has_profile", "no_profile", "not_conformant"]
 
 ATTACH = "tosa-attach-target"
@@ -28,12 +28,6 @@ ATTACH = "tosa-attach-target"
 # specification version only with strict op-spec alignment; without it a float
 # program passes as pro_int. TOSA's own tools check them.
 VALIDATE = "tosa-validate{strict-op-spec-alignment=true}"
-# A dynamic program (EXT-DYNAMIC, 1.1 draft): strict alignment refuses every
-# tosa.reshape to a shape with an inferred (-1) dim, which is how torch-mlir
-# lowers a reshape of `?` dims, so such a program is validated without it
-# (its types and shapes, not its profiles) until those reshapes carry shapes
-# computed with the shape extension.
-VALIDATE_DYNAMIC = "tosa-validate"
 RECORD = "tosa-custom-record-target"
 TARGET_ATTR = _attrs.TOSA_TARGET
 
@@ -79,14 +73,9 @@ class TosaTarget:
             text += f" extensions={','.join(self.extensions)}"
         return text + f" level={self.level} specification_version={self.specification_version}"
 
-    @property
-    def validate(self) -> str:
-        """The validation element: strict, but for a dynamic program (VALIDATE_DYNAMIC)."""
-        return VALIDATE_DYNAMIC if "dynamic" in self.extensions else VALIDATE
-
     def pipeline(self) -> list[str]:
         """Attach, validate, record: the elements compile() runs last."""
-        return [f"{ATTACH}{{{self.options()}}}", self.validate, RECORD]
+        return [f"{ATTACH}{{{self.options()}}}", VALIDATE, RECORD]
 
     def __str__(self) -> str:
         return self.options()
@@ -224,7 +213,7 @@ def _validation_errors(op: ir.Operation, target: TosaTarget) -> list[str]:
     messages: list[str] = []
     with op.context:
         try:
-            passmanager.PassManager.parse(f"builtin.module({ATTACH}{{{target.options()}}},{target.validate})").run(op)
+            passmanager.PassManager.parse(f"builtin.module({ATTACH}{{{target.options()}}},{VALIDATE})").run(op)
         except ir.MLIRError as e:
             messages = [str(d.message) for d in e.error_diagnostics]
     return messages

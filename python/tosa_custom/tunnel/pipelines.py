@@ -17,6 +17,7 @@ from ..tosa import true_division as _true_division
 from ..tosa import uint8_literals as _uint8_literals
 from ..tosa import narrow as _narrow
 from ..tosa import narrow_i64 as _narrow_i64
+from ..tosa import reshape_sizes as _reshape_sizes
 from ..tosa import scalar_comparisons as _scalar_comparisons
 from ..tosa import zero_products as _zero_products
 from ..tosa import zero_size as _zero_size
@@ -59,6 +60,6 @@ def after_tunnel() -> list[str]:
             _true_division.TRUE_DIVISION, _half_products.HALF_PRODUCTS, _i64_add_sub.I64_ADD_SUB, _integer_sums.INTEGER_SUMS,
             _uint8_literals.UINT8_LITERALS,
             *tosa_lowering(),
-            _checks.TENSOR_CONSTANTS_AS_TOSA, _integer_powers.INTEGER_POWERS,
+            _checks.TENSOR_CONSTANTS_AS_TOSA, _integer_powers.INTEGER_POWERS, _reshape_sizes.EXPLICIT_RESHAPE_SIZES,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
             _narrow.NARROW_I64_GATHER, _narrow_i64.NARROW_I64_VALUES, _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]

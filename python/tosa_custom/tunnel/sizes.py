@@ -214,13 +214,7 @@ class Shapes:
         return shape
 
 
-def _shape_type(rank: int) -> ir.Type:
-    return ir.Type.parse(f"!tosa.shape<{rank}>")
-
-
-def _const_shape(values: list[int]) -> ir.Value:
-    attr = ir.Attribute.parse(f"dense<[{', '.join(map(str, values))}]> : tensor<{len(values)}xindex>")
-    return _b.create("tosa.const_shape", _shape_type(len(values)), [], {"values": attr})
+_shape_type, _const_shape = _b.tosa_shape_type, _b.tosa_const_shape
 
 
 def _int_list(values: list[int]) -> ir.Value:
