@@ -25,21 +25,34 @@ func.func @causal_mask() -> tensor<4x4xi1> {
 
 // -----
 
-// Input ids: an int64 argument whose every use narrows (a reshape and the
-// gather's indices) travels as i32, marked int64 for the runtime, which
-// checks each call's values fit. An i64 result computed from it does too.
+// Input ids: an int64 argument the program only reshapes and gathers by (an
+// index) travels as i32, marked int64 for the runtime, which checks each
+// call's values fit. An i64 result of positions (constants) does too.
 // CHECK-LABEL: func.func @input_ids(
 // CHECK-SAME:    %[[IDS:.*]]: tensor<2x4xi32> {tosa_custom.dtype = "int64"}
-// CHECK-SAME:    -> (tensor<1x8x3xf32>, tensor<1x8xi32> {tosa_custom.dtype = "int64"})
+// CHECK-SAME:    -> (tensor<1x8x3xf32>, tensor<4xi32> {tosa_custom.dtype = "int64"})
 // CHECK:         %[[R:.*]] = tosa.reshape %[[IDS]]
 // CHECK-NOT:     tosa.cast
 // CHECK:         tosa.gather %{{.*}}, %[[R]] : (tensor<1x10x3xf32>, tensor<1x8xi32>)
-func.func @input_ids(%ids: tensor<2x4xi64>, %t: tensor<1x10x3xf32>) -> (tensor<1x8x3xf32>, tensor<1x8xi64>) {
+func.func @input_ids(%ids: tensor<2x4xi64>, %t: tensor<1x10x3xf32>) -> (tensor<1x8x3xf32>, tensor<4xi64>) {
   %s = tosa.const_shape {values = dense<[1, 8]> : tensor<2xindex>} : () -> !tosa.shape<2>
   %r = tosa.reshape %ids, %s : (tensor<2x4xi64>, !tosa.shape<2>) -> tensor<1x8xi64>
   %i = tosa.cast %r : (tensor<1x8xi64>) -> tensor<1x8xi32>
   %g = tosa.gather %t, %i : (tensor<1x10x3xf32>, tensor<1x8xi32>) -> tensor<1x8x3xf32>
-  return %g, %r : tensor<1x8x3xf32>, tensor<1x8xi64>
+  %p = "tosa.const"() <{values = dense<[0, 1, 2, 3]> : tensor<4xi64>}> : () -> tensor<4xi64>
+  return %g, %p : tensor<1x8x3xf32>, tensor<4xi64>
+}
+
+// -----
+
+// An int64 input the program returns (or computes with: the minimum) keeps
+// eager's int64 range: it is not narrowed, and the TOSA needs EXT-INT64.
+// CHECK-LABEL: func.func @computed_with(
+// CHECK-SAME:    %{{.*}}: tensor<4xi64>) -> tensor<1xi64>
+func.func @computed_with(%x: tensor<4xi64>) -> tensor<1xi64> {
+  // expected-error @below {{'tosa.reduce_min' op illegal: requires specification version compatible with 1.1.draft}}
+  %m = tosa.reduce_min %x {axis = 0 : i32} : (tensor<4xi64>) -> tensor<1xi64>
+  return %m : tensor<1xi64>
 }
 
 // -----

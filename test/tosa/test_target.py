@@ -135,14 +135,20 @@ class _Gather(torch.nn.Module):
         return torch.gather(table, 1, index)
 
 
-def test_integer_model_gets_pro_int_and_its_int64_gather_runs_in_int32():
+def test_int64_gather_of_an_input_table_is_named():
+    """The gathered table is int64 the model returns: eager's whole range is
+    kept (no narrowing), and no TOSA target has TorchToTosa's gather of i64
+    by i32 indices (EXT-INT64 gathers by i64): named, with its source."""
     args = (torch.randint(0, 9, (2, 5)), torch.randint(0, 5, (2, 3)))
-    module, report = compile_with_report(_Gather(), args)
-    assert report.tosa_target == "profiles=pro_int level=8k specification_version=1.0"
-    assert torch.equal(tosa_custom.runtime.load(module)(*args), torch.gather(*args[:1], 1, args[1]))
-    # Kept as tosa.custom, the gather is the backend's business: its int64 operands stay.
-    _, report = compile_with_report(_Gather(), args, backend_legal_ops=["aten.gather"])
-    assert report.tosa_target == "profiles=pro_int level=8k specification_version=1.0"
+    with pytest.raises(tosa_custom.CompileError) as info:
+        compile_with_report(_Gather(), args)
+    assert info.value.category == "not-conformant" and info.value.ops == ("tosa.gather",)
+    assert "got (i64,i32,i64), did you mean (i64,i64,i64)" in str(info.value)
+    assert "lowered from torch.aten.gather" in str(info.value)
+    # Kept as tosa.custom, the gather is the backend's business.
+    module, report = compile_with_report(_Gather(), args, backend_legal_ops=["aten.gather"])
+    assert report.tosa_target.startswith("profiles=pro_int")
+    assert torch.equal(tosa_custom.runtime.load(module)(*args), torch.gather(args[0], 1, args[1]))
 
 
 def test_bf16_model_needs_the_bf16_extension():

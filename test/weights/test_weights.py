@@ -75,7 +75,9 @@ def test_arguments_are_named_in_state_dict_order(gpt2):
     # No weight is left as a constant: no resource blob in the module.
     assert "dense_resource" not in text
     signature = text[text.index("func.func @forward"):].split("\n")[0]
-    assert '{tosa_custom.input = 0 : i64}' in signature and '{tosa_custom.input = 1 : i64}' in signature
+    # The int64 ids and mask travel as int32 (CONTRACT.md 13.4d); the weights never narrow.
+    assert 'tosa_custom.dtype = "int64", tosa_custom.input = 0 : i64}' in signature
+    assert 'tosa_custom.dtype = "int64", tosa_custom.input = 1 : i64}' in signature
     assert '{tosa_custom.weight = "model.transformer.h.0.ln_1.weight"}' in signature
 
 

@@ -9,12 +9,15 @@ are token ids and positions. Where the IR proves a value fits i32
 (tosa/ranges.py), it is computed in i32: the same integers, the same
 comparisons, no wraparound, as no bound leaves i32.
 
-An int64 argument is assumed to hold int32 values only while every i64
-value computed from it then narrows too; the runtime checks that assumption
-at every call (an input outside int32 is refused, naming it). If anything
-computed from the argument cannot narrow (arithmetic that may leave i32, a
-`tosa.custom` operand, an op not modelled), the argument stays int64 and the
-ranges are derived again without the assumption. Narrowed arguments and
+An int64 argument is assumed to hold int32 values when the program only
+moves, selects, compares, converts or gathers by it (input ids, attention
+masks: an index or a mask), and every i64 value then derived from it narrows
+too; the runtime checks that assumption at every call (an input outside int32
+is refused, naming it). An argument the program computes with (arithmetic, a
+reduction) or returns keeps eager's int64 range, as does one something
+computed from it cannot narrow for (a `tosa.custom` operand, an op not
+modelled): it stays int64 and the ranges are derived again without the
+assumption. Narrowed arguments and
 results carry `tosa_custom.dtype = "int64"` (CONTRACT.md §13.4d): the
 program still takes and returns int64, as eager does.
 
@@ -61,12 +64,22 @@ def _i64(value: ir.Value) -> bool:
         and t.element_type.width == 64
 
 
+# The uniform ops that only move, select or compare values: an int64 input
+# that reaches only these (and casts, and gather indices) is an index or a
+# mask, which the program does not compute with.
+_MOVES = {"tosa.const", "tosa.identity", "tosa.reshape", "tosa.transpose", "tosa.slice", "tosa.tile",
+          "tosa.concat", "tosa.pad", "tosa.reverse", "tosa.select", "tosa.equal", "tosa.greater",
+          "tosa.greater_equal", "tosa.gather"}
+
+
 class _Groups:
-    """Union-find over values, and the values pinned to i64."""
+    """Union-find over values, the values pinned to i64, and the values
+    computed with (arithmetic, or returned)."""
 
     def __init__(self):
         self.parent: dict = {}
         self.pinned: set = set()
+        self.computed: set = set()
 
     def find(self, v):
         self.parent.setdefault(v, v)
@@ -106,6 +119,8 @@ def _group(func: ir.Operation) -> _Groups:
         results = [v for v in op.results if _i64(v)]
         if not operands and not results:
             continue
+        if op.name not in _MOVES and op.name != "tosa.cast":
+            groups.computed.update(operands + results)
         if op.name in _UNIFORM:
             groups.join(operands + results)
         elif op.name in _TIED:
@@ -120,17 +135,31 @@ def _group(func: ir.Operation) -> _Groups:
     return groups
 
 
+def _constant_per_use(func: ir.Operation) -> None:
+    """An i64 constant several ops read becomes one constant per reader, so
+    that sharing a literal (a padding index compared with the ids and added
+    to positions) does not tie the types of unrelated values."""
+    for op in _ir.collect_ops(func, lambda o: o.name == "tosa.const" and _i64(o.results[0])):
+        uses = [(use.owner, use.operand_number) for use in op.results[0].uses]
+        for owner, index in uses[1:]:
+            clone = op.clone(ip=ir.InsertionPoint(owner))
+            owner.operands[index] = clone.results[0]
+
+
 def _narrowable(func: ir.Operation, constants: IntegerConstants, assumed: set) -> tuple[list, set]:
     """The values to narrow, and the assumed arguments whose group cannot."""
     ranges = Ranges(constants.values, {a: I32_RANGE for a in assumed})
     groups = _group(func)
     chosen, refused = [], set()
     for members in groups.members().values():
-        if not any(v in groups.pinned for v in members) and all(
+        inputs = [v for v in members if v in assumed]
+        # An input the program computes with or returns keeps int64's range, as eager has it.
+        computes = inputs and any(v in groups.computed for v in members)
+        if not computes and not any(v in groups.pinned for v in members) and all(
                 fits(ranges.bounds(v), *I32_RANGE, where=ranges.demanded(v)) for v in members):
             chosen += members
         else:
-            refused.update(v for v in members if v in assumed)
+            refused.update(inputs)
     return chosen, refused
 
 
@@ -185,6 +214,7 @@ def narrow_i64_values(module: ir.Operation, ctx: PassContext) -> None:
     constants = IntegerConstants(module)
     for func in _ir.public_functions(module):
         block = func.regions[0].blocks[0]
+        _constant_per_use(func)
         assumed = {a for a in block.arguments if _i64(a)} - _weight_arguments(func)
         while True:
             chosen, refused = _narrowable(func, constants, assumed)
