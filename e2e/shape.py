@@ -10,9 +10,6 @@ from tosa_custom.e2e import Fn, case, randn_inputs
 
 FAMILY = "shape"
 
-# Why an int64 input cast to float cannot validate in stock mode (CONTRACT.md §13.4).
-INT64_INPUT_TO_FLOAT = {"stock": "an int64 input is cast to float: TOSA 1.0 casts no i64 to a float, and an input's "
-                                 "values are not known to fit i32"}
 
 
 @case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
@@ -147,8 +144,7 @@ def CatModule_three_negative_dim():
     return Fn(lambda a, b, c: torch.cat((a, b, c), dim=-1))
 
 
-@case(inputs=lambda: (torch.randint(0, 5, (2, 3)), torch.randn(2, 3)), family=FAMILY,
-      nonconformant=INT64_INPUT_TO_FLOAT)
+@case(inputs=lambda: (torch.randint(0, 5, (2, 3)), torch.randn(2, 3)), family=FAMILY)
 def CatModule_promotion():
     """int64 and float32 operands: the result is float32."""
     return Fn(lambda a, b: torch.cat([a, b], dim=1))
