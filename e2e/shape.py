@@ -11,7 +11,6 @@ from tosa_custom.e2e import Fn, case, randn_inputs
 FAMILY = "shape"
 
 
-
 @case(inputs=randn_inputs(2, 3, 4), family=FAMILY)
 def ViewModule_basic():
     return Fn(lambda x: x.view(6, 4))
