@@ -31,7 +31,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from torch_mlir import ir
+
 from ..core.attrs import DTYPE
+from ..core.ir import function_type
 from ..core.dtypes import scalar_kind
 from ..contract.signature import MUTATES_BUFFER_ATTR, MUTATES_INPUT_ATTR, OUTPUT_ATTR, read_roles, rebuild
 
@@ -123,11 +126,9 @@ _INT32 = torch.iinfo(torch.int32)
 
 def _int64_on_int32(func, key: str) -> list[int]:
     """The positions of the i32 arguments or results marked as int64."""
-    from torch_mlir import ir  # noqa: PLC0415 (the attributes are read once, at load)
-
     if key not in func.attributes:
         return []
-    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    ftype = function_type(func)
     types = ftype.inputs if key == "arg_attrs" else ftype.results
     found = []
     for i, attrs in enumerate(ir.ArrayAttr(func.attributes[key])):

@@ -17,8 +17,7 @@ is refused, naming it). An argument the program computes with (arithmetic, a
 reduction) or returns keeps eager's int64 range, as does one something
 computed from it cannot narrow for (a `tosa.custom` operand, an op not
 modelled): it stays int64 and the ranges are derived again without the
-assumption. Narrowed arguments and
-results carry `tosa_custom.dtype = "int64"` (CONTRACT.md §13.4d): the
+assumption. Narrowed arguments and results carry `tosa_custom.dtype = "int64"` (CONTRACT.md §13.4d): the
 program still takes and returns int64, as eager does.
 
 Values are decided in groups that must share a type: an elementwise,
@@ -52,6 +51,12 @@ _UNIFORM = {"tosa.const", "tosa.identity", "tosa.reshape", "tosa.transpose", "to
             "tosa.negate", "tosa.abs", "tosa.minimum", "tosa.maximum", "tosa.reduce_sum", "tosa.reduce_max",
             "tosa.reduce_min", "tosa.intdiv", "tosa.bitwise_and", "tosa.bitwise_or", "tosa.bitwise_xor",
             "tosa.equal", "tosa.greater", "tosa.greater_equal", "tosa.clamp"}
+# The uniform ops that only move, select or compare values: an int64 input
+# that reaches only these (and casts, and gather indices) is an index or a
+# mask, which the program does not compute with.
+_MOVES = {"tosa.const", "tosa.identity", "tosa.reshape", "tosa.transpose", "tosa.slice", "tosa.tile",
+          "tosa.concat", "tosa.pad", "tosa.reverse", "tosa.select", "tosa.equal", "tosa.greater",
+          "tosa.greater_equal", "tosa.gather"}
 # Ops some of whose operands are decided apart (indices): the operand numbers tied to the results.
 _TIED = {"tosa.gather": (0,), "tosa.scatter": (0, 2)}
 # Ops whose every i64 value is decided apart.
@@ -62,14 +67,6 @@ def _i64(value: ir.Value) -> bool:
     t = value.type
     return isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.IntegerType) \
         and t.element_type.width == 64
-
-
-# The uniform ops that only move, select or compare values: an int64 input
-# that reaches only these (and casts, and gather indices) is an index or a
-# mask, which the program does not compute with.
-_MOVES = {"tosa.const", "tosa.identity", "tosa.reshape", "tosa.transpose", "tosa.slice", "tosa.tile",
-          "tosa.concat", "tosa.pad", "tosa.reverse", "tosa.select", "tosa.equal", "tosa.greater",
-          "tosa.greater_equal", "tosa.gather"}
 
 
 class _Groups:
@@ -108,12 +105,12 @@ def _weight_arguments(func: ir.Operation) -> set:
             if WEIGHT_ATTR in ir.DictAttr(attrs)}
 
 
-def _group(func: ir.Operation) -> _Groups:
+def _group(func: ir.Operation, weights: set) -> _Groups:
     groups = _Groups()
     for arg in func.regions[0].blocks[0].arguments:
         if _i64(arg):
             groups.find(arg)
-    groups.pinned |= _weight_arguments(func)
+    groups.pinned |= weights
     for op in _ir.collect_ops(func, lambda o: o.name != "func.func"):
         operands = [v for v in op.operands if _i64(v)]
         results = [v for v in op.results if _i64(v)]
@@ -146,10 +143,11 @@ def _constant_per_use(func: ir.Operation) -> None:
             owner.operands[index] = clone.results[0]
 
 
-def _narrowable(func: ir.Operation, constants: IntegerConstants, assumed: set) -> tuple[list, set]:
+def _narrowable(func: ir.Operation, constants: IntegerConstants, assumed: set, weights: set
+                ) -> tuple[list, set]:
     """The values to narrow, and the assumed arguments whose group cannot."""
     ranges = Ranges(constants.values, {a: I32_RANGE for a in assumed})
-    groups = _group(func)
+    groups = _group(func, weights)
     chosen, refused = [], set()
     for members in groups.members().values():
         inputs = [v for v in members if v in assumed]
@@ -174,15 +172,12 @@ def _narrow_constant(op: ir.Operation, constants: IntegerConstants) -> None:
     op.attributes["values"] = ir.DenseElementsAttr.get(data, type=_as_i32(op.results[0].type))
 
 
-def _narrow_op(op: ir.Operation, constants: IntegerConstants) -> None:
-    """`op`'s i64 results were retyped: make its attributes agree."""
-    if op.name == "tosa.const":
-        _narrow_constant(op, constants)
-    elif op.name == "tosa.clamp":
-        i32 = ir.IntegerType.get_signless(32)
-        for key in ("min_val", "max_val"):
-            value = int(np.clip(ir.IntegerAttr(op.attributes[key]).value, *I32_RANGE))
-            op.attributes[key] = ir.IntegerAttr.get(i32, value)
+def _narrow_clamp(op: ir.Operation) -> None:
+    """A clamp whose values were retyped: its bounds as i32 (clipped; every value it sees fits)."""
+    i32 = ir.IntegerType.get_signless(32)
+    for key in ("min_val", "max_val"):
+        value = int(np.clip(ir.IntegerAttr(op.attributes[key]).value, *I32_RANGE))
+        op.attributes[key] = ir.IntegerAttr.get(i32, value)
 
 
 def _drop_no_op_casts(func: ir.Operation) -> None:
@@ -215,9 +210,10 @@ def narrow_i64_values(module: ir.Operation, ctx: PassContext) -> None:
     for func in _ir.public_functions(module):
         block = func.regions[0].blocks[0]
         _constant_per_use(func)
-        assumed = {a for a in block.arguments if _i64(a)} - _weight_arguments(func)
+        weights = _weight_arguments(func)
+        assumed = {a for a in block.arguments if _i64(a)} - weights
         while True:
-            chosen, refused = _narrowable(func, constants, assumed)
+            chosen, refused = _narrowable(func, constants, assumed, weights)
             if not refused:
                 break
             assumed -= refused
@@ -235,6 +231,6 @@ def _narrow(func: ir.Operation, chosen: list, constants: IntegerConstants) -> No
         value.set_type(_as_i32(value.type))
     for op in owners:
         if op.name == "tosa.clamp":
-            _narrow_op(op, constants)
+            _narrow_clamp(op)
     _drop_no_op_casts(func)
     _retype_signature(func)

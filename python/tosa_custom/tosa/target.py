@@ -18,7 +18,7 @@ from torch_mlir import ir
 from ..core.diagnostics import CompileError, Diagnostic, format_location
 from ..core import attrs as _attrs
 from ..core import dtypes as _dtypes
-from ..core.passes import PassContext, parse_names, parse_option_text, register_pass
+from ..core.passes import PassContext, parse_names, parse_option_text, register_pass, run_pipeline
 
 __all__ = ["TosaTarget", "ATTACH", "VALIDATE", "RECORD", "TARGET_ATTR", "ELEMENT_TYPES", "NO_PROFILE",
            "parse_target", "auto_target", "fit_target", "has_profile", "no_profile", "not_conformant"]
@@ -208,15 +208,11 @@ def fit_target(module: "ir.Module | ir.Operation", draft: bool = True) -> TosaTa
 
 
 def _validation_errors(op: ir.Operation, target: TosaTarget) -> list[str]:
-    from torch_mlir import passmanager  # noqa: PLC0415 (the pass registry is loaded with the context)
-
-    messages: list[str] = []
-    with op.context:
-        try:
-            passmanager.PassManager.parse(f"builtin.module({ATTACH}{{{target.options()}}},{VALIDATE})").run(op)
-        except ir.MLIRError as e:
-            messages = [str(d.message) for d in e.error_diagnostics]
-    return messages
+    try:
+        run_pipeline(op, [f"{ATTACH}{{{target.options()}}}", VALIDATE], "Validating the TOSA")
+    except CompileError as e:
+        return [d.message for d in e.diagnostics if d.severity == "error"]
+    return []
 
 
 # tosa-validate's requirements of an op, in one alternative of several joined by " OR ".
