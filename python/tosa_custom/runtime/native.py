@@ -47,8 +47,8 @@ from ..contract.encoding import Operand
 __all__ = [
     "ABI_VERSION", "KernelLibrary", "KernelLibraryError", "NativeBinding", "ProgramStatus",
     "builtin_library", "compile_kernel_library", "include_dir", "kernel_libraries", "load_kernel_library",
-    "unload_kernel_library", "bind", "register_libcalls", "status_name", "Split", "ABI_VERSION_MIN",
-    "MAX_PARALLEL", "DYNAMIC",
+    "unload_kernel_library", "bind", "libcalls", "runtime_library_path", "status_name",
+    "Split", "ABI_VERSION_MIN", "MAX_PARALLEL", "DYNAMIC",
 ]
 
 ABI_VERSION = 2
@@ -193,12 +193,15 @@ _LIBCALLS = {"__truncdfhf2": "tck_truncdfhf2", "__truncdfbf2": "tck_truncdfbf2",
              "__truncsfhf2": "tck_truncsfhf2"}
 
 
-def register_libcalls(engine) -> None:
-    """Bind the builtins in an ExecutionEngine (as plain C symbols, without
-    register_runtime's _mlir_ciface_ prefix), before its first lookup."""
+def libcalls() -> dict[str, int]:
+    """The builtins' addresses in the runtime library, by the symbol LLVM calls."""
     dll = _runtime()
-    for name, ours in _LIBCALLS.items():
-        engine.raw_register_runtime(name, ctypes.cast(getattr(dll, ours), ctypes.c_void_p))
+    return {name: ctypes.cast(getattr(dll, ours), ctypes.c_void_p).value for name, ours in _LIBCALLS.items()}
+
+
+def runtime_library_path() -> Path:
+    """The runtime library (trampolines, builtins) compiled code calls into."""
+    return _library_file("tosa_custom_runtime")
 
 
 # --- Libraries.

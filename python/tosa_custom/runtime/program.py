@@ -34,6 +34,13 @@ size it had then, and the compiled code computes a result into it if it fits
 is handed out without a copy as a tensor that frees its buffer
 (memref.owned_tensor). A static program keeps the path above.
 
+Lowering and LLVM are skipped when the compiled-code cache (cache.py,
+compiled_code.py) has this module's code for these kernels and this CPU:
+the key is taken from the module as given, the kernels are bound as always
+(they are this process's), and the cached shared library's imports are bound
+to them; `Program.cache` says what happened. Code compiled otherwise is
+stored for the next process.
+
 Every error of loading is a CompileError carrying its category and the ops it
 names (CONTRACT.md 7.1), set here where it is raised.
 """
@@ -59,6 +66,7 @@ from ..core.diagnostics import CompileError, Diagnostic
 from ..core.passes import pipeline_text, run_pipeline, split_pipeline
 from ..core import mlir_files as _mlir_files
 from . import native as _native
+from .compiled_code import CodeCache, imports
 from .cpu import CpuTarget, cpu_target
 from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
 from .lowering import OUTLINE, lower
@@ -308,8 +316,9 @@ class Program:
         self.tiling = TilingReport(target, TileConfig.for_cpu(target))
         with module.context:
             self._read_signature(module, entry)
+            self.cache = CodeCache(module)  # what the compiled-code cache did; its digest of the module as given
             self.pipeline = self._lower(module, vectorize, target)
-            self._engine = self._make_engine(module)
+            self._engine = self.cache.engine(self._make_engine, module, self.entry, self.pipeline)
         self._fn = self._engine.lookup(self.entry)
         self._failure: tuple[_Site, BaseException] | None = None
         self._prepare_calls()
@@ -341,24 +350,24 @@ class Program:
         run_pipeline(module, [OUTLINE_TOSA_FALLBACKS], _LOWERING, category="runtime-lowering-failed")
         self._bind_sites(find_custom_call_sites(module))
         set_kernel_contexts(module, {s.site.index: s.native.address for s in self._sites if s.native})
+        # Code of this module, these kernels and this CPU from an earlier load: no lowering, no LLVM.
+        if self.cache.find(self.entry, {"vectorize": vectorize}, cpu, self._sites):
+            return self.cache.pipeline
         run_pipeline(module, [OUTLINE_CUSTOM_OPS], _LOWERING, category="runtime-lowering-failed")
         lowered = lower(module, vectorize=vectorize, cpu=cpu, returns=self._returns)
         return pipeline_text(OUTLINE + split_pipeline(lowered))
 
     def _make_engine(self, module: ir.Module) -> execution_engine.ExecutionEngine:
         try:
-            engine = execution_engine.ExecutionEngine(module, opt_level=3)
+            # Position-independent when its object code is to be linked into the cache's library.
+            engine = execution_engine.ExecutionEngine(module, opt_level=3, enable_pic=self.cache.wanted)
         except RuntimeError as e:  # LLVM translation refused an op; it printed why
-            raise CompileError(
-                f"creating the ExecutionEngine failed ({e}); an op reached LLVM without a lowering",
-                category="runtime-lowering-failed") from None
-        # Before the first lookup: a later registration poisons the engine.
-        _native.register_libcalls(engine)
-        for s in self._sites:
-            if s.native is not None:  # the compiled code calls the C trampoline directly
-                engine.register_runtime(s.site.symbol, ctypes.c_void_p(s.native.trampoline))
-            else:
-                engine.register_runtime(s.site.symbol, s.callback)
+            raise CompileError(f"creating the ExecutionEngine failed ({e}); an op reached LLVM without a lowering",
+                               category="runtime-lowering-failed") from None
+        # Before the first lookup (a later registration poisons the engine): each
+        # site's kernel (a native one's C trampoline directly), the builtins.
+        for imported in imports(self._sites):
+            engine.raw_register_runtime(imported.name, ctypes.c_void_p(imported.address))
         engine.initialize()
         return engine
 
