@@ -146,7 +146,7 @@ class Program:
             graph = self._plan.graph
             _refuse_what_it_cannot_run(graph)
             self._steps = self._prepare(module.context, kernel_options)
-            self._dtypes = [_stored(t) if isinstance(t, ir.RankedTensorType) else None for t in graph.types]
+            self._dtypes = self._crossing_dtypes(graph)
         self._lock = threading.RLock()
         self._weights.attach(_Unwritten(), len(self.input_specs))
         self._weights.bind_defaults()
@@ -155,6 +155,16 @@ class Program:
                 if isinstance(step, _Segment):
                     step.engine.check([torch.ones(graph.types[n].shape, dtype=self._dtypes[n])
                                        for n in step.piece.inputs])
+
+    def _crossing_dtypes(self, graph: split.Graph) -> list[torch.dtype | None]:
+        """The stored dtype of each value that crosses a piece's edge (None
+        for the others): a value inside a segment may have a type no torch
+        dtype holds, such as the i48 accumulator of an i16 convolution."""
+        crossing = set(range(graph.arguments)) | set(graph.results)
+        for p in self._plan.pieces:
+            crossing.update(p.inputs, p.outputs)
+        return [_stored(t) if n in crossing and isinstance(t, ir.RankedTensorType) else None
+                for n, t in enumerate(graph.types)]
 
     def _prepare(self, context: ir.Context, kernel_options: dict) -> list:
         """Each piece ready to run: a segment serialized, a kept op loaded."""

@@ -119,10 +119,13 @@ JIT_FEATURES = "tosa-custom-jit-features"
 # floor the benchmark compares against, and the fallback if vectorizing fails).
 
 OUTLINE = [OUTLINE_TOSA_FALLBACKS, OUTLINE_CUSTOM_OPS]
+# tosa-to-arith lowers the tosa.apply_scale of tosa.rescale only with
+# include-apply-rescale (else it reaches LLVM); its default form computes in
+# 64 bits, as the specification's apply_scale does (i48 values included).
 _FRONTEND = [
     *TOSA_FIXES, LOWER_SHAPE_OPS,
     "func.func(tosa-optional-decompositions, tosa-infer-shapes, tosa-make-broadcastable, "
-    "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith, tosa-to-tensor, tosa-to-scf)",
+    "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith{include-apply-rescale=true}, tosa-to-tensor, tosa-to-scf)",
     MAX_MIN_FROM_INFINITY, "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",
 ]
 # With `?` dims, before fusion: the dynamic broadcasts that equal boundary

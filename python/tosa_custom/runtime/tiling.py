@@ -229,6 +229,15 @@ class _LoopInfo:
         return n_dim, (rows[-1] if rows else None)
 
 
+def _packed_in_vectors(element: ir.Type) -> bool:
+    """An integer type whose LLVM vectors are laid out unlike its memrefs:
+    a width that is not a power-of-two number of bytes (i1, i48)."""
+    if not isinstance(element, ir.IntegerType):
+        return False
+    width = element.width
+    return width < 8 or width & (width - 1) != 0
+
+
 def _analyze(op, dynamic: bool = False) -> _LoopInfo | None:
     """Loops, ranges and accesses of a linalg op with static shapes (or, if
     `dynamic`, `?` dims too: their loops' range is DYNAMIC_RANGE), or None."""
@@ -275,10 +284,11 @@ def _analyze(op, dynamic: bool = False) -> _LoopInfo | None:
                 return None  # floordiv/mod (im2col-like) or a windowed output: left to loops
             if len([d for d, c in terms.items() if c]) > 1:
                 windows.append(terms)
-        if isinstance(t.element_type, ir.IntegerType) and t.element_type.width == 1:
+        if _packed_in_vectors(t.element_type):
             # LLVM packs a vector of i1 into bits in memory; a memref of i1
-            # holds one byte per element. Bool results stay scalar loops, and
-            # bool operands are only ever read one element at a time.
+            # holds one byte per element (an i48 accumulator: 6 bytes in a
+            # vector, 8 in a memref). Such results stay scalar loops, and
+            # such operands are only ever read one element at a time.
             if i == len(operands) - 1:
                 return None
             bool_dims.update(d for d in (_dim(e) for e in m.results) if d is not None)

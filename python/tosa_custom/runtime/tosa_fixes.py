@@ -11,15 +11,16 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ..contract.decode import constant_operand
-from ..core.builders import create, retyped, tosa_cast, tosa_const
+from ..core.builders import create, retyped, tosa_cast, tosa_const, tosa_const_shape
 from ..core.ir import collect_ops, replace_each
 from ..core.passes import PassContext, register_pass
 
-__all__ = ["INTEGER_NEGATE_AS_SUB", "HALF_CAST_THROUGH_F32", "DEPTHWISE_IN_ACCUMULATOR_TYPE", "TOSA_FIXES"]
+__all__ = ["INTEGER_NEGATE_AS_SUB", "HALF_CAST_THROUGH_F32", "DEPTHWISE_IN_ACCUMULATOR_TYPE", "WIDE_TRANSPOSE_CONV_AS_CONV", "TOSA_FIXES"]
 
 INTEGER_NEGATE_AS_SUB = "tosa-custom-integer-negate-as-sub"
 HALF_CAST_THROUGH_F32 = "tosa-custom-half-cast-through-f32"
 DEPTHWISE_IN_ACCUMULATOR_TYPE = "tosa-custom-depthwise-in-accumulator-type"
+WIDE_TRANSPOSE_CONV_AS_CONV = "tosa-custom-wide-transpose-conv-as-conv"
 
 
 def _i64(type_: ir.Type) -> bool:
@@ -90,5 +91,56 @@ def depthwise_in_accumulator_type(module: ir.Operation, ctx: PassContext) -> Non
         op.erase()
 
 
+def _shaped(shape: list[int], element: ir.Type) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(shape, element)
+
+
+def _zero_inserted(x: ir.Value, stride: list[int], zero_point: ir.Value) -> ir.Value:
+    """`x` [N, H, W, C] with stride - 1 copies of the input zero point after
+    each row and column, the trailing ones cut: [N, (H-1)sy+1, (W-1)sx+1, C].
+    A convolution reads each inserted value as 0 (it subtracts the zero point)."""
+    (n, h, w, c), element = ir.RankedTensorType(x.type).shape, ir.RankedTensorType(x.type).element_type
+    sy, sx = stride
+    split = [n, h, 1, w, 1, c]
+    x = create("tosa.reshape", _shaped(split, element), [x, tosa_const_shape(split)])
+    spread = [n, h, sy, w, sx, c]
+    x = create("tosa.pad", _shaped(spread, element),
+               [x, tosa_const_shape([0, 0, 0, 0, 0, sy - 1, 0, 0, 0, sx - 1, 0, 0]), zero_point])
+    merged = [n, h * sy, w * sx, c]
+    x = create("tosa.reshape", _shaped(merged, element), [x, tosa_const_shape(merged)])
+    kept = [n, (h - 1) * sy + 1, (w - 1) * sx + 1, c]
+    return create("tosa.slice", _shaped(kept, element), [x, tosa_const_shape([0, 0, 0, 0]), tosa_const_shape(kept)])
+
+
+def _wide_strided_transpose_conv(op: ir.Operation) -> bool:
+    if op.name != "tosa.transpose_conv2d":
+        return False
+    element = ir.RankedTensorType(op.operands[0].type).element_type
+    stride = list(ir.DenseI64ArrayAttr(op.attributes["stride"]))
+    return isinstance(element, ir.IntegerType) and element.width == 16 and stride != [1, 1]
+
+
+@register_pass(WIDE_TRANSPOSE_CONV_AS_CONV,
+               "Rewrite a strided tosa.transpose_conv2d of i16 input (i48 accumulator) as a tosa.conv2d of the input "
+               "with stride - 1 zero points inserted between its rows and columns, padded by kernel - 1 + out_pad, "
+               "with the kernel reversed: MLIR's decomposition pads the i8 weights with an i16 constant (it does not "
+               "verify) and leaves reshapes, a slice and an add on i48, which TOSA has not (IREE refuses them)")
+def wide_transpose_conv_as_conv(module: ir.Operation, ctx: PassContext) -> None:
+    def as_conv(op: ir.Operation) -> ir.Value:
+        x, weight, bias, input_zp, weight_zp = op.operands
+        _, kh, kw, _ = ir.RankedTensorType(weight.type).shape
+        top, bottom, left, right = ir.DenseI64ArrayAttr(op.attributes["out_pad"])
+        spread = _zero_inserted(x, list(ir.DenseI64ArrayAttr(op.attributes["stride"])), input_zp)
+        i32 = ir.IntegerType.get_signless(32)
+        for axis in (1, 2):
+            weight = create("tosa.reverse", weight.type, [weight], {"axis": ir.IntegerAttr.get(i32, axis)})
+        pad = [kh - 1 + top, kh - 1 + bottom, kw - 1 + left, kw - 1 + right]
+        attrs = {"acc_type": op.attributes["acc_type"], "pad": ir.DenseI64ArrayAttr.get(pad),
+                 "stride": ir.DenseI64ArrayAttr.get([1, 1]), "dilation": ir.DenseI64ArrayAttr.get([1, 1])}
+        return create("tosa.conv2d", op.results[0].type, [spread, weight, bias, input_zp, weight_zp], attrs)
+
+    replace_each(module, _wide_strided_transpose_conv, as_conv)
+
+
 # Every rewrite above, in the order the lowerings run them.
-TOSA_FIXES = [INTEGER_NEGATE_AS_SUB, HALF_CAST_THROUGH_F32, DEPTHWISE_IN_ACCUMULATOR_TYPE]
+TOSA_FIXES = [INTEGER_NEGATE_AS_SUB, HALF_CAST_THROUGH_F32, DEPTHWISE_IN_ACCUMULATOR_TYPE, WIDE_TRANSPOSE_CONV_AS_CONV]
