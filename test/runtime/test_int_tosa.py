@@ -91,3 +91,17 @@ def test_inexact_round_is_refused_at_load():
     for load in _executors().values():
         with pytest.raises(CompileError, match="tosa.rescale"):
             load(text)
+
+
+def test_int_flatbuffer_round_trip(tmp_path):
+    """An INT program handed over as a TOSA flatbuffer (how ExecuTorch's Arm
+    backend writes its output) runs from the file as from the MLIR."""
+    import tosa_custom
+    from tosa_custom.core import ir as _ir
+
+    case = PROGRAMS["executorch_cnn"]
+    path = tmp_path / "cnn.tosa"
+    tosa_custom.save(_ir.parse_module(case.text, _ir.make_context()), path)
+    inputs = case.inputs(0)
+    for got, expected in zip(runtime.load(str(path))(*inputs), refmodel.load(case.text)(*inputs)):
+        assert torch.equal(got, expected)
