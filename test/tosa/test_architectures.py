@@ -24,9 +24,6 @@ from _tolerance import reduction_tolerance
 import tosa_custom
 from tosa_custom import runtime
 
-# Dummy mode keeps position-id buffers whole as int64 operands of tosa.custom (their slice and gather).
-_DUMMY_INT64 = {"bert", "roberta", "electra", "albert", "distilbert"}
-
 # The longest reduction is the MLP's 64 terms (attention sums 8 keys, the norms 32), through 2 layers.
 TOL = reduction_tolerance(64, depth=2)
 
@@ -40,15 +37,10 @@ def test_conformant_in_every_mode_and_matches_eager(name, mode):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         module = tosa_custom.compile(model, args, backend_legal_ops=legal, report=report)  # the default target
-    # Strictly valid for it (test/conftest.py checks every output apart from compile()). Stock, selective
-    # and auto mode compute positions and masks in i32 (tosa-custom-narrow-i64-values), which TOSA 1.0
-    # reshapes and compares only under pro_int; dummy mode leaves every op whole, some taking int64
-    # constants, which only the 1.1 draft's EXT-INT64 has.
-    expected = {"stock": ("pro_int,pro_fp",), "selective": ("pro_int,pro_fp",), "auto": ("pro_int,pro_fp",),
-                "dummy": ("pro_fp",)}[mode]
-    assert report.tosa_target.split()[0] == f"profiles={expected[0]}", report.tosa_target
-    if mode != "dummy" or name not in _DUMMY_INT64:
-        assert report.tosa_target.endswith("specification_version=1.0"), report.tosa_target
+    # Strictly valid for it (test/conftest.py checks every output apart from compile()). Positions, ids and
+    # masks are computed in i32 (tosa-custom-narrow-i64-values), and then, as pro_fp moves and compares
+    # floats only, in f32 (tosa-custom-integers-in-float): pro_fp alone, TOSA 1.0.
+    assert report.tosa_target == "profiles=pro_fp level=8k specification_version=1.0", report.tosa_target
     assert mode == "dummy" or not re.search(r"[x<]i64>", module.operation.get_asm(large_elements_limit=4))
     text = module.operation.get_asm(large_elements_limit=4)
     assert "f64" not in text

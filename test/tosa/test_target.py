@@ -9,6 +9,7 @@ the torch op it came from and the fixes.
 from __future__ import annotations
 
 import os
+import re
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
@@ -46,24 +47,43 @@ def test_example_block_validates_for_pro_fp(ops):
                          ids=["stock", "selective"])
 def test_bert_validates_strictly_with_its_int64_inputs_carried_as_int32(ops):
     """Strictly, TOSA 1.0 has no 64-bit integer: the input ids and mask travel
-    as int32 (tosa-custom-narrow-i64-values), positions are i32, and i32
-    reshapes and comparisons need pro_int beside pro_fp. The program still
-    takes int64, as the model does, and refuses values int32 cannot hold."""
+    as int32 (tosa-custom-narrow-i64-values). pro_fp moves and compares floats
+    only, so the ids, positions and masks are then computed in f32
+    (tosa-custom-integers-in-float): pro_fp alone. The program still takes
+    int64, as the model does, and refuses values int32 cannot hold, or f32
+    cannot hold exactly."""
     model, args = _bert()
     module, report = compile_with_report(model, args, backend_legal_ops=ops)
-    assert report.tosa_target == "profiles=pro_int,pro_fp level=8k specification_version=1.0"
+    assert report.tosa_target == PRO_FP
     text = module.operation.get_asm(large_elements_limit=4)
     assert "f64" not in text and "xi64>" not in text
     assert text.count('tosa_custom.dtype = "int64"') == 2  # both inputs
+    assert text.count("tosa_custom.range = array<i64: -16777216, 16777216>") == 2
     program = tosa_custom.runtime.load(module)
     with torch.no_grad():
         torch.testing.assert_close(program(*args), model(*args), rtol=1e-5, atol=1e-5)
     big = args[0].clone()
     big[0, 0] = 2 ** 40
-    with pytest.raises(ValueError, match=r"input #0 holds int64 values outside int32 \(\d+ to 1099511627776\)"):
+    with pytest.raises(ValueError, match=r"input #0 holds values outside -16777216 to 16777216 \(\d+ to 1099511627776\)"):
+        program(big, args[1])
+    big[0, 0] = 2 ** 24 + 1  # within int32, not within f32's integers
+    with pytest.raises(ValueError, match=r"input #0 holds values outside -16777216 to 16777216 .*float32"):
         program(big, args[1])
     with pytest.raises(ValueError, match="input #1 is float32; expected int64"):
         program(args[0], args[1].float())
+
+
+def test_bert_for_pro_int_keeps_its_positions_in_i32():
+    """A target with pro_int computes the positions and masks in i32, as
+    torch-mlir made them, and assumes nothing of the inputs beyond int32."""
+    model, args = _bert()
+    target = "profiles=pro_int,pro_fp level=8k specification_version=1.0"
+    module, report = compile_with_report(model, args, tosa_target=target)
+    assert report.tosa_target == target
+    text = module.operation.get_asm(large_elements_limit=4)
+    assert "tosa_custom.range" not in text and "tosa.greater" in text and re.search(r"tosa.reshape .*xi32>", text)
+    with torch.no_grad():
+        torch.testing.assert_close(tosa_custom.runtime.load(module)(*args), model(*args), rtol=1e-5, atol=1e-5)
 
 
 def test_float_program_declared_pro_int_is_refused():

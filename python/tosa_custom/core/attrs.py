@@ -4,7 +4,7 @@ reads it cannot disagree on its spelling."""
 
 from __future__ import annotations
 
-__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNEL_STAGE", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET", "SYMBOLS", "SHAPE"]
+__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNEL_STAGE", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET", "SYMBOLS", "SHAPE", "RANGE"]
 
 # On a torch op that carries a value TOSA cannot type into one it can, and
 # back (CONTRACT.md 3.5): "argument" or "result". Never tunneled itself.
@@ -31,3 +31,7 @@ SYMBOLS = "tosa_custom.symbols"
 # On an argument or result with a `?` dim: one entry per dim, an i64 (static)
 # or the size's expression over the symbols (CONTRACT.md §15.1).
 SHAPE = "tosa_custom.shape"
+# On an integer argument of the entry that the program computes with in f32
+# (CONTRACT.md §13.4e): `array<i64: MIN, MAX>`, the inclusive range every
+# element must be in; the executors refuse an input outside it.
+RANGE = "tosa_custom.range"

@@ -18,6 +18,10 @@ it carries as int32 (`tosa_custom.dtype = "int64"` on an i32 argument,
 CONTRACT.md §13.4d), refusing values outside int32; `finish` gives such
 results back as int64.
 
+An integer input the program computes with in float32 (marked
+`tosa_custom.range`, CONTRACT.md §13.4e) must be within that range, where f32
+holds every integer: `narrow` refuses one outside it, naming it.
+
 `Boundary.check` refuses, before anything runs, an input the model writes
 that cannot take the write (a Python number, a read-only array, a tensor
 whose elements overlap in memory, as eager refuses it).
@@ -33,7 +37,7 @@ import torch
 
 from torch_mlir import ir
 
-from ..core.attrs import DTYPE
+from ..core.attrs import DTYPE, RANGE
 from ..core.ir import function_type
 from ..core.dtypes import scalar_kind
 from ..contract.signature import MUTATES_BUFFER_ATTR, MUTATES_INPUT_ATTR, OUTPUT_ATTR, read_roles, rebuild
@@ -71,13 +75,17 @@ class Boundary:
         self.outputs.sort(key=lambda o: order[o[0]])
         self.written = sorted({p for _, p in self.inputs})
         self.narrowed, self.widened = _int64_on_int32(func, "arg_attrs"), _int64_on_int32(func, "res_attrs")
+        self.ranges = _ranges(func)
 
     def narrow(self, inputs) -> "tuple | list":
         """The inputs as the compiled code takes them: each int64 input it
         carries as int32 converted, after checking that its values fit."""
-        if not self.narrowed:
+        if not self.narrowed and not self.ranges:
             return inputs
         inputs = list(inputs)
+        for p, (low, high) in self.ranges.items():
+            if p < len(inputs):
+                _check_range(p, inputs[p], low, high)
         for p in self.narrowed:
             if p < len(inputs):
                 inputs[p] = _to_int32(p, inputs[p])
@@ -137,6 +145,33 @@ def _int64_on_int32(func, key: str) -> list[int]:
                 str(ir.RankedTensorType(types[i]).element_type) == "i32":
             found.append(i)
     return found
+
+
+def _ranges(func) -> dict[int, tuple[int, int]]:
+    """The inclusive range of each argument marked `tosa_custom.range`, by position."""
+    if "arg_attrs" not in func.attributes:
+        return {}
+    found = {}
+    for i, attrs in enumerate(ir.ArrayAttr(func.attributes["arg_attrs"])):
+        attrs = ir.DictAttr(attrs)
+        if RANGE in attrs:
+            low, high = ir.DenseI64ArrayAttr(attrs[RANGE])
+            found[i] = (low, high)
+    return found
+
+
+def _check_range(p: int, x, low: int, high: int) -> None:
+    """Input #p's values are within [low, high], or the error."""
+    if isinstance(x, np.ndarray):
+        x = torch.from_numpy(x)
+    elif type(x) is int:
+        x = torch.tensor(x)
+    if isinstance(x, torch.Tensor) and x.numel() and not x.is_floating_point() and x.dtype != torch.bool \
+            and (int(x.min()) < low or int(x.max()) > high):
+        raise ValueError(f"input #{p} holds values outside {low} to {high} ({int(x.min())} to {int(x.max())}): "
+                         "the program computes with it in float32, which holds every integer only within that "
+                         "range (TOSA 1.0 pro_fp moves and compares floats only; CONTRACT.md §13.4e). Pass "
+                         "values within it, or compile for a target with pro_int.")
 
 
 def _to_int32(p: int, x) -> torch.Tensor:

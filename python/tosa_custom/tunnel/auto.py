@@ -253,7 +253,7 @@ def _trial(module_op, options: PassOptions, target, tagged: bool) -> _Trial:
         _tag(copy)
     convert_module(copy, options, trial.log)
     try:
-        build_pass_manager(_pipelines.after_tunnel(), trial.log).run(copy)
+        build_pass_manager(_pipelines.after_tunnel(target), trial.log).run(copy)
     except ir.MLIRError as e:
         return dataclasses.replace(trial, errors=_errors(e), category="no-tosa-lowering", stage="lowering")
     repeatable = _wrong.scatters_with_repeatable_indices(copy)

@@ -12,6 +12,7 @@ from ..tosa import exact_division as _exact_division
 from ..tosa import half_products as _half_products
 from ..tosa import i64_add_sub as _i64_add_sub
 from ..tosa import integer_powers as _integer_powers
+from ..tosa import integers_in_float as _integers_in_float
 from ..tosa import integer_sums as _integer_sums
 from ..tosa import true_division as _true_division
 from ..tosa import uint8_literals as _uint8_literals
@@ -40,7 +41,7 @@ def tosa_lowering() -> list[str]:
     return [e for e in split_pipeline(expanded) if e.split("{")[0] != _VERIFY_PASS]
 
 
-def after_tunnel() -> list[str]:
+def after_tunnel(target=None) -> list[str]:
     """Everything after the tunnel: resolve sizes known only at run time
     (sizes.py; the tunnel's encoder read their bindings), return the numbers and complex values a
     tosa.custom made as tensors (auto mode tunnels some only here), make
@@ -51,7 +52,9 @@ def after_tunnel() -> list[str]:
     true division and half-type products by a number eager's, lower (int64
     add and sub and uint8 literals ourselves: TorchToTosa computes the first
     in i32 and mistypes the last; integer sums in int64, whose dtype we spell out), tidy, narrow what the target forbids, check that
-    only TOSA remains. Call inside an `ir.Context`."""
+    only TOSA remains. `target` is compile()'s (a TosaTarget, "auto" or
+    None): a float program's small integers are computed in f32 unless it
+    has pro_int or there is none. Call inside an `ir.Context`."""
     return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, DROP_SYMBOLIC_SHAPES,
              f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _zero_size.ZERO_SIZE_AS_EMPTY,
             _scalar_comparisons.SCALAR_COMPARISONS,
@@ -62,4 +65,12 @@ def after_tunnel() -> list[str]:
             *tosa_lowering(),
             _checks.TENSOR_CONSTANTS_AS_TOSA, _integer_powers.INTEGER_POWERS, _reshape_sizes.EXPLICIT_RESHAPE_SIZES,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
-            _narrow.NARROW_I64_GATHER, _narrow_i64.NARROW_I64_VALUES, _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]
+            _narrow.NARROW_I64_GATHER, _narrow_i64.NARROW_I64_VALUES, _integers_in_float_element(target),
+            _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]
+
+
+def _integers_in_float_element(target) -> str:
+    """`tosa-custom-integers-in-float` for the target: it aims at pro_fp
+    alone unless the target has pro_int too, or there is no target to meet."""
+    profiles = ("pro_int", "pro_fp") if target is None else getattr(target, "profiles", ("pro_fp",))
+    return f"{_integers_in_float.INTEGERS_IN_FLOAT}{{profiles={','.join(profiles)}}}"
