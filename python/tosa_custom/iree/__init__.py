@@ -8,7 +8,8 @@ compiled from TOSA by IREE itself.
 The pieces, bottom up: the dispatch pass (`tosa-custom-iree-dispatch-native`,
 dispatch.py), binding and the sites file (sites.py), the plugin seen from
 Python (plugin.py; the plugin itself is lib/iree_plugin.c), the program
-(program.py) and the saved artifact (artifact.py).
+(program.py), its vmfb kept on disk (cached.py), and the saved artifact
+(artifact.py).
 """
 
 from .dispatch import DISPATCH_NATIVE, dispatch_native

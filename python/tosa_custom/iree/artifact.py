@@ -26,7 +26,7 @@ from ..core import ir as _ir
 from ..runtime.weights import WeightSlots
 from . import plugin as _plugin
 from .program import build, host_array, parse_module
-from .sites import write_sites
+from .sites import free_ids, write_sites
 
 __all__ = ["SavedProgram", "save", "VMFB_FILE", "SITES_FILE"]
 
@@ -75,9 +75,10 @@ def save(module, directory: str | os.PathLike, *, inputs: Sequence = (), weights
             libraries[source] = source.name
             shutil.copy2(source, directory / source.name)
         write_sites(sites, directory / SITES_FILE, libraries)
-    finally:
+    finally:  # the sites run in iree-run-module's process, not this one: ids and kernels given back
         for s in sites:
             s.binding.release()
+        free_ids([s.id for s in sites])
     args = [_npy(directory, f"input_{i}", x) for i, x in enumerate(inputs)]
     if slots.count:
         tensors = slots.check(weights if weights is not None else {})

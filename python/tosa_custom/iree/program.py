@@ -10,7 +10,9 @@ differs: the module is bound (sites.py), rewritten by the dispatch pass,
 printed in generic form (IREE's MLIR parses it; torch-mlir's custom
 assembly of TOSA differs from IREE's) and compiled by IREE with
 `--iree-input-type=tosa`; the plugin is given to IREE's device by its flag,
-before the device exists.
+before the device exists. The vmfb of a module loaded before, in any
+process, comes from the compiled-code cache (cached.py; `Program.cache`
+says what it did): binding still runs, the dispatch pass and iree-compile do not.
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from ..runtime.weights import WeightSlots
 from . import plugin as _plugin
 from .calls import ASYNC_FLAG, DeviceWeights, Marshal, PolledWait, host_array
 from .dispatch import DISPATCH_NATIVE, workgroups_for
-from .sites import BoundSite, bind_sites, write_sites
+from .cached import VmfbCache
+from .sites import BoundSite, bind_sites, free_ids, write_sites
 
 __all__ = ["Program", "load", "build", "dispatch_pipeline", "host_array", "parse_module", "COMPILE_FLAGS", "WAITS",
            "compile_to_vmfb", "make_device", "wait_flags", "refuse_known_miscompiles"]
@@ -165,15 +168,16 @@ def refuse_known_miscompiles(module: ir.Module) -> None:
 
 
 def build(module: ir.Module, *, invocation: bool = False, threads: int | None = 0,
-          flags: Sequence[str] = ()) -> tuple[list[BoundSite], bytes]:
+          flags: Sequence[str] = (), sites: list[BoundSite] | None = None) -> tuple[list[BoundSite], bytes]:
     """Bind every tosa.custom to a native kernel, rewrite it into an IREE
     dispatch, compile: the sites (their kernels prepared) and the vmfb.
     `invocation`: the entry takes a last i64 argument, the call's id;
     `threads`: the workers that will run it (dispatch_pipeline); `flags`:
-    more for iree-compile (wait_flags)."""
+    more for iree-compile (wait_flags); `sites`: bound and marked already
+    (by the cache, cached.py)."""
     with module.context:
         refuse_known_miscompiles(module)
-        sites = bind_sites(module)
+        sites = bind_sites(module) if sites is None else sites
         try:
             run_pipeline(module, dispatch_pipeline(invocation, threads), "the IREE dispatch of native kernels",
                          category="runtime-lowering-failed")
@@ -189,6 +193,7 @@ def _release(sites: list[BoundSite]) -> None:
     for s in sites:
         _plugin.release_site(s.id)
         s.binding.release()
+    free_ids([s.id for s in sites])
 
 
 class Program:
@@ -202,10 +207,9 @@ class Program:
         flags = wait_flags(wait)
         with module.context:
             self._read_signature(module, entry)
-        self._sites, self.vmfb = build(module, invocation=True, threads=threads, flags=flags)
-        with module.context:  # the entry takes the call's id if it holds a site (the pass added it)
-            entry_type = _ir.function_type(_ir.public_functions(module, self.entry)[0])
-            self._takes_invocation = len(entry_type.inputs) > self._arity  # (before IREE adds fences)
+        self.cache = VmfbCache(module, {"threads": threads, "flags": flags})  # its digest of the module as given
+        self._sites, self.vmfb, meta = self.cache.build(module, self.entry, self._compile)
+        self._takes_invocation = meta["takes_invocation"]
         weakref.finalize(self, _release, self._sites)
         self.pipeline = pipeline_text(dispatch_pipeline(True, threads))
         # An IREE VM context is not thread-safe: one call at a time per program.
@@ -225,6 +229,13 @@ class Program:
         self._device_weights = DeviceWeights(self._marshal, len(self.input_specs), self._weights.count)
         self._weights.attach(self._device_weights, len(self.input_specs))
         self._weights.bind_defaults()
+
+    def _compile(self, module: ir.Module, sites: list[BoundSite]) -> tuple[bytes, dict]:
+        """The vmfb of `module`, its `sites` bound and marked, and whether its entry takes the call's id."""
+        _, vmfb = build(module, invocation=True, threads=self.threads, flags=wait_flags(self.wait), sites=sites)
+        with module.context:  # the entry takes the call's id if it holds a site (the pass added it)
+            entry_type = _ir.function_type(_ir.public_functions(module, self.entry)[0])
+            return vmfb, {"takes_invocation": len(entry_type.inputs) > self._arity}  # (before IREE adds fences)
 
     def _read_signature(self, module: ir.Module, entry: str | None) -> None:
         funcs = _ir.public_functions(module, entry)

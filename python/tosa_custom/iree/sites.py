@@ -33,11 +33,49 @@ from ..runtime import native
 from ..runtime.outline import CustomCallSite, find_custom_call_sites
 from .dispatch import SITE_ATTR, SPLIT_ATTR
 
-__all__ = ["BoundSite", "bind_sites", "write_sites", "SITES_FORMAT"]
+__all__ = ["BoundSite", "bind_sites", "bind_kernels", "mark_sites", "reserve_ids", "new_ids", "free_ids",
+           "ID_LIMIT", "ID_CHUNK", "SITES_FORMAT"]
 
 SITES_FORMAT = 1
+# Site ids the plugin holds: below CHUNK x CHUNKS (lib/iree_plugin.c), in chunks of 1024.
+ID_LIMIT = 1024 * 1024
+ID_CHUNK = 1024
 _IDS = itertools.count(1)
 _IDS_LOCK = threading.Lock()
+_LIVE: set[int] = set()  # ids of this process's loaded programs
+
+
+def reserve_ids(ids: list[int]) -> bool:
+    """Take exactly `ids` (those a cached vmfb was compiled with), if no
+    program of this process holds any of them."""
+    with _IDS_LOCK:
+        if any(i in _LIVE or not 0 < i < ID_LIMIT for i in ids) or len(set(ids)) != len(ids):
+            return False
+        _LIVE.update(ids)
+        return True
+
+
+def new_ids(n: int, start: int = 0) -> list[int]:
+    """`n` free ids: `start`, `start`+1, ... when all are free (a cacheable
+    program's block, derived from its key so that its vmfb's ids are likely
+    free in the next process too), else the next free ones of the counter."""
+    wanted = list(range(start, start + n))
+    if start > 0 and reserve_ids(wanted):
+        return wanted
+    out = []
+    with _IDS_LOCK:
+        while len(out) < n:
+            i = next(_IDS)
+            if i not in _LIVE:
+                out.append(i)
+        _LIVE.update(out)
+    return out
+
+
+def free_ids(ids) -> None:
+    """Give ids back once their program is gone."""
+    with _IDS_LOCK:
+        _LIVE.difference_update(ids)
 
 
 @dataclasses.dataclass
@@ -88,30 +126,41 @@ def _bind(site: CustomCallSite) -> native.NativeBinding:
     return binding
 
 
-def bind_sites(module) -> list[BoundSite]:
-    """Bind every tosa.custom of `module` to a native kernel and mark it for
-    the dispatch pass; CompileError naming the first op that has none."""
-    op = getattr(module, "operation", module)
-    found = find_custom_call_sites(op)
+def bind_kernels(module) -> list[tuple[CustomCallSite, native.NativeBinding]]:
+    """Every tosa.custom of `module` with its native kernel, prepared;
+    CompileError naming the first op that has none."""
     bound = []
     try:
-        for site in found:
-            binding = _bind(site)
-            with _IDS_LOCK:
-                bound.append(BoundSite(next(_IDS), site, binding))
+        for site in find_custom_call_sites(getattr(module, "operation", module)):
+            bound.append((site, _bind(site)))
     except BaseException:
-        for b in bound:
-            b.binding.release()
+        for _, binding in bound:
+            binding.release()
         raise
+    return bound
+
+
+def mark_sites(module, bound: list, ids: list[int] | None = None) -> list[BoundSite]:
+    """Give each bound op its process-wide id (`ids`, already taken, or new
+    ones) and mark it for the dispatch pass."""
+    op = getattr(module, "operation", module)
+    ids = ids if ids is not None else new_ids(len(bound))
+    sites = [BoundSite(i, site, binding) for i, (site, binding) in zip(ids, bound)]
     with op.context:
         i64 = ir.IntegerType.get_signless(64)
-        for custom, b in zip(custom_ops(op), bound):
+        for custom, b in zip(custom_ops(op), sites):
             custom.attributes[SITE_ATTR] = ir.IntegerAttr.get(i64, b.id)
             split = b.binding.split
             if split is not None and split.parallel:
                 custom.attributes[SPLIT_ATTR] = ir.ArrayAttr.get(
                     [ir.DenseI64ArrayAttr.get(list(d)) for d in split.dims])
-    return bound
+    return sites
+
+
+def bind_sites(module) -> list[BoundSite]:
+    """Bind every tosa.custom of `module` to a native kernel and mark it for
+    the dispatch pass; CompileError naming the first op that has none."""
+    return mark_sites(module, bind_kernels(module))
 
 
 # --- The sites file (format: lib/iree_plugin.c).

@@ -14,8 +14,9 @@ process can move or disable the cache at any time.
 The key is a digest the loader computes of everything the code depends on
 (`digest`): the module's content (`module_digest`, its bytecode), the
 loader's options, the CPU, the kernels bound, and `toolchain()` (the
-package's version and a digest of its own sources, so an editable checkout
-that changes a pass misses, plus torch-mlir's and torch's versions).
+package's version and a digest of the sources of the layers the loader
+runs, so an editable checkout that changes a pass misses, plus torch-mlir's
+and torch's versions).
 
 An entry is never trusted: its header names the key, the payload's size and
 a SHA-256 over key, metadata and payload, and everything is checked before
@@ -99,20 +100,23 @@ def _version(distribution: str) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _sources_digest() -> str:
-    """The package's own Python sources: the version does not move when an
-    editable checkout changes a pass, this does."""
+def _sources_digest(layers: tuple[str, ...]) -> str:
+    """The Python sources of the package's `layers` (subpackages): the
+    version does not move when an editable checkout changes a pass, this
+    does; the layers a loader does not import (the frontend, say) stay out,
+    so that their edits keep its entries."""
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    for layer in layers:
+        for path in sorted((root / layer).rglob("*.py")):
+            h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 
-def toolchain() -> dict:
-    """What every key holds of the tools: this package (version and
-    sources), torch-mlir (MLIR and LLVM), torch."""
-    return {"tosa-custom": _version("tosa-custom"), "sources": _sources_digest(),
+def toolchain(layers: tuple[str, ...]) -> dict:
+    """What every key holds of the tools: this package (its version, and the
+    sources of the `layers` the loader runs), torch-mlir (MLIR and LLVM), torch."""
+    return {"tosa-custom": _version("tosa-custom"), "sources": _sources_digest(tuple(layers)),
             "torch-mlir": _version("torch-mlir"), "torch": _version("torch")}
 
 

@@ -43,9 +43,11 @@ from . import cache as _cache
 from . import native as _native
 from .cpu import CpuTarget
 
-__all__ = ["Import", "CodeCache", "SharedObject", "imports", "link", "site_identity", "KIND"]
+__all__ = ["Import", "CodeCache", "SharedObject", "imports", "link", "site_identity", "KIND", "LAYERS"]
 
 KIND = "runtime"
+# The package's layers whose code makes a runtime program (cache.toolchain).
+LAYERS = ("core", "contract", "weights", "runtime")
 _SLOTS = "tosa_custom_slots"
 # The packed entry point the ExecutionEngine generates for each C interface.
 _PACKED = "_mlir__mlir_ciface_"
@@ -228,7 +230,7 @@ class CodeCache(_cache.Lookup):
         self._imports = imports(sites)
         identities = [site_identity(s.site.symbol, s.native, s.kernel) for s in sites]
         key = _cache.digest({"loader": KIND, "module": self._digest, "entry": entry, "options": options,
-                             "cpu": _cpu(cpu), "sites": identities, "toolchain": _cache.toolchain(),
+                             "cpu": _cpu(cpu), "sites": identities, "toolchain": _cache.toolchain(LAYERS),
                              "runtime": _cache.file_digest(_native.runtime_library_path())})
         found, reason = self._cache.get(KIND, key)
         self._set("miss", key, reason)
