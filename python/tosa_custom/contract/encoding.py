@@ -35,13 +35,18 @@ __all__ = [
     "arg_type",
     "canonical_json",
     "encode_attrs",
+    "carry_operand",
     "decode_attrs",
     "parse_result_shapes",
 ]
 
-CONTRACT_VERSION = 3
+CONTRACT_VERSION = 4
 # Tensors whose TOSA type does not tell their torch dtype (CONTRACT.md 3.5).
 CARRIED_DTYPES = {d.name: d.torch for d in _dtypes.DTYPES if d.carrier}
+# An int64 operand whose values fit int32 may travel as int32 (version 4,
+# CONTRACT.md 3.5): TOSA 1.0 has no 64-bit integers, a constant operand
+# (a position-id buffer) is all dummy mode keeps of them.
+CARRIED_OPERAND_DTYPES = {**CARRIED_DTYPES, "int64": torch.int64}
 DOMAIN = "torch_mlir"
 ENCODINGS = ("json", "const")
 
@@ -278,6 +283,8 @@ def carried_view(value: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """The torch tensor a carried TOSA tensor stands for (CONTRACT.md 3.5), as a view."""
     if value.dtype == dtype:
         return value
+    if dtype == torch.int64:  # int64 carried as int32 (version 4): a copy, as it widens
+        return value.to(torch.int64)
     if dtype == torch.uint8:
         return value.view(torch.uint8)
     if value.stride(-1) != 1 or any(s % 2 for s in value.stride()[:-1]):
@@ -344,6 +351,15 @@ def _has_empty(encoded) -> bool:
     if isinstance(encoded, list):
         return any(_has_empty(v) for v in encoded)
     return False
+
+
+def carry_operand(text: str, index: int, dtype: str) -> str:
+    """`implementation_attrs` with operand `index` marked as carrying `dtype`
+    (CONTRACT.md 3.5), the version raised to what reads it."""
+    attrs = json.loads(text)
+    attrs.setdefault("operand_dtypes", {})[str(index)] = dtype
+    attrs["version"] = max(attrs["version"], 4 if dtype == "int64" else 2)
+    return canonical_json(attrs)
 
 
 def encode_attrs(args: dict, dropped_results: Sequence[int] = (), operand_dtypes: dict[int, str] | None = None,
@@ -452,16 +468,19 @@ def parse_attrs(text: str) -> dict:
     unknown = set(attrs) - {"version", "args", "dropped_results", "operand_dtypes", "result_dtypes", "result_shapes"}
     if unknown:
         raise ContractError(f"implementation_attrs has unknown keys {sorted(unknown)}")
-    for key in ("operand_dtypes", "result_dtypes"):
+    for key, allowed in (("operand_dtypes", CARRIED_OPERAND_DTYPES), ("result_dtypes", CARRIED_DTYPES)):
         if key in attrs:
             table = attrs[key]
             if attrs["version"] < 2:
                 raise ContractError(f"'{key}' needs contract version 2, but the op says version {attrs['version']}")
             if not (isinstance(table, dict) and table
-                    and all(k.isdigit() and v in CARRIED_DTYPES for k, v in table.items())):
+                    and all(k.isdigit() and v in allowed for k, v in table.items())):
                 raise ContractError(
-                    f"'{key}' must map indices (\"0\", \"1\", ...) to one of {sorted(CARRIED_DTYPES)}, got {table!r}"
+                    f"'{key}' must map indices (\"0\", \"1\", ...) to one of {sorted(allowed)}, got {table!r}"
                 )
+            if "int64" in table.values() and attrs["version"] < 4:
+                raise ContractError(f"an int64 operand carried as int32 needs contract version 4, but the op says "
+                                    f"version {attrs['version']}")
     if "dropped_results" in attrs:
         dropped = attrs["dropped_results"]
         if not (isinstance(dropped, list) and dropped and all(_is_int(i) and i >= 0 for i in dropped)
@@ -558,7 +577,7 @@ def _dropped_and_carried(attrs: dict, schema, operator_name: str, num_operands: 
     lists = any(isinstance(r.type, torch.ListType) for r in schema.returns)  # flattened: any length
     if dropped and not lists and dropped[-1] >= len(schema.returns):
         raise ContractError(f"dropped result {dropped[-1]} does not exist: {operator_name} has {len(schema.returns)} results")
-    carried = {key: {int(i): CARRIED_DTYPES[d] for i, d in attrs.get(key, {}).items()}
+    carried = {key: {int(i): CARRIED_OPERAND_DTYPES[d] for i, d in attrs.get(key, {}).items()}
                for key in ("operand_dtypes", "result_dtypes")}
     bad = [i for i in carried["operand_dtypes"] if i >= num_operands]
     if bad:

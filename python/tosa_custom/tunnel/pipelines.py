@@ -8,6 +8,7 @@ from __future__ import annotations
 from torch_mlir import passmanager
 
 from ..tosa import checks as _checks
+from ..tosa import custom_operands as _custom_operands
 from ..tosa import exact_division as _exact_division
 from ..tosa import half_products as _half_products
 from ..tosa import i64_add_sub as _i64_add_sub
@@ -65,7 +66,8 @@ def after_tunnel(target=None) -> list[str]:
             *tosa_lowering(),
             _checks.TENSOR_CONSTANTS_AS_TOSA, _integer_powers.INTEGER_POWERS, _reshape_sizes.EXPLICIT_RESHAPE_SIZES,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
-            _narrow.NARROW_I64_GATHER, _narrow_i64.NARROW_I64_VALUES, _integers_in_float_element(target),
+            _narrow.NARROW_I64_GATHER, _narrow_i64.NARROW_I64_VALUES, _custom_operands.INT64_OPERANDS_AS_INT32,
+            _integers_in_float_element(target),
             _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]
 
 
