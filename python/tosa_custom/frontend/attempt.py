@@ -31,6 +31,7 @@ from ..tunnel import pipelines as _pipelines
 from ..tunnel.options import PASS_ARGUMENT, USER_LISTED, ConversionResult
 from ..tunnel.tensorize import TENSORIZE_SCALAR_BOUNDARY
 from .captured import Capture
+from . import refusals as _refusals
 from .feedback import Feedback
 from .queries import (adopt, aten_ops, culprit_pass, custom_ops_by_location, module_ops, report_rewritten,
                       torch_ops_by_location)
@@ -211,7 +212,8 @@ class Attempt:
                                 log=self.log, on_result={PASS_ARGUMENT: late.append})
         except CompileError as e:
             dynamic = any(_attrs.SYMBOLS in f.attributes for f in public_functions(module))  # CONTRACT.md §15.1
-            raise _data_dependent(late, e) or (_refused_on_question_marks(e) if dynamic else None) or e
+            plain = None if self.settings.selection.auto else _refusals.plain_refusal(e, module)
+            raise _data_dependent(late, e) or (_refused_on_question_marks(e) if dynamic else None) or plain or e
         finally:
             for result in late:
                 self.found.add(result, skipped=True)

@@ -195,9 +195,29 @@ def _decomposed_unless(decomposition, dtypes: tuple[str, ...]):
     return decompose
 
 
+def _roll_as_slices(self, shifts, dims=()):
+    """roll as the two slices of each rolled dim, concatenated the other way
+    round, sizes static in the graph. torch-mlir decomposes roll that way
+    too, but types its slices with a `?` dim even from static shapes, which
+    TorchToTosa then refuses (torchvision's Swin Transformer, in stock mode).
+    NotImplemented (kept as it is) for a dim of run-time size."""
+    if not dims:  # rolled as one flat dim
+        return _roll_as_slices(self.flatten(), shifts, [0]).view(self.shape) if self.dim() else self.clone()
+    out = self
+    for shift, dim in zip(shifts, dims):
+        size = self.shape[dim]
+        if not isinstance(size, int) or not isinstance(shift, int):
+            return NotImplemented
+        s = shift % size if size else 0
+        if s:
+            out = torch.cat([out.narrow(dim, size - s, s), out.narrow(dim, 0, size - s)], dim)
+    return out.clone() if out is self else out
+
+
 # Ours, on top of torch-mlir's table (a listed op is left out of it too).
 _OUR_DECOMPOSITIONS = {
     torch.ops.aten.index_put.default: _index_put_on_leading_dims,
+    torch.ops.aten.roll.default: _roll_as_slices,
     **{o: _linspace_converting_ends(o) for o in (torch.ops.aten.linspace.Tensor_Tensor,
                                                 torch.ops.aten.linspace.Tensor_Scalar,
                                                 torch.ops.aten.linspace.Scalar_Tensor)},

@@ -5,7 +5,6 @@ decompositions, and the weights and state that become arguments."""
 from __future__ import annotations
 
 import dataclasses
-import re
 from typing import Any
 
 from torch_mlir import ir
@@ -17,6 +16,9 @@ from ..core.diagnostics import CompileError
 from ..weights import export as _weights
 from . import capture as _capture
 from . import dynamic as _dynamic
+from . import imported as _imported
+from . import out_arguments as _out_arguments
+from . import promotion as _promotion
 from .report import CompileReport
 from .settings import Settings
 
@@ -48,6 +50,8 @@ class Capture:
         if not given:
             dynamic = _capture.dynamic_by_parameter(model, args, dynamic)
         exported = _capture.export(model, args, dynamic, s.export_strict, report)
+        _promotion.promote_like_eager(exported)  # before any decomposition: each sees eager's dtypes
+        _out_arguments.write_out_arguments_like_eager(exported)  # and eager's out= shapes
         before = _capture.graph_ops(exported.graph_module)
         program = _capture.decompose(exported, s.selection, s.selection.auto, report)
         _capture.expose_non_persistent_buffers(program)
@@ -56,6 +60,7 @@ class Capture:
         if everything or _weights.state_buffers(program):  # state is an argument with inline weights too
             weight_names = _weights.weight_placeholders(program, model, everything)
             state_values = _weights.state_values(program, weight_names, model, everything)
+        _imported.lift_list_constants(program, placeholders=weight_names is None)
         kept = _capture.check_survived_pytorch(s.selection, before, _capture.graph_ops(program.graph_module), exported)
         if s.verbose:
             print("==== FX graph after decompositions\n", program.graph_module.code)
@@ -76,8 +81,10 @@ class Capture:
                 _weights.import_with_weight_arguments(importer, self.program, self.weight_names, name,
                                                       _weights.tied_weights(self.model, self.weight_names),
                                                       self.state_values, symbolic=True)
-        except (NotImplementedError, NameError, TypeError, ValueError, KeyError) as e:
-            raise _import_error(e) from e
+        except CompileError:
+            raise
+        except Exception as e:  # the importer's bare errors (AssertionError, ...), said plainly
+            raise _imported.import_error(e) from e
         module = importer.module
         with module.context:
             func = _ir.public_functions(module, name)[0]
@@ -85,17 +92,3 @@ class Capture:
             _dynamic.mark_boundary(func, self.program)
         return module
 
-
-def _import_error(e: Exception) -> CompileError:
-    """torch-mlir's FX importer raises bare Python errors for graph nodes it
-    has no import for; name the node and what to do."""
-    first = str(e).splitlines()[0] if str(e) else ""
-    m = re.search(r"target=<function (\w+)", first)
-    target = m[1] if m else None
-    hint = ""
-    if target and target.startswith("sym_"):
-        hint = (f" The model computes with a dynamic size as a number ({target}), which the importer cannot "
-                "import: give static shapes (no ignore_traced_shapes / -1 placeholders) or keep that arithmetic "
-                "out of the model.")
-    detail = f"a node calling {target}" if target else f"{type(e).__name__}: {first[:300]}"
-    return CompileError(f"torch-mlir's FX importer could not import the exported program ({detail}).{hint}")

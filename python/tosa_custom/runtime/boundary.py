@@ -6,7 +6,12 @@ the compiled code has run, `Boundary.finish`:
 
 - writes each new input value into the caller's own tensor (`copy_`, so a
   non-contiguous view gets it where it points; a numpy array through
-  `torch.from_numpy`), as the model's in-place op would have;
+  `torch.from_numpy`), as the model's in-place op would have; a value of
+  another shape (an `out=` argument of another size, which eager resizes:
+  `torch.add(y, 1, out=x)` of a [5] `y` makes a [3, 4] `x` a [5] one)
+  resizes the tensor first, warning as eager does when it held elements (a
+  numpy array cannot be resized in place: it is refused). Which shape eager
+  leaves is compile()'s to say (frontend/out_arguments.py);
 - makes each new buffer value the program's state for the next call (the
   weight slot is pointed at the result: nothing the user handed in is
   written);
@@ -31,6 +36,8 @@ old convention: one result alone, several as a flat tuple.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import torch
@@ -74,6 +81,8 @@ class Boundary:
                 self.state.append((i, state_names.index(role.name)))
         self.outputs.sort(key=lambda o: order[o[0]])
         self.written = sorted({p for _, p in self.inputs})
+        results = function_type(func).results
+        self.written_shapes = {p: _static_shape(results[i]) for i, p in self.inputs}  # None: a ? dim
         self.narrowed, self.widened = _int64_on_int32(func, "arg_attrs"), _int64_on_int32(func, "res_attrs")
         self.ranges = _ranges(func)
 
@@ -98,6 +107,9 @@ class Boundary:
             if isinstance(x, np.ndarray):
                 if not x.flags.writeable:
                     raise ValueError(f"input #{p} is written by the model in place, but the array is read-only")
+                shape = self.written_shapes.get(p)
+                if shape is not None and tuple(x.shape) != shape:
+                    raise _unresizable(p, x.shape, shape)
                 continue
             if not isinstance(x, torch.Tensor):
                 raise TypeError(f"input #{p} is written by the model in place: pass a tensor or a numpy array, "
@@ -117,9 +129,7 @@ class Boundary:
             return results[0] if len(results) == 1 else tuple(results)
         with torch.no_grad():
             for i, p in self.inputs:
-                x = inputs[p]
-                target = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
-                target.copy_(results[i])
+                _write_back(p, inputs[p], results[i])
         for i, slot in self.state:
             weights.carry(slot, results[i])
         leaves = [results[i].item() if kind is not None else results[i] for i, kind in self.outputs]
@@ -188,3 +198,34 @@ def _to_int32(p: int, x) -> torch.Tensor:
                          "program carries it as int32, because everything it computes from it then fits int32 "
                          "(TOSA 1.0 has no 64-bit integers; CONTRACT.md §13.4d). Pass values within int32.")
     return x.to(torch.int32)
+
+
+def _static_shape(t: ir.Type) -> tuple[int, ...] | None:
+    """The shape of a ranked tensor type, None when a dim is `?` or it has no rank."""
+    try:
+        t = ir.RankedTensorType(t)
+    except ValueError:
+        return None
+    return None if any(t.is_dynamic_dim(d) for d in range(t.rank)) else tuple(t.shape)
+
+
+def _unresizable(p: int, have, want) -> ValueError:
+    return ValueError(f"input #{p} is written by the model with a value of shape {list(want)} where the array has "
+                      f"shape {list(have)} (an out= argument of another size, which eager PyTorch resizes); a numpy "
+                      "array cannot be resized in place: pass a tensor")
+
+
+def _write_back(p: int, x, value: torch.Tensor) -> None:
+    """Input #p's new value written into the caller's tensor or array. One
+    of another shape resizes the tensor first, as eager resizes an `out=`
+    argument (with eager's warning when the tensor held elements)."""
+    target = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+    if target.shape != value.shape:
+        if isinstance(x, np.ndarray):
+            raise _unresizable(p, x.shape, value.shape)
+        if target.numel():
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(target.shape)}, "
+                          f"which does not match the required output shape {list(value.shape)} (input #{p}; eager "
+                          "PyTorch resizes it the same way).", UserWarning, stacklevel=4)
+        target.resize_(value.shape)
+    target.copy_(value)
