@@ -20,19 +20,21 @@ _BELOW = {
     "contract": {"core"},
     "weights": {"core", "contract"},
     "tosa": {"core", "contract", "weights"},
-    "tunnel": {"core", "contract", "weights", "tosa"},
-    "frontend": {"core", "contract", "weights", "tosa", "tunnel"},
+    # Quantized models as integer TOSA: passes on the TOSA that TorchToTosa made.
+    "quant": {"core", "contract", "weights", "tosa"},
+    "tunnel": {"core", "contract", "weights", "tosa", "quant"},
+    "frontend": {"core", "contract", "weights", "tosa", "quant", "tunnel"},
     "runtime": {"core", "contract", "weights"},
-    "e2e": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", "iree", "refmodel", ""},
+    "e2e": {"core", "contract", "weights", "tosa", "quant", "tunnel", "frontend", "runtime", "iree", "refmodel", ""},
     # IREE as an engine: the reference runtime's boundary, weights and native binding, reused.
     "iree": {"core", "contract", "weights", "runtime"},
     # TOSA's reference model as an engine: the same boundary and weights, the runtime's kernels for kept ops.
     "refmodel": {"core", "contract", "weights", "runtime"},
-    "tools": {"core", "contract", "weights", "tosa", "tunnel", "frontend", "runtime", "iree", "refmodel", ""},
+    "tools": {"core", "contract", "weights", "tosa", "quant", "tunnel", "frontend", "runtime", "iree", "refmodel", ""},
 }
 # The package's own modules (the public API and `python -m tosa_custom`) sit
 # above the compiler layers; "" stands for them.
-_TOP = {"core", "contract", "weights", "tosa", "tunnel", "frontend", ""}
+_TOP = {"core", "contract", "weights", "tosa", "quant", "tunnel", "frontend", ""}
 
 MODULES = modules()
 # Installed by CMake beside the modules (the native kernel libraries), not in the source tree.

@@ -4,7 +4,7 @@ reads it cannot disagree on its spelling."""
 
 from __future__ import annotations
 
-__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNEL_STAGE", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET", "SYMBOLS", "SHAPE", "RANGE"]
+__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNEL_STAGE", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET", "SYMBOLS", "SHAPE", "RANGE", "QUANTIZATION"]
 
 # On a torch op that carries a value TOSA cannot type into one it can, and
 # back (CONTRACT.md 3.5): "argument" or "result". Never tunneled itself.
@@ -35,3 +35,8 @@ SHAPE = "tosa_custom.shape"
 # (CONTRACT.md §13.4e): `array<i64: MIN, MAX>`, the inclusive range every
 # element must be in; the executors refuse an input outside it.
 RANGE = "tosa_custom.range"
+# On an integer argument or result of a quantized model's entry (CONTRACT.md
+# §16): the quantization it carries, `{scale, zero_point, quant_min,
+# quant_max, dtype}` as PT2E's quantize ops name them; the executors quantize
+# the float input and dequantize the result with it.
+QUANTIZATION = "tosa_custom.quantization"

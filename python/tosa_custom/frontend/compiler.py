@@ -25,6 +25,7 @@ from .attempt import Attempt
 from .boundary import check_boundary
 from .captured import Capture
 from .feedback import Feedback
+from . import quantized as _quantized
 from .report import CompileReport, OutputType
 from .settings import settings
 
@@ -36,8 +37,9 @@ def _select_mode(model, train: bool):
     what a TOSA backend runs (dropout off, batch norm on running statistics);
     switching a model the user left in training mode is said once, not done
     silently. `train=True` keeps its mode (dropout and batch statistics are
-    then compiled in)."""
-    if not isinstance(model, torch.nn.Module) or train:
+    then compiled in). A module whose mode export fixed (PT2E's) is compiled
+    as it is."""
+    if not isinstance(model, torch.nn.Module) or train or _quantized.fixed_mode(model):
         return model
     if model.training:
         warnings.warn(
@@ -114,6 +116,8 @@ def compile(
     s = settings(output_type, use_tracing, ignore_traced_shapes, backend_legal_ops, extra_library,
                  verbose, encoding, strict, export_strict, func_name, weights, tosa_target)
     report = report if report is not None else CompileReport()
+    model = _quantized.as_module(model)
+    s = _quantized.quantized_settings(model, s)
     capture = Capture.make(_select_mode(model, train), example_args, ignore_traced_shapes, s, report,
                            dynamic_shapes)
     if s.output is OutputType.TOSA and s.target is not None:  # a type no target has: said before lowering

@@ -28,6 +28,8 @@ class Settings:
     library: str | None
     verbose: bool
     tosa_target: "_target.TosaTarget | str | None"  # None: not checked; "auto": fitted to the module
+    quantized: bool = False  # a PT2E-quantized model: lowered to integer TOSA (quant/)
+    internal_ops: tuple = ()  # ops compile() keeps whole for that lowering, beside the user's (not reported as listed)
 
     @property
     def tunnel(self) -> bool:

@@ -259,6 +259,11 @@ class Program:
         return [s.site.operator_name for s in self._sites]
 
     @property
+    def boundary(self) -> list[str]:
+        """What a call applies at the boundary (quantize, dequantize: CONTRACT.md §16), as runtime.Program."""
+        return self._boundary.applied()
+
+    @property
     def kernels(self) -> list[str]:
         """Which native kernel runs each custom op: "native (library: kernel)"."""
         return [s.description for s in self._sites]

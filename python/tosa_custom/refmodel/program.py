@@ -221,6 +221,7 @@ class Program:
     weights_manifest = _runtime_program.Program.weights_manifest
     state_dict = _runtime_program.Program.state_dict
     reset_state = _runtime_program.Program.reset_state
+    boundary = _runtime_program.Program.boundary
 
     def __call__(self, *inputs):
         self._boundary.check(inputs)

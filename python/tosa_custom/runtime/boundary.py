@@ -23,6 +23,11 @@ it carries as int32 (`tosa_custom.dtype = "int64"` on an i32 argument,
 CONTRACT.md §13.4d), refusing values outside int32; `finish` gives such
 results back as int64.
 
+A quantized model's program (CONTRACT.md §16) takes and returns integers
+marked `tosa_custom.quantization`: `narrow` quantizes the caller's float
+input with those parameters, as PT2E's quantize would have, and `finish`
+dequantizes the result; `applied` says what it does to each.
+
 An integer input the program computes with in float32 (marked
 `tosa_custom.range`, CONTRACT.md §13.4e) must be within that range, where f32
 holds every integer: `narrow` refuses one outside it, naming it.
@@ -46,6 +51,7 @@ from torch_mlir import ir
 
 from ..core.attrs import DTYPE, RANGE
 from ..core.ir import function_type
+from ..core.quantization import dequantize, quantize, read_quantization
 from ..core.dtypes import scalar_kind
 from ..contract.signature import MUTATES_BUFFER_ATTR, MUTATES_INPUT_ATTR, OUTPUT_ATTR, read_roles, rebuild
 
@@ -85,13 +91,18 @@ class Boundary:
         self.written_shapes = {p: _static_shape(results[i]) for i, p in self.inputs}  # None: a ? dim
         self.narrowed, self.widened = _int64_on_int32(func, "arg_attrs"), _int64_on_int32(func, "res_attrs")
         self.ranges = _ranges(func)
+        self.quantized = read_quantization(func, "arg_attrs")  # position -> QParams
+        self.dequantized = read_quantization(func, "res_attrs")
 
     def narrow(self, inputs) -> "tuple | list":
         """The inputs as the compiled code takes them: each int64 input it
         carries as int32 converted, after checking that its values fit."""
-        if not self.narrowed and not self.ranges:
+        if not self.narrowed and not self.ranges and not self.quantized:
             return inputs
         inputs = list(inputs)
+        for p, q in self.quantized.items():
+            if p < len(inputs):
+                inputs[p] = _quantized(p, inputs[p], q)
         for p, (low, high) in self.ranges.items():
             if p < len(inputs):
                 _check_range(p, inputs[p], low, high)
@@ -125,6 +136,8 @@ class Boundary:
         """Write inputs back, carry the state, return the user's outputs."""
         for i in self.widened:
             results[i] = results[i].to(torch.int64)
+        for i, q in self.dequantized.items():
+            results[i] = dequantize(results[i], q)
         if not self.marked:
             return results[0] if len(results) == 1 else tuple(results)
         with torch.no_grad():
@@ -137,6 +150,30 @@ class Boundary:
         if self.tree is None:
             return leaves[0] if len(leaves) == 1 else tuple(leaves)
         return rebuild(self.tree, leaves)
+
+
+    def applied(self) -> list[str]:
+        """What the call does at the boundary besides passing tensors: each
+        input quantized, each result dequantized (CONTRACT.md §16)."""
+        def params(q) -> str:
+            return (f"{str(q.dtype).replace('torch.', '')}, scale {float(q.scale):.9g}, zero point {q.zero_point}, "
+                    f"{q.quant_min}..{q.quant_max}")
+        return ([f"input #{p}: quantized to {params(q)}" for p, q in sorted(self.quantized.items())]
+                + [f"result #{i}: dequantized from {params(q)}" for i, q in sorted(self.dequantized.items())])
+
+
+def _quantized(p: int, x, q) -> torch.Tensor:
+    """Input #p, a float tensor or array, quantized as PT2E does; an integer one of q's dtype is taken as quantized."""
+    if isinstance(x, np.ndarray):
+        x = torch.from_numpy(x)
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"input #{p} is a {type(x).__name__}; expected a float tensor (the program quantizes it)")
+    if x.dtype == q.dtype:
+        return x
+    if not x.is_floating_point():
+        raise ValueError(f"input #{p} is {str(x.dtype).replace('torch.', '')}; expected a float tensor, which the "
+                         f"program quantizes (or {str(q.dtype).replace('torch.', '')}, already quantized)")
+    return quantize(x, q)
 
 
 _INT32 = torch.iinfo(torch.int32)

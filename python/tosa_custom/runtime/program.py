@@ -411,6 +411,12 @@ class Program:
         return funcs[0]
 
     @property
+    def boundary(self) -> list[str]:
+        """What a call applies at the boundary, one line each: a quantized
+        model's inputs quantized and results dequantized (CONTRACT.md §16)."""
+        return self._boundary.applied()
+
+    @property
     def custom_ops(self) -> list[str]:
         """The module's tosa.custom ops, in order (not the TOSA ops the runtime runs as kernels)."""
         return [s.site.operator_name for s in self._model_sites()]

@@ -24,6 +24,8 @@ from ..tosa import scalar_comparisons as _scalar_comparisons
 from ..tosa import zero_products as _zero_products
 from ..tosa import zero_size as _zero_size
 from ..core.passes import split_pipeline
+from ..quant.boundary import QUANTIZED_BOUNDARY
+from ..quant.lowering import LOWER_QUANTIZED
 from .dynamic_index import INDEX_BY_ARANGES
 from .dynamic_ops import LOWER_DYNAMIC_OPS
 from .sizes import DROP_SYMBOLIC_SHAPES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS
@@ -42,7 +44,7 @@ def tosa_lowering() -> list[str]:
     return [e for e in split_pipeline(expanded) if e.split("{")[0] != _VERIFY_PASS]
 
 
-def after_tunnel(target=None) -> list[str]:
+def after_tunnel(target=None, quantized: bool = False) -> list[str]:
     """Everything after the tunnel: resolve sizes known only at run time
     (sizes.py; the tunnel's encoder read their bindings), return the numbers and complex values a
     tosa.custom made as tensors (auto mode tunnels some only here), make
@@ -55,7 +57,8 @@ def after_tunnel(target=None) -> list[str]:
     in i32 and mistypes the last; integer sums in int64, whose dtype we spell out), tidy, narrow what the target forbids, check that
     only TOSA remains. `target` is compile()'s (a TosaTarget, "auto" or
     None): a float program's small integers are computed in f32 unless it
-    has pro_int or there is none. Call inside an `ir.Context`."""
+    has pro_int or there is none. A `quantized` model's dequantize -> op ->
+    quantize groups become integer TOSA last (quant/). Call inside an `ir.Context`."""
     return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, DROP_SYMBOLIC_SHAPES,
              f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _zero_size.ZERO_SIZE_AS_EMPTY,
             _scalar_comparisons.SCALAR_COMPARISONS,
@@ -67,8 +70,9 @@ def after_tunnel(target=None) -> list[str]:
             _checks.TENSOR_CONSTANTS_AS_TOSA, _integer_powers.INTEGER_POWERS, _reshape_sizes.EXPLICIT_RESHAPE_SIZES,
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
             _narrow.NARROW_I64_GATHER, _narrow_i64.NARROW_I64_VALUES, _custom_operands.INT64_OPERANDS_AS_INT32,
-            _integers_in_float_element(target),
-            _narrow.WIDEN_INT_ARITHMETIC, _checks.VERIFY_TOSA]
+            _integers_in_float_element(None if quantized else target),  # a quantized model is integer TOSA
+            _narrow.WIDEN_INT_ARITHMETIC, *([QUANTIZED_BOUNDARY, LOWER_QUANTIZED] if quantized else []),
+            _checks.VERIFY_TOSA]
 
 
 def _integers_in_float_element(target) -> str:

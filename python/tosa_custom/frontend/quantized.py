@@ -1,0 +1,61 @@
+"""compile()'s side of quantized models (PT2E: `prepare_pt2e`, calibrate,
+`convert_pt2e`): taking one as it comes, and what to keep whole for the
+integer lowering (quant/).
+
+A convert_pt2e GraphModule refuses `.eval()` (its mode is fixed in its
+graph when it was exported; PT2E raises rather than pretend to switch it),
+and an ExportedProgram of it is not a module at all: both are compiled as
+they are. Their quantize and dequantize ops, and the elementwise functions
+between them that become TABLEs, are kept whole, so that the TOSA lowering
+reads PT2E's parameters and the op itself instead of torch-mlir's float
+expansion of them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from ..quant.qdq import QDQ_OPS
+from ..quant.tables import TABLE_ATEN_OPS
+from .settings import Settings
+from ..core.schema import OpSelection
+
+__all__ = ["fixed_mode", "as_module", "quantized_settings"]
+
+
+def fixed_mode(model) -> bool:
+    """Whether `model`'s train/eval mode was fixed at export (PT2E's modules
+    replace `train` and `eval` on the instance to refuse them)."""
+    return isinstance(model, torch.fx.GraphModule) and ("eval" in vars(model) or "train" in vars(model))
+
+
+def as_module(model):
+    """An ExportedProgram as the module torch.export captures again; anything else as it is."""
+    if isinstance(model, torch.export.ExportedProgram):
+        return model.module(check_guards=False)
+    return model
+
+
+def _graph_ops(model) -> set[str]:
+    graph = getattr(model, "graph", None)
+    if graph is None:
+        return set()
+    found = set()
+    for node in graph.nodes:
+        if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
+            found.add(f"{node.target.namespace}.{node.target._opname}")
+    return found
+
+
+def quantized_settings(model, s: Settings) -> Settings:
+    """`s` for a PT2E-quantized `model` (its PT2E ops and the table functions
+    it has kept whole beside the user's), or `s` itself for any other model."""
+    present = _graph_ops(model)
+    if not present & set(QDQ_OPS):
+        return s
+    internal = [op for op in (*QDQ_OPS, *TABLE_ATEN_OPS) if op in present]
+    if s.selection.everything:
+        return dataclasses.replace(s, quantized=True)
+    selection = OpSelection([*s.selection.specs, *internal])
+    return dataclasses.replace(s, selection=selection, quantized=True, internal_ops=tuple(internal))
