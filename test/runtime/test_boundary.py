@@ -191,3 +191,36 @@ def test_an_input_update_that_is_also_returned():
     got = runtime.load(_compile(model, (torch.ones(2),)))(x)
     torch.testing.assert_close(x, torch.full((2,), 3.0))
     torch.testing.assert_close(got, torch.full((2,), 3.0))
+
+
+class AddInto(torch.nn.Module):
+    def forward(self, x, y):
+        torch.add(y, 1, out=x)
+        return x * 2
+
+
+def test_an_input_written_with_another_shape_is_resized_as_eager_resizes_it():
+    """`out=` of another shape (issue 41): eager resizes the tensor, warning
+    when it held elements; the program does the same to the caller's tensor."""
+    program = runtime.load(_compile(AddInto(), (torch.zeros(3, 4), torch.ones(5))))
+    x, y = torch.zeros(3, 4), torch.arange(5.0)
+    with pytest.warns(UserWarning, match=r"resized since it had shape \[3, 4\].*output shape \[5\]"):
+        got = program(x, y)
+    assert x.shape == (5,)
+    torch.testing.assert_close(x, y + 1)
+    torch.testing.assert_close(got, (y + 1) * 2)
+    program = runtime.load(_compile(AddInto(), (torch.zeros(0), torch.ones(5))))
+    empty = torch.zeros(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an empty tensor is resized silently, as eager does
+        program(empty, y)
+    torch.testing.assert_close(empty, y + 1)
+
+
+def test_a_numpy_input_written_with_another_shape_is_refused_before_running():
+    program = runtime.load(_compile(AddInto(), (torch.zeros(3, 4), torch.ones(5))))
+    x = np.zeros((3, 4), dtype=np.float32)
+    with pytest.raises(ValueError, match=r"input #0 is written by the model with a value of shape \[5\] where the "
+                                         r"array has shape \[3, 4\].*pass a tensor"):
+        program(x, np.ones(5, dtype=np.float32))
+    np.testing.assert_array_equal(x, np.zeros((3, 4), dtype=np.float32))  # nothing written

@@ -1,0 +1,75 @@
+"""Constant tensors inside list arguments, lifted before torch-mlir's FX
+import, and the importer's refusals as CompileErrors (frontend/imported.py).
+
+torchvision's Swin Transformer indexes a parameter by a buffer
+(`table[index]`, `aten.index.Tensor(table, [index])`): the frozen import put
+the buffer itself in the index list, and the importer failed with a bare
+`AssertionError: Heterogeneous lists are not supported` in every mode.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import tosa_custom
+from tosa_custom import CompileError, runtime
+from tosa_custom.frontend import imported
+
+MODES = {"stock": None, "dummy": ["*"], "auto": "auto"}
+
+
+class RelativeBias(torch.nn.Module):
+    """Swin's relative position bias, a few lines long: a parameter table
+    indexed by a buffer, and a buffer concatenated with an input."""
+
+    def __init__(self, persistent: bool = True):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.randn(9, 2, generator=torch.Generator().manual_seed(0)))
+        self.register_buffer("index", torch.tensor([[0, 4, 8], [2, 4, 6]]), persistent=persistent)
+        self.register_buffer("row", torch.full((1, 3, 2), 0.5), persistent=persistent)
+
+    def forward(self, x):
+        bias = self.table[self.index]  # [2, 3, 2]
+        return torch.cat([x + bias, self.row], 0)
+
+
+def _compile(model, args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tosa_custom.compile(model.eval(), args, **kw)
+
+
+@pytest.mark.parametrize("weights,persistent", [("inline", True), ("arguments", False)])
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_constants_in_list_arguments_compile_and_run_like_eager(mode, weights, persistent):
+    model, x = RelativeBias(persistent), torch.randn(2, 3, 2)
+    module = _compile(model, (x,), backend_legal_ops=MODES[mode], weights=weights)
+    program = runtime.load(module)
+    if weights == "arguments":
+        program.load_weights(dict(model.state_dict()))
+    torch.testing.assert_close(program(x), model(x))
+
+
+def test_what_the_importer_refuses_is_a_compile_error_naming_node_op_and_line(monkeypatch):
+    """Without the lifting, the importer's bare AssertionError becomes a
+    CompileError with the node, its op and the model's source line."""
+    monkeypatch.setattr(imported, "lift_list_constants", lambda program, placeholders: 0)
+    with pytest.raises(CompileError) as info:
+        _compile(RelativeBias(), (torch.randn(2, 3, 2),))
+    message = str(info.value)
+    assert "torch-mlir's FX importer could not import node index (aten.index.Tensor) at " in message
+    assert "test_imported.py:" in message and "bias = self.table[self.index]" in message
+    assert "AssertionError: Heterogeneous lists are not supported" in message
+    assert (info.value.category, info.value.ops) == ("compile-failed", ("torch.aten.index.Tensor",))
+
+
+def test_lifting_makes_get_attr_nodes_once_per_tensor():
+    program = torch.export.export(RelativeBias().eval(), (torch.randn(2, 3, 2),))
+    assert imported.lift_list_constants(program, placeholders=True) == 2  # the index and the row
+    get_attrs = [n for n in program.graph.nodes if n.op == "get_attr"]
+    assert len(get_attrs) == 2
+    assert all(isinstance(getattr(program.graph_module, n.target), torch.Tensor) for n in get_attrs)
+    assert imported.lift_list_constants(program, placeholders=True) == 0
