@@ -43,7 +43,7 @@ from ..core import attrs as _attrs
 from ..core import builders as _b
 from ..core import ir as _ir
 from ..core.passes import Option, PassContext, parse_names, register_pass
-from .narrow_i64 import _Groups, _weight_arguments
+from .narrow_i64 import TypeGroups, weight_arguments
 from .ranges import IntegerConstants, Ranges, fits
 
 __all__ = ["INTEGERS_IN_FLOAT", "EXACT"]
@@ -106,7 +106,7 @@ class _Plan:
     """The groups of a function's integer values, and which of them go to f32."""
 
     def __init__(self, func: ir.Operation, ranges: Ranges, weights: set):
-        self.ranges, self.groups, self.needs_int = ranges, _Groups(), set()
+        self.ranges, self.groups, self.needs_int = ranges, TypeGroups(), set()
         for arg in func.regions[0].blocks[0].arguments:
             if _integer(arg):
                 self.groups.find(arg)
@@ -320,7 +320,7 @@ def integers_in_float(module: ir.Operation, ctx: PassContext | None = None) -> N
     for func in _ir.public_functions(module):
         if not _computes_with_floats(func):
             continue
-        weights = _weight_arguments(func)
+        weights = weight_arguments(func)
         block = func.regions[0].blocks[0]
         assumed = {a: (-EXACT, EXACT) for a in block.arguments if _integer(a) and a not in weights}
         chosen = _Plan(func, Ranges(constants.values, assumed), weights).chosen()

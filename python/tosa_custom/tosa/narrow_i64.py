@@ -40,7 +40,7 @@ from ..core.passes import PassContext, register_pass
 from ..weights.manifest import WEIGHT_ATTR
 from .ranges import I32_RANGE, IntegerConstants, Ranges, fits
 
-__all__ = ["NARROW_I64_VALUES"]
+__all__ = ["NARROW_I64_VALUES", "TypeGroups", "weight_arguments"]
 
 NARROW_I64_VALUES = "tosa-custom-narrow-i64-values"
 
@@ -69,7 +69,7 @@ def _i64(value: ir.Value) -> bool:
         and t.element_type.width == 64
 
 
-class _Groups:
+class TypeGroups:
     """Union-find over values, the values pinned to i64, and the values
     computed with (arithmetic, or returned)."""
 
@@ -96,7 +96,7 @@ class _Groups:
         return found
 
 
-def _weight_arguments(func: ir.Operation) -> set:
+def weight_arguments(func: ir.Operation) -> set:
     """The arguments that are weights (CONTRACT.md §10): their dtype is the checkpoint's, never narrowed."""
     if "arg_attrs" not in func.attributes:
         return set()
@@ -105,8 +105,8 @@ def _weight_arguments(func: ir.Operation) -> set:
             if WEIGHT_ATTR in ir.DictAttr(attrs)}
 
 
-def _group(func: ir.Operation, weights: set) -> _Groups:
-    groups = _Groups()
+def _group(func: ir.Operation, weights: set) -> TypeGroups:
+    groups = TypeGroups()
     for arg in func.regions[0].blocks[0].arguments:
         if _i64(arg):
             groups.find(arg)
@@ -210,7 +210,7 @@ def narrow_i64_values(module: ir.Operation, ctx: PassContext) -> None:
     for func in _ir.public_functions(module):
         block = func.regions[0].blocks[0]
         _constant_per_use(func)
-        weights = _weight_arguments(func)
+        weights = weight_arguments(func)
         assumed = {a for a in block.arguments if _i64(a)} - weights
         while True:
             chosen, refused = _narrowable(func, constants, assumed, weights)
