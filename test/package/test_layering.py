@@ -30,6 +30,8 @@ _BELOW = {
     "iree": {"core", "contract", "weights", "runtime"},
     # TOSA's reference model as an engine: the same boundary and weights, the runtime's kernels for kept ops.
     "refmodel": {"core", "contract", "weights", "runtime"},
+    # Vulkan through Arm's ML SDK as an engine: the same boundary and weights; kept ops as shaders.
+    "vgf": {"core", "contract", "weights", "runtime"},
     "tools": {"core", "contract", "weights", "tosa", "quant", "tunnel", "frontend", "runtime", "iree", "refmodel", ""},
 }
 # The package's own modules (the public API and `python -m tosa_custom`) sit

@@ -1,0 +1,103 @@
+// Row operations of the built-in shaders: layer_norm, rms_norm, softmax and
+// log_softmax, float32. One workgroup per row: ROWS rows of LEN elements,
+// element j of row r at (r / INNER) * LEN * INNER + j * INNER + r % INNER
+// (INNER > 1: a softmax over a dim that is not the last). The LOCAL threads
+// of a workgroup stride over the row, so a row may be longer than the
+// workgroup, and reduce their partial sums through shared memory. Rows past
+// the first 65535 workgroups continue in y (GROUPS_X per y). Statistics are
+// two-pass (mean, then squared deviations), as PyTorch computes them.
+// Set by the generator: MODE, ROWS, LEN, INNER, GROUPS_X, EPS, HAS_WEIGHT,
+// HAS_BIAS and the bindings X_BINDING, W_BINDING, B_BINDING, Y_BINDING.
+#define LOCAL 64
+#define MODE_LAYER_NORM 0
+#define MODE_RMS_NORM 1
+#define MODE_SOFTMAX 2
+#define MODE_LOG_SOFTMAX 3
+layout(local_size_x = LOCAL) in;
+layout(std430, set = 0, binding = X_BINDING) readonly buffer XBuffer { float x[]; };
+#if HAS_WEIGHT
+layout(std430, set = 0, binding = W_BINDING) readonly buffer WBuffer { float w[]; };
+#endif
+#if HAS_BIAS
+layout(std430, set = 0, binding = B_BINDING) readonly buffer BBuffer { float b[]; };
+#endif
+layout(std430, set = 0, binding = Y_BINDING) writeonly buffer YBuffer { float y[]; };
+
+shared float partial[LOCAL];
+
+// The workgroup's values of `v` combined: a sum, or a max when `take_max`.
+float reduce(float v, bool take_max) {
+    uint t = gl_LocalInvocationID.x;
+    partial[t] = v;
+    barrier();
+    for (uint s = LOCAL / 2; s > 0; s >>= 1) {
+        if (t < s) {
+            partial[t] = take_max ? max(partial[t], partial[t + s]) : partial[t] + partial[t + s];
+        }
+        barrier();
+    }
+    float result = partial[0];
+    barrier();  // partial[] is reused by the next reduction
+    return result;
+}
+
+void main() {
+    uint row = gl_WorkGroupID.x + gl_WorkGroupID.y * GROUPS_X;
+    if (row >= ROWS) {
+        return;  // the whole workgroup: no barrier is left half-reached
+    }
+    uint t = gl_LocalInvocationID.x;
+    uint base = (row / INNER) * LEN * INNER + row % INNER;
+#if MODE == MODE_LAYER_NORM || MODE == MODE_RMS_NORM
+    float acc = 0.0;
+#if MODE == MODE_LAYER_NORM
+    for (uint j = t; j < LEN; j += LOCAL) {
+        acc += x[base + j * INNER];
+    }
+    float mean = reduce(acc, false) / float(LEN);
+    acc = 0.0;
+    for (uint j = t; j < LEN; j += LOCAL) {
+        float d = x[base + j * INNER] - mean;
+        acc += d * d;
+    }
+#else
+    float mean = 0.0;
+    for (uint j = t; j < LEN; j += LOCAL) {
+        float v = x[base + j * INNER];
+        acc += v * v;
+    }
+#endif
+    float scale = 1.0 / sqrt(reduce(acc, false) / float(LEN) + EPS);
+    for (uint j = t; j < LEN; j += LOCAL) {
+        float v = (x[base + j * INNER] - mean) * scale;
+#if HAS_WEIGHT
+        v *= w[j];
+#endif
+#if HAS_BIAS
+        v += b[j];
+#endif
+        y[base + j * INNER] = v;
+    }
+#else
+    float top = uintBitsToFloat(0xff800000u);  // -inf
+    for (uint j = t; j < LEN; j += LOCAL) {
+        top = max(top, x[base + j * INNER]);
+    }
+    top = reduce(top, true);
+    float acc = 0.0;
+    for (uint j = t; j < LEN; j += LOCAL) {
+        acc += exp(x[base + j * INNER] - top);
+    }
+    float total = reduce(acc, false);
+#if MODE == MODE_SOFTMAX
+    for (uint j = t; j < LEN; j += LOCAL) {
+        y[base + j * INNER] = exp(x[base + j * INNER] - top) / total;
+    }
+#else
+    float shift = top + log(total);
+    for (uint j = t; j < LEN; j += LOCAL) {
+        y[base + j * INNER] = x[base + j * INNER] - shift;
+    }
+#endif
+#endif
+}

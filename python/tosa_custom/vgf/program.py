@@ -1,0 +1,227 @@
+"""`load(module)`: a tunneled TOSA program run on Vulkan by Arm's ML SDK, each
+kept op a compute shader.
+
+The calling convention and result semantics are the reference runtime's,
+from the same code, as tosa_custom.refmodel has them: the signature and
+weight arguments (`runtime.weights.WeightSlots`), the input checks
+(`runtime.program.Program._check_inputs`) and what each result is
+(`runtime.boundary.Boundary`: in-place write-back, buffer state, Python
+numbers, the model's structure).
+
+At load, the pass `tosa-custom-vulkan-shaders` (lowering.py) gives each
+kept op its shader, each shader is compiled and checked against its op
+(spirv.py), and the SDK converts the module and makes its scenario in a
+directory of the program's own (scenario.py), which the runner's Python
+extension then loads. What it cannot run is refused here, not at the
+first call: a kept op with no shader (`no-kernel`, naming the op and the
+executors that can run it), a shader that does not compile or does not
+fit its op (`kernel-error`), a `?` dim (`dynamic-shape`: the VGF is
+static), an f64 value (`not-conformant`: TOSA has none).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch_mlir import ir
+
+from ..contract.decode import custom_op_strings, custom_ops
+from ..core import ir as _ir
+from ..core.diagnostics import CompileError, Diagnostic
+from ..core.passes import run_pipeline
+from ..runtime import program as _runtime_program
+from ..runtime.boundary import Boundary
+from ..runtime.memref import MLIR_TO_TORCH
+from ..runtime.weights import WeightSlots, is_saved_program, read_saved
+from . import scenario as _scenario
+from . import spirv
+from .lowering import VULKAN_DOMAIN, VULKAN_SHADERS
+
+__all__ = ["Program", "load", "prepare", "WHAT"]
+
+WHAT = "Running a program on Vulkan (tosa_custom.vgf)"
+
+
+def _stored(t: ir.Type) -> torch.dtype:
+    element = str(ir.RankedTensorType(t).element_type)
+    if element not in MLIR_TO_TORCH:
+        raise CompileError(f"a value has element type {element}, which the VGF path does not carry",
+                           category="non-tensor-interface")
+    return MLIR_TO_TORCH[element]
+
+
+def _refuse_what_it_cannot_run(func: ir.Operation) -> None:
+    """A `?` dim or an f64 value anywhere in the entry, before anything is converted."""
+    def visit(op):
+        for value in [*op.results, *(a for r in op.regions for b in r.blocks for a in b.arguments)]:
+            t = value.type
+            if isinstance(t, ir.RankedTensorType) and not t.has_static_shape:
+                raise CompileError(f"the program has a value of type {t}: a VGF is static; run a program with `?` "
+                                   "dims on tosa_custom.runtime", category="dynamic-shape")
+            if isinstance(t, ir.RankedTensorType) and str(t.element_type) == "f64":
+                raise CompileError(f"the program has a value of type {t}: TOSA has no f64, nor has the ML SDK "
+                                   "(compile with tosa_target=\"auto\" to narrow such values)",
+                                   category="not-conformant")
+        return ir.WalkResult.ADVANCE
+
+    func.walk(visit)
+
+
+def prepare(module: ir.Module) -> list[tuple[str, str]]:
+    """Give each kept op its shader (the pass), then compile and check each
+    shader against its op; (operator name, whose shader) per kept op."""
+    rewritten: list = []
+    try:
+        run_pipeline(module, [VULKAN_SHADERS], "Giving each kept op its Vulkan shader", category="no-kernel",
+                     on_result={VULKAN_SHADERS: rewritten.append})
+    except CompileError as e:
+        left = sorted({custom_op_strings(op)[0] for op in custom_ops(module)
+                       if custom_op_strings(op)[1] != VULKAN_DOMAIN})
+        raise CompileError(str(e), category="no-kernel", ops=left) from None
+    shaders = rewritten[0] if rewritten else []
+    for op, (name, who) in zip(custom_ops(module), shaders):
+        _check_shader(op.operation, name, who)
+    return shaders
+
+
+def _check_shader(op: ir.Operation, name: str, who: str) -> None:
+    keys = json.loads(custom_op_strings(op)[2])
+    code = keys["shader_code"]
+    inputs = [keys[f"input_{i}_binding"] for i in range(len(op.operands))]
+    outputs = [keys[f"output_{j}_binding"] for j in range(len(op.results))]
+    try:
+        if keys["shader_language"] == "GLSL":
+            binary = spirv.compile_glsl(code, WHAT)
+        else:
+            binary = base64.b64decode(code)
+        spirv.check(binary, keys["entry_point"], inputs, outputs)
+    except spirv.ShaderError as e:
+        raise CompileError(f"{op.location}: the Vulkan shader of {name}, {who}, is refused: {e}",
+                           category="kernel-error", ops=[name]) from None
+
+
+class Program:
+    """A module run on Vulkan through a VGF: call it with tensors, get tensors
+    back (runtime.load's convention)."""
+
+    _check_inputs = _runtime_program.Program._check_inputs
+
+    def __init__(self, module: ir.Module, entry: str | None = None):
+        with module.context:
+            func = self._read_signature(module, entry)
+            _refuse_what_it_cannot_run(func)
+            self._types = list(_ir.function_type(func).inputs), list(_ir.function_type(func).results)
+            self.shaders = prepare(module)
+        self._lock = threading.RLock()
+        self._weights.attach(_Unwritten(), len(self.input_specs))
+        self._weights.bind_defaults()
+        self._directory = tempfile.TemporaryDirectory(prefix="tosa_custom_vgf_")
+        directory = Path(self._directory.name)
+        zeros = [np.zeros(t.shape, dtype=_numpy(_stored(t))) for t in self._types[0]]
+        resources = _scenario.write_directory(module, directory, zeros, WHAT)
+        outputs = [(tuple(t.shape), _numpy(_stored(t))) for t in self._types[1]]
+        self._runner = _scenario.ScenarioRunner(directory, resources, outputs, WHAT)
+
+    def _read_signature(self, module: ir.Module, entry: str | None) -> ir.Operation:
+        func = _runtime_program.Program._entry_func(module, entry)
+        self.entry = ir.StringAttr(func.attributes["sym_name"]).value
+        ftype = _ir.function_type(func)
+        self._weights = WeightSlots.prepare(module, func)
+        n_inputs = len(ftype.inputs) - self._weights.count
+        spec = _runtime_program._spec
+        self.input_specs = [spec(t, f"input #{i}", True) for i, t in enumerate(ftype.inputs[:n_inputs])]
+        self.output_specs = [spec(t, f"result #{i}", True) for i, t in enumerate(ftype.results)]
+        _runtime_program._apply_torch_dtypes(func, self.input_specs, self.output_specs)
+        self._boundary = Boundary(func, self._weights.manifest.names)
+        return func
+
+    @property
+    def custom_ops(self) -> list[str]:
+        """The module's kept ops, in module order."""
+        return [name for name, _ in self.shaders]
+
+    @property
+    def kernels(self) -> list[str]:
+        """Which shader runs each kept op, in module order (as runtime.Program.kernels)."""
+        return [f"vulkan shader, {who}" for _, who in self.shaders]
+
+    load_weights = _runtime_program.Program.load_weights
+    weights_manifest = _runtime_program.Program.weights_manifest
+    state_dict = _runtime_program.Program.state_dict
+    reset_state = _runtime_program.Program.reset_state
+
+    def __call__(self, *inputs):
+        self._boundary.check(inputs)
+        with self._lock:
+            tensors = list(self._check_inputs(inputs))
+            if self._weights.count:
+                self._weights.require()
+                tensors += self._weights.tensors
+            arrays = [_as_stored(t, _stored(ty)).detach().contiguous().numpy()
+                      for t, ty in zip(tensors, self._types[0])]
+            results = [_as_declared(torch.from_numpy(a), s.dtype)
+                       for a, s in zip(self._runner.run(arrays), self.output_specs)]
+            return self._boundary.finish(inputs, results, self._weights)
+
+
+class _Unwritten:
+    """WeightSlots' descriptor block: a call reads the weights from the slots."""
+
+    def set(self, index: int, tensor: torch.Tensor) -> None:
+        pass
+
+
+def _numpy(dtype: torch.dtype) -> np.dtype:
+    return torch.empty(0, dtype=dtype).numpy().dtype
+
+
+def _as_stored(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    return t if t.dtype == dtype else t.view(dtype)
+
+
+def _as_declared(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    if dtype.is_complex:
+        return torch.view_as_complex(t.contiguous())
+    return t if t.dtype == dtype else t.view(dtype)
+
+
+def parse(source) -> tuple[ir.Module, str | None, object]:
+    """The module (and a saved program's entry and weights) of what load() got."""
+    if is_saved_program(source):
+        data, manifest = read_saved(source)
+        return _ir.parse_module(data, _ir.make_context()), manifest.entry, source
+    if isinstance(source, ir.Module):
+        return source, None, None
+    if not isinstance(source, (str, bytes)) and not hasattr(source, "__fspath__"):
+        raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(source).__name__}")
+    try:
+        return _ir.parse_module(_runtime_program._module_text(source), _ir.make_context()), None, None
+    except ir.MLIRError as e:
+        raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics],
+                           category="runtime-lowering-failed") from None
+
+
+def load(module, entry: str | None = None, *, weights=None) -> Program:
+    """A program run on Vulkan by Arm's ML SDK, each kept op by its shader.
+
+    Same calling convention and results as `tosa_custom.runtime.load`
+    (torch or numpy inputs, the model's structure, in-place write-back,
+    buffer state, `weights=` for a module whose weights are arguments, a
+    saved program's directory); the module is consumed (its kept ops become
+    shader ops). Needs the ML SDK (`tosa-custom-ml-sdk install`) and a
+    Vulkan driver (lavapipe on a machine without a GPU).
+    """
+    module, saved_entry, saved_weights = parse(module)
+    program = Program(module, entry or saved_entry)
+    weights = weights if weights is not None else saved_weights
+    if weights is not None:
+        program.load_weights(weights)
+    return program
