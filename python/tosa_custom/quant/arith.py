@@ -17,7 +17,7 @@ from . import build as _build
 from .rules import Lowering, _common_scale, _stored, _FINER
 from .values import QValue, to_i32
 
-__all__ = ["add_sub", "mul", "reduce_sum", "avg_pool", "keep_scale", "clamp"]
+__all__ = ["add_sub", "mul", "reduce_sum", "avg_pool", "keep_scale", "clamp", "max_min"]
 
 _I32 = 2 ** 31
 
@@ -122,6 +122,10 @@ def clamp(low: Lowering, op) -> None:
     """A float clamp as integer bounds: q >= ceil(lo / s + zp), q <= floor(hi / s + zp), exact on integers."""
     x = low.need(op, 0)
     lo, hi = (ir.FloatAttr(op.attributes[k]).value for k in ("min_val", "max_val"))
+    _clamp_to(low, op, x, lo, hi)
+
+
+def _clamp_to(low: Lowering, op, x: QValue, lo: float, hi: float) -> None:
     if x.element == "i32":
         low.set(op, x.replace(value=_wide_clamp(x, lo, hi, op)))
         return
@@ -137,6 +141,32 @@ def clamp(low: Lowering, op) -> None:
     low.set(op, x.replace(value=_build.clamp(x.value, low_int, high_int), low=low_int, high=high_int))
 
 
+def max_min(low: Lowering, op) -> None:
+    """maximum/minimum: with a number, a clamp from one side (how TorchToTosa
+    lowers hardtanh and relu6); of two quantized values, on a common scale."""
+    a, b = low.q(op.operands[0]), low.q(op.operands[1])
+    if a is not None and b is not None:
+        scale = _common_scale([a, b])
+        wide = [to_i32(a, scale, op), to_i32(b, scale, op)]
+        value = _b.create(op.name, _build.int_type(op.results[0], "i32"), [w.value for w in wide], _nan_mode())
+        low.set(op, QValue(value, np.asarray(scale)))
+        return
+    index = 0 if a is not None else 1
+    x = a if a is not None else b
+    constant = low.constant(op.operands[1 - index])
+    flat = constant.reshape(-1) if constant is not None else np.zeros(0)
+    if not flat.size or not np.all(flat == flat[0]) or op.results[0].type != op.operands[index].type:
+        low.need(op, 1 - index)  # raises unless the other operand is quantized
+        raise PassFailure(f"{op.name} of a quantized value and a constant of many values", op)
+    bound = float(flat[0])
+    lo, hi = (bound, math.inf) if op.name == "tosa.maximum" else (-math.inf, bound)
+    _clamp_to(low, op, x, lo, hi)
+
+
+def _nan_mode() -> dict:
+    return {"nan_mode": ir.Attribute.parse("#tosa.nan_mode<PROPAGATE>")}
+
+
 def _wide_clamp(x: QValue, lo: float, hi: float, op) -> ir.Value:
     """maximum/minimum of an i32 value with per-channel integer bounds (CLAMP has no i32 in pro_int)."""
     value, scale = x.value, x.scale_along()
@@ -145,6 +175,5 @@ def _wide_clamp(x: QValue, lo: float, hi: float, op) -> ir.Value:
         if np.all(np.abs(ints) >= _I32):  # beyond i32 (float's max as relu's upper bound): no bound at all
             continue
         ints = np.clip(ints, -_I32, _I32 - 1)
-        value = _b.create(name, value.type, [value, _build.const(ints.astype(np.int64), "i32")],
-                          {"nan_mode": ir.Attribute.parse("#tosa.nan_mode<PROPAGATE>")})
+        value = _b.create(name, value.type, [value, _build.const(ints.astype(np.int64), "i32")], _nan_mode())
     return value

@@ -13,18 +13,21 @@ float too, or a result computed in float, keeps its float type.
 
 from __future__ import annotations
 
+import numpy as np
+import torch
 from torch_mlir import ir
 
 from ..core.attrs import QUANTIZATION
 from ..core.quantization import quantization_attr
 from ..core.ir import add_signature_attrs, function_type, public_functions, set_function_type
-from ..core.passes import PassContext, register_pass
+from ..core.passes import PassContext, PassFailure, register_pass
 from ..weights.blobs import ResourceBlobs
 from . import build as _build
 from . import qdq as _qdq
 from .scales import QParams
+from .values import I32_RANGE
 
-__all__ = ["QUANTIZED_BOUNDARY", "mark_boundary"]
+__all__ = ["QUANTIZED_BOUNDARY", "mark_boundary", "returned"]
 
 QUANTIZED_BOUNDARY = "tosa-custom-quantized-boundary"
 
@@ -79,6 +82,29 @@ def mark_boundary(func, blobs) -> None:
                                                                 for i, q in args.items()})
     add_signature_attrs(func, "res_attrs", len(ftype.results), {i: {QUANTIZATION: quantization_attr(q)}
                                                                 for i, q in results.items()})
+
+
+def returned(low, op) -> None:
+    """A result the model returns without quantizing it (an average pool or
+    a cat of quantized values, which PT2E leaves in float after them): the
+    integers it stands for, marked with their parameters: int8/int16 in
+    their own, an i32 sum or accumulator as int32 at its scale."""
+    func = op.parent.opview if hasattr(op.parent, "opview") else op.parent
+    marks = {}
+    for i, value in enumerate(op.operands):
+        x = low.q(value)
+        if x is None:
+            continue
+        if x.per_channel or x.zero_point and x.element == "i32":
+            raise PassFailure("a result with per-channel scales (quantize it, or compute it in float)", op)
+        dtype = {"i8": torch.int8, "i16": torch.int16, "i32": torch.int32}[x.element]
+        low_end, high_end = (x.low, x.high) if x.element != "i32" else I32_RANGE
+        op.operands[i] = x.value
+        marks[i] = QParams(np.asarray(float(x.scale)), x.zero_point, low_end, high_end, dtype)
+    ftype = function_type(func)
+    set_function_type(func, ftype.inputs, [v.type for v in op.operands])
+    add_signature_attrs(func, "res_attrs", len(ftype.results), {i: {QUANTIZATION: quantization_attr(q)}
+                                                                for i, q in marks.items()})
 
 
 @register_pass(QUANTIZED_BOUNDARY,

@@ -24,6 +24,7 @@ from ..core.ir import public_functions
 from ..core.passes import PassContext, register_pass
 from ..weights.blobs import ResourceBlobs
 from . import arith as _arith
+from . import boundary as _boundary
 from . import qdq as _qdq
 from . import rules as _rules
 from . import tables as _tables
@@ -46,7 +47,8 @@ RULES = {
     "tosa.reduce_sum": _arith.reduce_sum,
     "tosa.avg_pool2d": _arith.avg_pool,
     "tosa.max_pool2d": _arith.keep_scale, "tosa.reduce_max": _arith.keep_scale, "tosa.reduce_min": _arith.keep_scale,
-    "tosa.clamp": _arith.clamp,
+    "tosa.clamp": _arith.clamp, "tosa.maximum": _arith.max_min, "tosa.minimum": _arith.max_min,
+    "func.return": _boundary.returned,
     **{name: _rules._table for name in _tables.TOSA_TWINS},
 }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+import torch.ao.quantization.fx._decomposed  # noqa: F401  (defines torch.ops.quantized_decomposed, which decode() reads)
 from torch_mlir import ir
 
 from ..contract.decode import custom_op_strings, decode

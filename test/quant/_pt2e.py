@@ -1,0 +1,97 @@
+"""PT2E quantization of test models (torchao 0.18's XNNPACK-style quantizer)
+and the checks every quantized test makes: strict pro_int, no float tensor
+inside the function, within 1 LSB of PT2E eager, and the TOSA reference
+model equal to our runtime bit for bit."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+from torch_mlir import ir
+
+pytest.importorskip("torchao")
+from torchao.quantization.pt2e import quantize_pt2e  # noqa: E402
+from torchao.quantization.pt2e.quantizer import QuantizationSpec  # noqa: E402
+from torchao.quantization.pt2e.observer import HistogramObserver  # noqa: E402
+from torchao.testing.pt2e import _xnnpack_quantizer as xnn  # noqa: E402
+
+import tosa_custom  # noqa: E402
+from tosa_custom.core.quantization import read_quantization  # noqa: E402
+
+__all__ = ["CONFIGS", "quantize", "check_integer", "output_scale", "lsb_error", "compile_and_check"]
+
+
+def _symmetric_activations():
+    """XNNPACK's per-channel config with symmetric activations (zero point 0)."""
+    base = xnn.get_symmetric_quantization_config(is_per_channel=True)
+    act = QuantizationSpec(dtype=torch.int8, quant_min=-128, quant_max=127, qscheme=torch.per_tensor_symmetric,
+                           observer_or_fake_quant_ctr=HistogramObserver.with_args(eps=2 ** -12))
+    return xnn.QuantizationConfig(act, act, base.weight, base.bias, base.is_qat)
+
+
+# name -> a quantization config. XNNPACK's "symmetric" config is symmetric in the weights and
+# affine (asymmetric) in the activations.
+CONFIGS = {
+    "per-channel": lambda: xnn.get_symmetric_quantization_config(is_per_channel=True),
+    "per-tensor": lambda: xnn.get_symmetric_quantization_config(is_per_channel=False),
+    "symmetric-activations": _symmetric_activations,
+}
+
+
+def quantize(model: torch.nn.Module, args: tuple, config: str = "per-channel", seed: int = 0):
+    """prepare_pt2e, calibrate on a few random batches like `args`, convert_pt2e."""
+    torch.manual_seed(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = torch.export.export(model.eval(), args).module(check_guards=False)
+        quantizer = xnn.XNNPACKQuantizer().set_global(CONFIGS[config]())
+        m = quantize_pt2e.prepare_pt2e(m, quantizer)
+        for _ in range(8):
+            m(*[torch.randn_like(a) * 2 for a in args])
+        return quantize_pt2e.convert_pt2e(m)
+
+
+def check_integer(module: ir.Module) -> None:
+    """Strictly pro_int, and no float tensor anywhere inside the function."""
+    target = str(module.operation.attributes["tosa_custom.tosa_target"])
+    assert "pro_int" in target and "pro_fp" not in target, target
+    floats = []
+
+    def visit(op):
+        for v in list(op.results) + list(op.operands):
+            if isinstance(v.type, ir.ShapedType) and isinstance(ir.ShapedType(v.type).element_type, ir.FloatType):
+                floats.append(op.name)
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(visit)
+    assert not floats, f"float tensors left: {sorted(set(floats))}"
+
+
+def output_scale(module: ir.Module) -> list[float]:
+    from tosa_custom.core.ir import public_functions
+    func = public_functions(module)[0]
+    with module.context:
+            return [float(q.scale) for _, q in sorted(read_quantization(func, "res_attrs").items())]
+
+
+def lsb_error(got, want, scale: float) -> float:
+    """The largest difference in units of the output's scale."""
+    return float(((got.to(torch.float64) - want.to(torch.float64)).abs().max() / scale).item())
+
+
+def compile_and_check(qm, args: tuple, inputs: list[tuple], executors=("runtime", "refmodel"), **kw):
+    """Compile `qm`, check it is integer TOSA, run it on each executor and
+    return {executor: [outputs per input]} with the output scales."""
+    module = tosa_custom.compile(qm, args, **kw)
+    check_integer(module)
+    scales = output_scale(module)
+    text = module.operation.get_asm(binary=True)
+    out = {}
+    for name in executors:
+        from tosa_custom.core.ir import make_context, parse_module
+        load = {"runtime": tosa_custom.runtime.load, "refmodel": tosa_custom.refmodel.load,
+                "iree": tosa_custom.iree.load}[name]
+        program = load(parse_module(text, make_context()))
+        out[name] = [program(*x) for x in inputs]
+    return out, scales, module
