@@ -80,7 +80,7 @@ class VmfbCache(_cache.Lookup):
             ids = found.meta.get("ids") if found is not None else None
             if ids is not None and len(ids) == len(bound) and reserve_ids(ids):
                 self._set("hit", key)
-                return mark_sites(module, bound, ids), found.payload, found.meta
+                return mark_sites(module, bound, ids), bytes(found.payload), found.meta
             if found is not None:  # its ids are held here: compiled afresh, the entry kept for other processes
                 self.reason = "its site ids are held by another program of this process"
                 sites = mark_sites(module, bound)

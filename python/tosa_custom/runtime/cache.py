@@ -134,7 +134,7 @@ class Entry:
 
     key: str
     meta: dict
-    payload: bytes
+    payload: "bytes | memoryview"
 
 
 class Lookup:
@@ -283,7 +283,7 @@ def _decode(data: bytes, kind: str, key: str) -> tuple[Entry | None, str]:
         return None, f"format {header.get('format')} of {header.get('kind')}, expected {_FORMAT} of {kind}"
     if header.get("key") != key:
         return None, f"it is the entry of another key ({str(header.get('key'))[:12]})"
-    payload = data[start + length:]
+    payload = memoryview(data)[start + length:]  # no copy of a large library
     if len(payload) != size:
         return None, f"truncated: {len(payload)} bytes of {size}"
     if _checksum(key, meta, payload) != checksum:
