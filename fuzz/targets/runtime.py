@@ -35,6 +35,10 @@ Case kinds:
   over no dim, every dim, None, a negative dim, of uint8, bool, int and float
   tensors of rank 0-3, compiled in stock or auto mode: what folding `any`
   over no dims to `x` gets wrong.
+- `mixed` (_mixed.py): ops whose operands mix dtypes (threshold_backward
+  of an int64 grad and a float32 self), and `out=` tensors of another shape
+  (`arange(1, 13, out=x)` of a [3, 4] `x`), compiled in stock or auto mode:
+  eager's result dtype, and the `out=` tensor as eager leaves it.
 - `dynamic` (_dynamic.py): one load of a program with `?` dims, called at
   sizes at the edges of its declared range and beyond them.
 - `results`: a valid module whose results are drawn from a computed value, a
@@ -59,7 +63,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _casts, _dynamic, _extremes, _folds, _math, _quotients, _reductions
+from . import _casts, _dynamic, _extremes, _folds, _math, _mixed, _quotients, _reductions
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -169,7 +173,9 @@ def _pair_module(used: bool) -> str:
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
                                  "dynamic", "dynamic", "cast", "math", "folds", "extremes", "quotients",
-                                 "reductions"]))
+                                 "reductions", "mixed"]))
+    if kind == "mixed":
+        return draw(_mixed.strategy())
     if kind == "dynamic":
         return draw(_dynamic.strategy())
     if kind == "cast":
@@ -642,4 +648,4 @@ def check(case: dict) -> Outcome:
             "module": _check_module, "results": _check_results, "dynamic": _dynamic.check,
             "cast": _casts.check, "math": _math.check, "folds": _folds.check,
             "extremes": _extremes.check, "quotients": _quotients.check,
-            "reductions": _reductions.check}[case["kind"]](case)
+            "reductions": _reductions.check, "mixed": _mixed.check}[case["kind"]](case)
