@@ -14,6 +14,7 @@ COMMANDS = {
     "tosa-custom-opt": "mlir-opt with the tunneling pass: tosa-custom-opt model.mlir --convert-...",
     "tosa-custom-audit": "run the e2e suite or your own cases, report which ops were converted and why not",
     "tosa-custom-tosa-tools": "install TOSA's own toolchain (flatbuffer, reference model) where we use it",
+    "tosa-custom-ml-sdk": "install Arm's ML SDK for Vulkan (VGF, shaders) where we use it; check Vulkan runs",
 }
 
 

@@ -25,14 +25,14 @@ _BELOW = {
     "tunnel": {"core", "contract", "weights", "tosa", "quant"},
     "frontend": {"core", "contract", "weights", "tosa", "quant", "tunnel"},
     "runtime": {"core", "contract", "weights"},
-    "e2e": {"core", "contract", "weights", "tosa", "quant", "tunnel", "frontend", "runtime", "iree", "refmodel", ""},
+    "e2e": {"core", "contract", "weights", "tosa", "quant", "tunnel", "frontend", "runtime", "iree", "refmodel", "vgf", ""},
     # IREE as an engine: the reference runtime's boundary, weights and native binding, reused.
     "iree": {"core", "contract", "weights", "runtime"},
     # TOSA's reference model as an engine: the same boundary and weights, the runtime's kernels for kept ops.
     "refmodel": {"core", "contract", "weights", "runtime"},
     # Vulkan through Arm's ML SDK as an engine: the same boundary and weights; kept ops as shaders.
     "vgf": {"core", "contract", "weights", "runtime"},
-    "tools": {"core", "contract", "weights", "tosa", "quant", "tunnel", "frontend", "runtime", "iree", "refmodel", ""},
+    "tools": {"core", "contract", "weights", "tosa", "quant", "tunnel", "frontend", "runtime", "iree", "refmodel", "vgf", ""},
 }
 # The package's own modules (the public API and `python -m tosa_custom`) sit
 # above the compiler layers; "" stands for them.

@@ -22,7 +22,8 @@ from typing import TextIO
 
 from torch_mlir import ir
 
-from .. import iree as _iree, quant as _quant, runtime as _runtime, tosa as _tosa, tunnel as _tunnel, weights as _weights  # noqa: F401
+from .. import iree as _iree, quant as _quant, runtime as _runtime, tosa as _tosa, tunnel as _tunnel, vgf as _vgf  # noqa: F401
+from .. import weights as _weights  # noqa: F401
 from ..core import ir as _ir
 from ..core.diagnostics import CompileError, Diagnostic, DiagnosticLog
 from ..tunnel.options import PASS_ARGUMENT, PassOptions

@@ -14,9 +14,10 @@ SPIR-V (spirv.py), conversion and the scenario (scenario.py), the
 program (program.py) and the saved artifact (artifact.py).
 """
 
+from .artifact import Saved, save
 from .lowering import VULKAN_DOMAIN, VULKAN_SHADERS
 from .program import Program, load
 from .shaders import NoShader, Shader, ShaderOp, TensorInfo, register_shader, registered_shaders
 
-__all__ = ["Program", "load", "NoShader", "Shader", "ShaderOp", "TensorInfo", "register_shader", "registered_shaders",
+__all__ = ["Program", "load", "Saved", "save", "NoShader", "Shader", "ShaderOp", "TensorInfo", "register_shader", "registered_shaders",
            "VULKAN_DOMAIN", "VULKAN_SHADERS"]

@@ -58,19 +58,23 @@ def _stored(t: ir.Type) -> torch.dtype:
 
 def _refuse_what_it_cannot_run(func: ir.Operation) -> None:
     """A `?` dim or an f64 value anywhere in the entry, before anything is converted."""
+    found: list[ir.Type] = []
+
     def visit(op):
         for value in [*op.results, *(a for r in op.regions for b in r.blocks for a in b.arguments)]:
             t = value.type
-            if isinstance(t, ir.RankedTensorType) and not t.has_static_shape:
-                raise CompileError(f"the program has a value of type {t}: a VGF is static; run a program with `?` "
-                                   "dims on tosa_custom.runtime", category="dynamic-shape")
-            if isinstance(t, ir.RankedTensorType) and str(t.element_type) == "f64":
-                raise CompileError(f"the program has a value of type {t}: TOSA has no f64, nor has the ML SDK "
-                                   "(compile with tosa_target=\"auto\" to narrow such values)",
-                                   category="not-conformant")
+            if isinstance(t, ir.RankedTensorType) and (not t.has_static_shape or str(t.element_type) == "f64"):
+                found.append(t)
+                return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
 
     func.walk(visit)
+    if found and not found[0].has_static_shape:
+        raise CompileError(f"the program has a value of type {found[0]}: a VGF is static; run a program with `?` "
+                           "dims on tosa_custom.runtime", category="dynamic-shape")
+    if found:
+        raise CompileError(f"the program has a value of type {found[0]}: TOSA has no f64, nor has the ML SDK "
+                           "(compile with tosa_target=\"auto\" to narrow such values)", category="not-conformant")
 
 
 def prepare(module: ir.Module) -> list[tuple[str, str]]:

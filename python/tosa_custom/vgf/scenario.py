@@ -101,7 +101,7 @@ def runner_line(directory: Path) -> str:
     """The shell line that runs the directory's scenario without Python."""
     env = " ".join(f"{k}={v}" for k, v in ml_sdk.vulkan_environment().items())
     return (f"cd {directory} && {env} {ml_sdk.program('scenario-runner', 'The scenario runner')} "
-            "--scenario scenario.json --output outputs")
+            "--scenario scenario.json")
 
 
 class ScenarioRunner:

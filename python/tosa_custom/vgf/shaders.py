@@ -161,8 +161,8 @@ def _key(operator_name: str, domain_name: str) -> str:
 
 def describe(fn: ShaderFn) -> str:
     """What `Program.shaders` says of a shader: built-in, or yours by name."""
-    name = getattr(fn, "__qualname__", repr(fn))
-    return f"{'built-in' if is_builtin(fn) else 'user'} ({getattr(fn, '__module__', '?')}.{name})"
+    name = getattr(fn, "description", None) or f"{getattr(fn, '__module__', '?')}.{getattr(fn, '__qualname__', fn)}"
+    return f"{'built-in' if is_builtin(fn) else 'user'} ({name})"
 
 
 def _static(code: Union[str, bytes], workgroups, entry_point: str, operator_name: str) -> ShaderFn:
@@ -177,8 +177,7 @@ def _static(code: Union[str, bytes], workgroups, entry_point: str, operator_name
         counts = workgroups(op) if callable(workgroups) else workgroups
         return Shader(code, tuple(int(c) for c in counts), entry_point)
 
-    shader.__qualname__ = f"shader for {operator_name}"
-    shader.__module__ = getattr(workgroups, "__module__", None) or "user"
+    shader.description = f"{'SPIR-V' if isinstance(code, bytes) else 'GLSL'} registered for {operator_name}"
     return shader
 
 
