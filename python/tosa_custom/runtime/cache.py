@@ -26,6 +26,8 @@ and the loader compiles again and replaces it. Writes go to a temporary file
 in the same folder, renamed over the entry with `os.replace`: a reader sees
 the old file or the new one, never a partial one, and two processes storing
 the same key both succeed (the last rename wins; both wrote the same code).
+The checksum finds damage, not tampering: what is in the folder runs as
+code, so the folders the cache makes are its user's alone (mode 0700).
 """
 
 from __future__ import annotations
@@ -195,7 +197,9 @@ class Cache:
             return f"{len(data)} bytes is over the cache's bound of {self.max_bytes}"
         path = self.path(kind, key)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            # The user's alone: what is in it is loaded as code.
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            path.parent.mkdir(mode=0o700, exist_ok=True)
             fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{key[:16]}-", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as f:
