@@ -365,9 +365,9 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
         raise AuditError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
     if executor not in EXECUTORS:
         raise AuditError(f"unknown executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
-    if executor == "iree" and kernels == "user":
+    if executor in ("iree", "vgf") and kernels == "user":
         raise AuditError("--only-user-kernels applies to the reference runtime: IREE binds each kept op to the "
-                         "newest native kernel for it, yours or the package's")
+                         "newest native kernel for it, Vulkan to its shader, yours or the package's")
     files = [str(f) if opinfo.is_spec(f) else str(Path(f).resolve()) for f in files]
     loading = time.monotonic()
     cases = load_case_files(Path(f) for f in files)
@@ -447,7 +447,8 @@ def _parser() -> argparse.ArgumentParser:
                         "takes is an expected refusal, counted apart), or TOSA's reference model "
                         "(tosa_custom.refmodel: the TOSA between kept ops on the specification's interpreter, "
                         "each kept op by its kernel; a dynamic shape or TOSA that does not conform is an "
-                        "expected refusal)")
+                        "expected refusal), or Vulkan (tosa_custom.vgf: a VGF of Arm's ML SDK, each kept op "
+                        "by its compute shader; an op no shader takes is an expected refusal)")
     p.add_argument("--only-user-kernels", action="store_true",
                    help="run custom ops only by the kernels your case files register or load (not the package's "
                         "built-in numpy, native or generic torch ones): shows which ops lack a kernel of yours")

@@ -28,8 +28,9 @@ MODES = ("stock", "selective", "dummy", "auto")
 # IREE (tosa_custom.iree: IREE's code for the TOSA, native kernels for the
 # kept ops; a program with an op no native kernel takes is refused), or
 # TOSA's reference model (tosa_custom.refmodel: the TOSA between kept ops
-# interpreted by the specification's model, the kept ops by our kernels).
-EXECUTORS = ("reference", "iree", "refmodel")
+# interpreted by the specification's model, the kept ops by our kernels), or
+# Vulkan (tosa_custom.vgf: a VGF of Arm's ML SDK, the kept ops as compute shaders).
+EXECUTORS = ("reference", "iree", "refmodel", "vgf")
 
 # "values": allclose against eager; "statistics": outputs of random ops are
 # compared by shape, dtype and mean/std (see runner), never by value.
@@ -131,7 +132,7 @@ def case(
     The case is named after the factory (`<Op><Variant>Module_basic`).
     `inputs` builds the example arguments; the runner seeds torch before
     calling it, so inputs are reproducible. `xfail` maps a mode to the reason
-    it is expected to fail there, or an executor ("iree", "refmodel") to why
+    it is expected to fail there, or an executor ("iree", "refmodel", "vgf") to why
     it fails there in any mode (a limit of that executor's own). `calls`: run the model that many times on
     copies of the inputs, comparing every call (the model's state carries).
     `nonconformant` maps a mode to why its TOSA cannot validate for the

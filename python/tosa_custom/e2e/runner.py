@@ -463,8 +463,17 @@ REFMODEL_REFUSALS = {
     "dynamic-shape": "the TOSA reference model interprets static graphs only: a program with a dynamic dim is "
                      "refused at load (run it on the reference runtime)",
 }
+# What Vulkan through Arm's ML SDK refuses by design (tosa_custom.vgf).
+VGF_REFUSALS = {
+    "no-kernel": "tosa_custom.vgf runs each kept op as a compute shader: an op no shader takes (built-in ones are "
+                 "float32 layer_norm, rms_norm, softmax, log_softmax, gelu, silu) is refused at load",
+    "not-conformant": "the ML SDK converts TOSA, and this output does not conform (f64 or i64 values: see the "
+                      "case's conformance)",
+    "dynamic-shape": "a VGF is static: a program with a dynamic dim is refused at load (run it on the reference "
+                     "runtime)",
+}
 # Each executor's refusals by design; the reference runtime has none.
-REFUSALS_BY_EXECUTOR = {"iree": REFUSALS, "refmodel": REFMODEL_REFUSALS}
+REFUSALS_BY_EXECUTOR = {"iree": REFUSALS, "refmodel": REFMODEL_REFUSALS, "vgf": VGF_REFUSALS}
 
 
 def _refusal(executor: str, failure: _Failure, conformant: bool | None) -> _Failure | None:
@@ -485,6 +494,10 @@ def _load(module, executor: str, torch_fallback: bool, kernels: str):
         from .. import iree  # lazily: IREE's compiler and runtime only where a case runs there
 
         return iree.load(module, threads=torch.get_num_threads())
+    if executor == "vgf":
+        from .. import vgf  # lazily: the ML SDK and a Vulkan device only where a case runs there
+
+        return vgf.load(module)
     if executor == "refmodel":
         from .. import refmodel  # lazily: TOSA's toolchain only where a case runs there
 
@@ -577,7 +590,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
     `kernels="user"`, only by the user's (runtime.load's `kernels=`);
     `executor="iree"`: compiled by IREE, each kept op by its native kernel;
     `executor="refmodel"`: the TOSA on the TOSA reference model, each kept op
-    by its kernel."""
+    by its kernel; `executor="vgf"`: a VGF on Vulkan, each kept op by its shader."""
     if executor not in EXECUTORS:
         raise ValueError(f"unknown executor {executor!r}: expected one of {', '.join(EXECUTORS)}")
     result = CaseResult(case.name, mode, case.family, case.source, xfail_reason=expected_reason(case, mode, executor),
