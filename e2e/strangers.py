@@ -124,7 +124,9 @@ def NativeBatchNormModule_training_outputs():
 
 
 @case(inputs=lambda: (torch.randn(4, 3, 5), torch.randn(3), torch.randn(3), torch.randn(3), torch.rand(3) + 0.5),
-      family="normalization", rtol=1e-4, atol=1e-5)
+      family="normalization", rtol=1e-4, atol=1e-5,
+      xfail={"vgf": "the empty results are a zero-size tensor.empty, which the ML SDK's model converter cannot "
+                    "legalize (a VGF has no zero-size tensors)"})
 def NativeBatchNormModule_eval_outputs():
     """training=False: the saved mean and inverse std are empty, a zero-size
     literal after decomposition that TorchToTosa cannot lower (every-sample
