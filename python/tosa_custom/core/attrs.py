@@ -36,7 +36,7 @@ SHAPE = "tosa_custom.shape"
 # element must be in; the executors refuse an input outside it.
 RANGE = "tosa_custom.range"
 # On an integer argument or result of a quantized model's entry (CONTRACT.md
-# §16): the quantization it carries, `{scale, zero_point, quant_min,
+# §17): the quantization it carries, `{scale, zero_point, quant_min,
 # quant_max, dtype}` as PT2E's quantize ops name them; the executors quantize
 # the float input and dequantize the result with it.
 QUANTIZATION = "tosa_custom.quantization"

@@ -1,6 +1,6 @@
 """Quantization parameters, PT2E's quantize and dequantize as it computes
 them, and the `tosa_custom.quantization` attribute that carries them on a
-quantized program's boundary (CONTRACT.md §16): one home for the lowering
+quantized program's boundary (CONTRACT.md §17): one home for the lowering
 (quant/), which writes them, and the executors, which apply them at the call.
 
 A quantized value means `scale * (q - zero_point)`; per-channel scales lie
@@ -46,7 +46,7 @@ class QParams:
         return self.axis is not None
 
     def to_json(self) -> dict:
-        """The fields as PT2E's quantize ops name their arguments (CONTRACT.md §16)."""
+        """The fields as PT2E's quantize ops name their arguments (CONTRACT.md §17)."""
         out = {"scale": self.scale.tolist(), "zero_point": self.zero_point, "quant_min": self.quant_min,
                "quant_max": self.quant_max, "dtype": str(self.dtype).replace("torch.", "")}
         if self.axis is not None:

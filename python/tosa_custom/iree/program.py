@@ -260,7 +260,7 @@ class Program:
 
     @property
     def boundary(self) -> list[str]:
-        """What a call applies at the boundary (quantize, dequantize: CONTRACT.md §16), as runtime.Program."""
+        """What a call applies at the boundary (quantize, dequantize: CONTRACT.md §17), as runtime.Program."""
         return self._boundary.applied()
 
     @property

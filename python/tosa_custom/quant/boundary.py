@@ -5,7 +5,7 @@ PT2E quantizes each float input first thing and dequantizes each output
 last. This pass moves those two steps out of the function: an argument
 read only by quantize ops of one set of parameters becomes that integer
 tensor; a result that is a dequantize becomes the dequantize's integer
-operand. Each is marked `tosa_custom.quantization` (CONTRACT.md §16), and
+operand. Each is marked `tosa_custom.quantization` (CONTRACT.md §17), and
 the executors quantize and dequantize at the call, as PT2E would have, so a
 program still takes and returns what the model does. An argument read in
 float too, or a result computed in float, keeps its float type.

@@ -23,7 +23,7 @@ it carries as int32 (`tosa_custom.dtype = "int64"` on an i32 argument,
 CONTRACT.md §13.4d), refusing values outside int32; `finish` gives such
 results back as int64.
 
-A quantized model's program (CONTRACT.md §16) takes and returns integers
+A quantized model's program (CONTRACT.md §17) takes and returns integers
 marked `tosa_custom.quantization`: `narrow` quantizes the caller's float
 input with those parameters, as PT2E's quantize would have, and `finish`
 dequantizes the result; `applied` says what it does to each.
@@ -154,7 +154,7 @@ class Boundary:
 
     def applied(self) -> list[str]:
         """What the call does at the boundary besides passing tensors: each
-        input quantized, each result dequantized (CONTRACT.md §16)."""
+        input quantized, each result dequantized (CONTRACT.md §17)."""
         def params(q) -> str:
             return (f"{str(q.dtype).replace('torch.', '')}, scale {float(q.scale):.9g}, zero point {q.zero_point}, "
                     f"{q.quant_min}..{q.quant_max}")

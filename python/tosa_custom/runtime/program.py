@@ -413,7 +413,7 @@ class Program:
     @property
     def boundary(self) -> list[str]:
         """What a call applies at the boundary, one line each: a quantized
-        model's inputs quantized and results dequantized (CONTRACT.md §16)."""
+        model's inputs quantized and results dequantized (CONTRACT.md §17)."""
         return self._boundary.applied()
 
     @property
