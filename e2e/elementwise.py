@@ -373,6 +373,13 @@ def ElementwiseMulZeroRankF64Module_promotion():
     return Fn(torch.mul)
 
 
+@case(inputs=lambda: (torch.randint(-5, 5, (3, 4)), torch.randn(3, 4)), family=FAMILY,
+      selective_ops=["aten.threshold_backward"])
+def ThresholdBackwardIntFloatModule_promotion():
+    """int64 grad, float32 self -> float32, as eager computes it (PyTorch's meta kernel said int64: issue 41)."""
+    return Fn(lambda g, x: torch.ops.aten.threshold_backward(g, x, 0.25))
+
+
 @case(inputs=lambda: (torch.randint(-5, 5, (3, 4)),), family=FAMILY)
 def ElementwiseAddIntFloatScalarModule_promotion():
     """int64 tensor + Python float -> float32."""

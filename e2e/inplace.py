@@ -71,6 +71,19 @@ def AddOutModule_basic():
     return Fn(lambda a, b, out: torch.add(a, b, out=out) * 2)
 
 
+@case(inputs=lambda: (torch.zeros(3, 4), torch.randn(12)), family=FAMILY, selective_ops=["aten.add.Tensor"])
+def ArangeOutModule_reshaped():
+    """An out= of as many elements and another shape: eager leaves it [3, 4], holding 1..12 (issue 41)."""
+    return Fn(lambda x, y: (torch.arange(start=1, end=13, out=x), y + x.flatten())[1])
+
+
+@case(inputs=lambda: (torch.randn(3, 4), torch.randn(3, 4), torch.zeros(2, 2)), family=FAMILY,
+      selective_ops=["aten.mul.Scalar"])
+def AddOutModule_resized():
+    """An out= of another element count: eager resizes it to [3, 4]."""
+    return Fn(lambda a, b, out: torch.add(a, b, out=out) * 2)
+
+
 # --- State carried over calls -------------------------------------------------------
 
 

@@ -288,8 +288,7 @@ def FlipModule_basic():
     return Fn(lambda x: torch.flip(x, (0, 1)))
 
 
-@case(inputs=randn_inputs(3, 5), family=FAMILY,
-      xfail={"stock": "torch-mlir cannot lower aten.roll's decomposition (aten.slice.Tensor with a negative shift) to TOSA"})
+@case(inputs=randn_inputs(3, 5), family=FAMILY)
 def RollModule_basic():
     return Fn(lambda x: torch.roll(x, shifts=(2, -1), dims=(1, 0)))
 

@@ -1,0 +1,55 @@
+"""torchvision models nobody here wrote (issue 41), compiled as a user would.
+
+- Swin Transformer indexes a parameter by a buffer inside a list argument
+  (the FX importer's bare AssertionError, in every mode): it compiles in
+  dummy and auto mode and matches eager. It rolls its shifted windows too,
+  which torch-mlir's decomposition left with `?` dims TorchToTosa refused in
+  stock mode; stock mode compiles it now and matches eager (measured: 6.5
+  minutes on this machine, so its test is roll's own, test_capture.py).
+- regnet_y_400mf has grouped convolutions of 55 groups TorchToTosa does not
+  lower: stock mode refuses them plainly, naming the op, the line and the fixes.
+
+Slow (each compiles a whole model); torchvision comes from _torchvision.py.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import tosa_custom
+from tosa_custom import CompileError, runtime
+
+from _torchvision import torchvision
+
+MODES = {"dummy": ["*"], "auto": "auto"}
+
+
+def _model(name: str):
+    torch.manual_seed(0)
+    return getattr(torchvision().models, name)(weights=None).eval()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["dummy", "auto"])
+def test_swin_t_compiles_and_matches_eager(mode):
+    model, x = _model("swin_t"), torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(model, (x,), backend_legal_ops=MODES[mode])
+    torch.testing.assert_close(runtime.load(module)(x), model(x), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.slow
+def test_regnet_y_400mf_in_stock_mode_is_refused_plainly():
+    with pytest.raises(CompileError) as info, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tosa_custom.compile(_model("regnet_y_400mf"), (torch.randn(1, 3, 64, 64),))
+    first = str(info.value).splitlines()[0]
+    assert first.startswith("TorchToTosa does not lower torch.aten.convolution with groups=")
+    assert "(a grouped convolution: " in first and " input channels in groups of 8), at " in first
+    assert "torchvision/models/regnet.py:" in first
+    assert "backend_legal_ops=['aten.convolution']" in first and "backend_legal_ops='auto'" in first
+    assert info.value.ops == ("torch.aten.convolution",)
