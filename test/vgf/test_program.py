@@ -162,3 +162,13 @@ def test_a_dynamic_program_is_refused_at_load():
     with pytest.raises(CompileError, match="a VGF is static") as e:
         vgf.load(module)
     assert e.value.category == "dynamic-shape"
+
+
+def test_kept_ops_feeding_each_other_directly():
+    """Each op's operand is the previous kept op's result: the pass reads its
+    operands when it rewrites it (it crashed on a value erased before)."""
+    x = torch.randn(2, 8, 32)
+    fn = Fn(lambda t: torch.softmax(F.gelu(F.layer_norm(t, (32,))), -1))
+    program = vgf.load(_compile(fn, (x,), ["aten.layer_norm", "aten.gelu", "aten.softmax.int"]))
+    assert len(program.kernels) == 3
+    torch.testing.assert_close(program(x), fn(x), rtol=1e-5, atol=1e-5)

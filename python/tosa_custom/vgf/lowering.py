@@ -61,14 +61,16 @@ class ShaderSite:
     def __init__(self, op: ir.Operation, blobs: ResourceBlobs):
         self.op = op
         self.operator_name, self.domain_name, self.attrs = custom_op_strings(op)
-        self.unique: list[ir.Value] = []  # the new op's operands
+        # The new op's operands, by index among the op's: read when it is
+        # rewritten, as a kept op before it may have replaced them.
+        self.unique: list[int] = []
         self.operand_map: list[int] = []  # each operand's index among `unique`
         keys: list = []
-        for value in op.operands:
+        for i, value in enumerate(op.operands):
             key = _identity(value, blobs)
             if key not in keys:
                 keys.append(key)
-                self.unique.append(value)
+                self.unique.append(i)
             self.operand_map.append(keys.index(key))
         self.shader_op = self._shader_op()
 
@@ -124,7 +126,8 @@ class ShaderSite:
     def rewrite(self, shader: Shader) -> None:
         """The shader op in place of the kept op, on flat views (see `_flat`)."""
         with ir.InsertionPoint(self.op), self.op.location:
-            operands = [_reshape(v, _flat(v.type)) for v in self.unique]
+            values = [self.op.operands[i] for i in self.unique]
+            operands = [_reshape(v, _flat(v.type)) for v in values]
             new = tosa_d.CustomOp([_flat(r.type) for r in self.op.results], self.operator_name, VULKAN_DOMAIN,
                                   self.implementation_attrs(shader), operands)
             results = [_reshape(v, old.type) for v, old in zip(new.operation.results, self.op.results)]
