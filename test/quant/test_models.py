@@ -1,0 +1,93 @@
+"""Whole PT2E-quantized models as integer TOSA: an MLP, a small CNN with
+depthwise convolutions, batch norm and residuals, and (when torchvision
+imports) MobileNetV2 and ResNet18 with random weights on a small input.
+At least 99% of the elements within 1 LSB of PT2E eager and the same top-1
+class, on our runtime, IREE and the reference model; the reference model
+equal to our runtime bit for bit."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from _pt2e import compile_and_check, quantize
+
+
+class _MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class _Block(nn.Module):
+    """MobileNetV2's inverted residual: expand, depthwise, project, add."""
+
+    def __init__(self, c: int, expand: int = 4):
+        super().__init__()
+        h = c * expand
+        self.body = nn.Sequential(
+            nn.Conv2d(c, h, 1, bias=False), nn.BatchNorm2d(h), nn.ReLU6(),
+            nn.Conv2d(h, h, 3, padding=1, groups=h, bias=False), nn.BatchNorm2d(h), nn.ReLU6(),
+            nn.Conv2d(h, c, 1, bias=False), nn.BatchNorm2d(c))
+
+    def forward(self, x):
+        return x + self.body(x)
+
+
+class _CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.ReLU())
+        self.blocks = nn.Sequential(_Block(16), _Block(16))
+        self.down = nn.Sequential(nn.Conv2d(16, 16, 3, stride=2, padding=1, groups=16), nn.ReLU(),
+                                  nn.Conv2d(16, 32, 1), nn.ReLU())
+        self.pool = nn.MaxPool2d(2)
+        self.head = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.pool(self.down(self.blocks(self.stem(x))))
+        return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+def _torchvision(name: str):
+    try:
+        from _torchvision import torchvision  # the tests' own install, off the venv; it skips when it cannot
+    except ImportError as e:
+        pytest.skip(f"torchvision cannot be imported here ({e})")
+    return getattr(torchvision().models, name)(weights=None)
+
+
+_MODELS = {
+    "mlp": (_MLP, (2, 32)),
+    "cnn": (_CNN, (1, 3, 32, 32)),
+    "mobilenet_v2": (lambda: _torchvision("mobilenet_v2"), (1, 3, 64, 64)),
+    "resnet18": (lambda: _torchvision("resnet18"), (1, 3, 64, 64)),
+}
+# Known gaps, each with what was measured.
+_XFAIL = {"resnet18": "91.7% of the elements within 1 LSB of PT2E eager (99% wanted); the reference model equals "
+                      "the runtime bit for bit, so the lowering's arithmetic, not an executor, differs: not found yet"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=_XFAIL[n], strict=True))
+                                  if n in _XFAIL else n for n in _MODELS])
+def test_model(name):
+    make, shape = _MODELS[name]
+    torch.manual_seed(0)
+    model = make()
+    args = (torch.randn(shape),)
+    qm = quantize(model, args)
+    inputs = [(torch.randn(shape) * 2,) for _ in range(2)]
+    out, scales, _ = compile_and_check(qm, args, inputs, executors=("runtime", "iree", "refmodel"))
+    for k, (x,) in enumerate(inputs):
+        want = qm(x)
+        assert torch.equal(out["runtime"][k], out["refmodel"][k]), "the reference model and the runtime differ"
+        for executor in ("runtime", "iree"):
+            got = out[executor][k]
+            within = ((got - want).abs() <= scales[0] * (1 + 1e-6)).float().mean().item()
+            assert within >= 0.99, f"{executor}: {within:.2%} of the elements within 1 LSB"
+            assert torch.equal(got.argmax(-1), want.argmax(-1)), f"{executor}: another top-1 class"
