@@ -106,3 +106,44 @@ func.func @integers_only(%a: tensor<2x2xi32>) -> tensor<4xi32> {
   %r = tosa.reshape %a, %s : (tensor<2x2xi32>, !tosa.shape<1>) -> tensor<4xi32>
   return %r : tensor<4xi32>
 }
+
+// -----
+
+// torch.gather's linear index: the argument's index plus its row times the
+// row length. Within 2^24 the sum could pass 2^24; the argument is assumed
+// within 2^20 instead, which the sum cannot leave, and marked so.
+// CHECK-LABEL: func.func @linear_index(
+// CHECK-SAME:    {tosa_custom.range = array<i64: -1048576, 1048576>}
+// CHECK:         tosa.reduce_sum {{.*}} -> tensor<4x1xf32>
+func.func @linear_index(%x: tensor<1x6x1xf32>, %idx: tensor<2x2xi32>) -> tensor<1x4x1xf32> {
+  %rows = "tosa.const"() <{values = dense<[[[0], [0]], [[1], [1]]]> : tensor<2x2x1xi32>}> : () -> tensor<2x2x1xi32>
+  %s3 = tosa.const_shape {values = dense<[2, 2, 1]> : tensor<3xindex>} : () -> !tosa.shape<3>
+  %r = tosa.reshape %idx, %s3 : (tensor<2x2xi32>, !tosa.shape<3>) -> tensor<2x2x1xi32>
+  %c = tosa.concat %rows, %r {axis = 2 : i32} : (tensor<2x2x1xi32>, tensor<2x2x1xi32>) -> tensor<2x2x2xi32>
+  %s2 = tosa.const_shape {values = dense<[4, 2]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %flat = tosa.reshape %c, %s2 : (tensor<2x2x2xi32>, !tosa.shape<2>) -> tensor<4x2xi32>
+  %strides = "tosa.const"() <{values = dense<[[3, 1]]> : tensor<1x2xi32>}> : () -> tensor<1x2xi32>
+  %shift = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
+  %m = tosa.mul %flat, %strides, %shift : (tensor<4x2xi32>, tensor<1x2xi32>, tensor<1xi8>) -> tensor<4x2xi32>
+  %sum = tosa.reduce_sum %m {axis = 1 : i32} : (tensor<4x2xi32>) -> tensor<4x1xi32>
+  %s1 = tosa.const_shape {values = dense<[1, 4]> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %i = tosa.reshape %sum, %s1 : (tensor<4x1xi32>, !tosa.shape<2>) -> tensor<1x4xi32>
+  %g = tosa.gather %x, %i : (tensor<1x6x1xf32>, tensor<1x4xi32>) -> tensor<1x4x1xf32>
+  return %g : tensor<1x4x1xf32>
+}
+
+// -----
+
+// topk's selection by argmax over a mask: the argmax reads the f32 mask,
+// its index enters as f32 for the select, and leaves as i32 for the gather.
+// CHECK-LABEL: func.func @argmax_of_mask(
+// CHECK:         tosa.argmax %{{.*}} : (tensor<1x4x1xf32>) -> tensor<1x1xi32>
+// CHECK:         tosa.select {{.*}} -> tensor<1x1xf32>
+func.func @argmax_of_mask(%x: tensor<1x4x1xf32>, %b: tensor<1x4x1xi1>, %c: tensor<1x1xi1>) -> tensor<1x1x1xf32> {
+  %m = tosa.cast %b : (tensor<1x4x1xi1>) -> tensor<1x4x1xi8>
+  %a = tosa.argmax %m {axis = 1 : i32} : (tensor<1x4x1xi8>) -> tensor<1x1xi32>
+  %z = "tosa.const"() <{values = dense<0> : tensor<1x1xi32>}> : () -> tensor<1x1xi32>
+  %s = tosa.select %c, %a, %z : (tensor<1x1xi1>, tensor<1x1xi32>, tensor<1x1xi32>) -> tensor<1x1xi32>
+  %g = tosa.gather %x, %s : (tensor<1x4x1xf32>, tensor<1x1xi32>) -> tensor<1x1x1xf32>
+  return %g : tensor<1x1x1xf32>
+}

@@ -52,6 +52,8 @@ INTEGERS_IN_FLOAT = "tosa-custom-integers-in-float"
 
 # f32 holds every integer of at most 24 bits exactly (and 2^24 itself).
 EXACT = 1 << 24
+# The ranges assumed of an integer argument, widest first.
+_ASSUMED = (EXACT, 1 << 20, 1 << 16)
 
 # Ops with an exact f32 form on integers within ±2^24, by the operands that
 # carry their data (the rest: shapes, a mul's shift), which share a type
@@ -61,7 +63,10 @@ _DATA = {"tosa.const": (), "tosa.identity": (0,), "tosa.reshape": (0,), "tosa.tr
          "tosa.select": (1, 2), "tosa.add": (0, 1), "tosa.sub": (0, 1), "tosa.mul": (0, 1),
          "tosa.negate": (0, 1, 2), "tosa.abs": (0,), "tosa.minimum": (0, 1), "tosa.maximum": (0, 1),
          "tosa.reduce_sum": (0,), "tosa.reduce_max": (0,), "tosa.reduce_min": (0,), "tosa.equal": (0, 1),
-         "tosa.greater": (0, 1), "tosa.greater_equal": (0, 1), "tosa.clamp": (0,), "tosa.gather": (0,)}
+         "tosa.greater": (0, 1), "tosa.greater_equal": (0, 1), "tosa.clamp": (0,), "tosa.gather": (0,),
+         "tosa.scatter": (0, 2), "tosa.argmax": (0,)}
+# Ops whose integer results are not their operands' type: argmax's index.
+_RESULTS_APART = {"tosa.argmax"}
 # Of those, what pro_fp takes on i32 as it is: a group of only these stays.
 _PRO_FP = {"tosa.const", "tosa.identity", "tosa.add", "tosa.sub", "tosa.mul"}
 
@@ -87,7 +92,7 @@ def _is_bool(value: ir.Value) -> bool:
 def _data(op: ir.Operation) -> list[ir.Value]:
     """The integer operands and results of a `_DATA` op that share its type."""
     return [op.operands[i] for i in _data_operands(op) if _integer(op.operands[i])] + \
-        [r for r in op.results if _integer(r)]
+        [r for r in op.results if _integer(r) and op.name not in _RESULTS_APART]
 
 
 def _data_operands(op: ir.Operation) -> range | tuple:
@@ -136,15 +141,16 @@ class _Plan:
                          "tosa.logical_left_shift", "tosa.logical_right_shift", "tosa.arithmetic_right_shift"):
             self.groups.pinned.update(touched)  # their values are not those of an f32 op
 
-    def chosen(self) -> set:
-        """The values of the groups worth and safe to compute in f32."""
+    def chosen(self) -> tuple[set, set]:
+        """The values of the groups worth and safe to compute in f32, and
+        those of the groups worth it that the ranges do not prove exact."""
         chosen: set = set()
+        inexact: set = set()
         for members in self.groups.members().values():
             if any(v in self.groups.pinned for v in members) or not any(v in self.needs_int for v in members):
                 continue
-            if all(self._exact(v) for v in members):
-                chosen.update(members)
-        return chosen
+            (chosen if all(self._exact(v) for v in members) else inexact).update(members)
+        return chosen, inexact
 
     def _exact(self, value: ir.Value) -> bool:
         if not fits(self.ranges.bounds(value), -EXACT, EXACT, where=self.ranges.demanded(value)):
@@ -190,7 +196,7 @@ class _Rewrite:
         converted = [op for op in _ir.collect_ops(func, lambda o: o.name in _DATA or o.name == "tosa.cast")
                      if self._converted(op)]
         inner = {(op, i) for op in converted for i in _data_operands(op)}
-        made = [v for op in converted for v in op.results if v in self.chosen]
+        made = [v for op in converted for v in op.results if v in self.chosen and op.name not in _RESULTS_APART]
         made_set = set(made)
         entering = [(v, _uses(v, inner)) for v in self.chosen if v not in made_set]
         exits = [(user, index, v) for v in made for user, index in _uses(v, inner)[1]]
@@ -275,10 +281,9 @@ class _Rewrite:
             user.operands[index] = _b.tosa_cast(value, original)
 
 
-def _mark_arguments(func: ir.Operation, chosen: set, assumed: dict) -> None:
-    """Mark the arguments the chosen values are derived from: their range is assumed."""
-    block = func.regions[0].blocks[0]
-    seen, stack, found = set(), list(chosen), set()
+def _derived_from(values: set, assumed: dict) -> list:
+    """The assumed arguments `values` are computed from."""
+    seen, stack, found = set(), list(values), []
     while stack:
         v = stack.pop()
         if v in seen:
@@ -287,11 +292,35 @@ def _mark_arguments(func: ir.Operation, chosen: set, assumed: dict) -> None:
         op = _ir.defining_op(v)
         if op is None:
             if v in assumed:
-                found.add(ir.BlockArgument(v).arg_number)
+                found.append(v)
             continue
         stack.extend(op.operands)
-    marks = {i: {_attrs.RANGE: ir.DenseI64ArrayAttr.get([-EXACT, EXACT])} for i in sorted(found)}
+    return found
+
+
+def _mark_arguments(func: ir.Operation, chosen: set, assumed: dict) -> None:
+    """Mark the arguments the chosen values are derived from with the range assumed of them."""
+    block = func.regions[0].blocks[0]
+    marks = {ir.BlockArgument(a).arg_number: {_attrs.RANGE: ir.DenseI64ArrayAttr.get(list(assumed[a]))}
+             for a in _derived_from(chosen, assumed)}
     _ir.add_signature_attrs(func, "arg_attrs", len(block.arguments), marks)
+
+
+def _choose(func: ir.Operation, constants: IntegerConstants) -> tuple[set, dict]:
+    """The values to compute in f32, and the range assumed of each integer
+    argument: 2^24 first; an argument a group is derived from that is not
+    proven exact (an index scaled by a stride) is assumed smaller, down to
+    2^16 (indices of tensors that size; the executors check it)."""
+    weights = weight_arguments(func)
+    level = {a: 0 for a in func.regions[0].blocks[0].arguments if _integer(a) and a not in weights}
+    while True:
+        assumed = {a: (-_ASSUMED[i], _ASSUMED[i]) for a, i in level.items()}
+        chosen, inexact = _Plan(func, Ranges(constants.values, assumed), weights).chosen()
+        lower = [a for a in dict.fromkeys(_derived_from(inexact, assumed)) if level[a] + 1 < len(_ASSUMED)]
+        if not lower:
+            return chosen, assumed
+        for a in lower:
+            level[a] += 1
 
 
 def _computes_with_floats(func: ir.Operation) -> bool:
@@ -320,10 +349,7 @@ def integers_in_float(module: ir.Operation, ctx: PassContext | None = None) -> N
     for func in _ir.public_functions(module):
         if not _computes_with_floats(func):
             continue
-        weights = weight_arguments(func)
-        block = func.regions[0].blocks[0]
-        assumed = {a: (-EXACT, EXACT) for a in block.arguments if _integer(a) and a not in weights}
-        chosen = _Plan(func, Ranges(constants.values, assumed), weights).chosen()
+        chosen, assumed = _choose(func, constants)
         if chosen:
             _mark_arguments(func, chosen, assumed)
             with func.location:

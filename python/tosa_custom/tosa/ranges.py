@@ -240,7 +240,7 @@ def _transfer(op: ir.Operation, args: list, shape) -> Bounds:
 
 
 def _other(op: ir.Operation, args: list, shape) -> Bounds:
-    """Clamp, pad, concat, reductions, gather: the rest `_transfer` models."""
+    """Clamp, pad, concat, reductions, argmax, scatter, gather: the rest `_transfer` models."""
     name, (lo, hi) = op.name, args[0]
     if name == "tosa.clamp":
         low, high = op.attributes["min_val"].value, op.attributes["max_val"].value
@@ -260,6 +260,12 @@ def _other(op: ir.Operation, args: list, shape) -> Bounds:
         axis = op.attributes["axis"].value
         reduce = {"tosa.reduce_max": np.max, "tosa.reduce_min": np.min, "tosa.reduce_sum": np.sum}[name]
         return reduce(lo, axis=axis, keepdims=True), reduce(hi, axis=axis, keepdims=True)
+    if name == "tosa.argmax":  # an index along the axis
+        axis = op.attributes["axis"].value
+        return np.zeros(shape), np.full(shape, float(lo.shape[axis] - 1))
+    if name == "tosa.scatter":  # the values in, some replaced by the input's
+        low, high = np.minimum(lo.min(), args[2][0].min()), np.maximum(hi.max(), args[2][1].max())
+        return np.full(shape, low), np.full(shape, high)
     if name == "tosa.gather":  # any row of the table, per batch and channel
         return (np.broadcast_to(lo.min(axis=1, keepdims=True), shape),
                 np.broadcast_to(hi.max(axis=1, keepdims=True), shape))
