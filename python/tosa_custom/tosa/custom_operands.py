@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 from torch_mlir import ir
 
-from ..contract.encoding import DOMAIN, carry_operand
+from ..contract.decode import decode
+from ..contract.encoding import DOMAIN, ContractError, Operand, carry_operand
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
 from .ranges import I32_RANGE, IntegerConstants
@@ -35,10 +36,31 @@ def _i64_constant(op: ir.Operation) -> bool:
         and isinstance(t.element_type, ir.IntegerType) and t.element_type.width == 64
 
 
-def _read_by_kept_ops_only(op: ir.Operation) -> bool:
-    users = [use.owner.operation for use in op.results[0].uses]
-    return bool(users) and all(u.name == "tosa.custom" and ir.StringAttr(u.attributes["domain_name"]).value
-                               == DOMAIN for u in users)
+def _read_as_tensor_by_kept_ops_only(op: ir.Operation) -> bool:
+    """Every reader is a kept op taking it as a tensor argument: the const
+    encoding's numbers and lists are i64 by design (CONTRACT.md 4.6)."""
+    uses = [(use.owner.operation, use.operand_number) for use in op.results[0].uses]
+    return bool(uses) and all(_tensor_operand(user, index) for user, index in uses)
+
+
+def _tensor_operand(user: ir.Operation, index: int) -> bool:
+    if user.name != "tosa.custom" or ir.StringAttr(user.attributes["domain_name"]).value != DOMAIN:
+        return False
+    try:
+        call = decode(user)
+    except ContractError:
+        return False
+    found: list = []
+
+    def visit(v):
+        if isinstance(v, Operand) and v.index == index:
+            found.append(v.kind)
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                visit(x)
+
+    visit(list(call.args) + list(call.kwargs.values()))
+    return found == ["tensor"]
 
 
 @register_pass(INT64_OPERANDS_AS_INT32,
@@ -46,7 +68,7 @@ def _read_by_kept_ops_only(op: ir.Operation) -> bool:
                "constant the readers' operand_dtypes mark as int64 (CONTRACT.md 3.5, contract version 4)")
 def int64_operands_as_int32(module: ir.Operation, ctx: PassContext | None = None) -> None:
     constants = IntegerConstants(module)
-    for op in _ir.collect_ops(module, lambda o: _i64_constant(o) and _read_by_kept_ops_only(o)):
+    for op in _ir.collect_ops(module, lambda o: _i64_constant(o) and _read_as_tensor_by_kept_ops_only(o)):
         values = constants.values(op.results[0])
         if values is None or values.size and (values.min() < I32_RANGE[0] or values.max() > I32_RANGE[1]):
             continue
