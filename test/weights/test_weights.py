@@ -6,8 +6,8 @@ file), against eager PyTorch on GPT-2 and BERT built offline from random configs
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import sys
 import warnings
 

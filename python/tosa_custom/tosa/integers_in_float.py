@@ -28,7 +28,8 @@ indices, a `tosa.custom` operand, a result); a cast of it to a float reads the
 f32 value, one to bool is `not(x == 0)`. pro_fp has all of these.
 
 An argument a converted group's values are derived from is assumed to hold
-values within ±2^24 and is marked `tosa_custom.range` (CONTRACT.md §13.4e):
+values within ±2^24 (2^20 or 2^16 where a stride scales it) and is marked
+`tosa_custom.range` (CONTRACT.md §13.4e):
 the executors refuse an input outside it, naming it. The pass runs only on
 a function that computes with floats (an integer program is pro_int anyway)
 and only for a target without pro_int (its option `profiles`).
