@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 
 from .diagnostics import CompileError
+from .toolchain import run_program
 
 __all__ = ["VERSION", "PACKAGES", "ENV", "SdkMissing", "default_dir", "find", "require", "program", "install",
            "run_tool", "vulkan_environment", "vulkan_env", "scenario_module", "lavapipe_icd", "INSTALL_HINT"]
@@ -95,11 +96,7 @@ def program(name: str, what: str) -> str:
 
 def run_tool(name: str, args: list[str], what: str, env: dict | None = None) -> subprocess.CompletedProcess:
     """Run one of its programs; a failure raises CompileError with what it printed."""
-    done = subprocess.run([program(name, what), *args], capture_output=True, text=True, env=env)
-    if done.returncode != 0:
-        printed = (done.stderr + done.stdout).strip()[-4000:]
-        raise CompileError(f"{what}: {name} failed (exit {done.returncode}):\n{printed}", category="toolchain-failed")
-    return done
+    return run_program(program(name, what), name, args, what, env)
 
 
 def install(target: "str | os.PathLike | None" = None, wheels: "list[str] | None" = None) -> Path:

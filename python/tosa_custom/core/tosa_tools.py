@@ -29,6 +29,7 @@ from importlib import metadata
 from pathlib import Path
 
 from .diagnostics import CompileError
+from .toolchain import run_program
 
 __all__ = ["VERSION", "ENV", "ToolsMissing", "default_dir", "find", "require", "program", "install",
            "reference_model", "run_tool"]
@@ -92,11 +93,7 @@ def program(name: str, what: str) -> str:
 
 def run_tool(name: str, args: list[str], what: str) -> subprocess.CompletedProcess:
     """Run one of its programs; a failure raises CompileError with what it printed."""
-    done = subprocess.run([program(name, what), *args], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise CompileError(f"{what}: {name} failed (exit {done.returncode}):\n{(done.stderr or done.stdout)[-4000:]}",
-                           category="toolchain-failed")
-    return done
+    return run_program(program(name, what), name, args, what)
 
 
 @functools.cache
