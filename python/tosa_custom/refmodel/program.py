@@ -36,12 +36,13 @@ import torch
 from torch_mlir import ir
 
 from ..core import ir as _ir
-from ..core.diagnostics import CompileError, Diagnostic
+from ..core.diagnostics import CompileError
 from ..runtime import load as runtime_load
 from ..runtime import program as _runtime_program
 from ..runtime.boundary import Boundary
+from ..runtime.sources import parse_source
 from ..runtime.memref import MLIR_TO_TORCH
-from ..runtime.weights import WeightSlots, is_saved_program, read_saved
+from ..runtime.weights import WeightSlots
 from . import engine, split
 
 __all__ = ["Program", "PieceReport", "load"]
@@ -251,22 +252,6 @@ class Program:
         return out
 
 
-def _parse(source) -> tuple[ir.Module, str | None, object]:
-    """The module (and a saved program's entry and weights) of what load() got."""
-    if is_saved_program(source):
-        data, manifest = read_saved(source)
-        return _ir.parse_module(data, _ir.make_context()), manifest.entry, source
-    if isinstance(source, ir.Module):
-        return source, None, None
-    if not isinstance(source, (str, bytes)) and not hasattr(source, "__fspath__"):
-        raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(source).__name__}")
-    try:
-        return _ir.parse_module(_runtime_program._module_text(source), _ir.make_context()), None, None
-    except ir.MLIRError as e:
-        raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics],
-                           category="runtime-lowering-failed") from None
-
-
 def load(module, entry: str | None = None, *, weights=None, native: bool = True, torch_fallback: bool = True,
          kernels: str = "all", check: bool = True) -> Program:
     """A program run by the TOSA reference model, each tosa.custom by our kernels.
@@ -280,7 +265,7 @@ def load(module, entry: str | None = None, *, weights=None, native: bool = True,
     load (then a graph the reference model refuses fails the first call).
     Needs TOSA's toolchain (`tosa-custom-tosa-tools install`).
     """
-    module, saved_entry, saved_weights = _parse(module)
+    module, saved_entry, saved_weights = parse_source(module)
     program = Program(module, entry or saved_entry, check=check, native=native, torch_fallback=torch_fallback,
                       kernels=kernels)
     weights = weights if weights is not None else saved_weights

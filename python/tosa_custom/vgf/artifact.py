@@ -21,9 +21,10 @@ from torch_mlir import ir
 from ..core import ir as _ir
 from ..core.diagnostics import CompileError
 from ..runtime import program as _runtime_program
+from ..runtime.sources import parse_source
 from ..runtime.weights import WeightSlots
 from . import scenario as _scenario
-from .program import WHAT, _numpy, _refuse_what_it_cannot_run, _stored, parse, prepare
+from .program import WHAT, _numpy, _refuse_what_it_cannot_run, _stored, prepare
 
 __all__ = ["Saved", "save"]
 
@@ -62,7 +63,7 @@ def save(module, directory: "str | os.PathLike", inputs=None, entry: str | None 
     `inputs` (tensors or arrays, the entry's arguments in order) are
     written as its inputs, zeros when None. A module whose weights are
     arguments is refused: compile it with its weights as constants."""
-    module, saved_entry, _ = parse(module)
+    module, saved_entry, _ = parse_source(module)
     directory = Path(directory)
     with module.context:
         func = _runtime_program.Program._entry_func(module, entry or saved_entry)

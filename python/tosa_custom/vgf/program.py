@@ -33,12 +33,13 @@ from torch_mlir import ir
 
 from ..contract.decode import custom_op_strings, custom_ops
 from ..core import ir as _ir
-from ..core.diagnostics import CompileError, Diagnostic
+from ..core.diagnostics import CompileError
 from ..core.passes import run_pipeline
 from ..runtime import program as _runtime_program
 from ..runtime.boundary import Boundary
+from ..runtime.sources import parse_source
 from ..runtime.memref import MLIR_TO_TORCH
-from ..runtime.weights import WeightSlots, is_saved_program, read_saved
+from ..runtime.weights import WeightSlots
 from . import scenario as _scenario
 from . import spirv
 from .lowering import VULKAN_DOMAIN, VULKAN_SHADERS
@@ -197,22 +198,6 @@ def _as_declared(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     return t if t.dtype == dtype else t.view(dtype)
 
 
-def parse(source) -> tuple[ir.Module, str | None, object]:
-    """The module (and a saved program's entry and weights) of what load() got."""
-    if is_saved_program(source):
-        data, manifest = read_saved(source)
-        return _ir.parse_module(data, _ir.make_context()), manifest.entry, source
-    if isinstance(source, ir.Module):
-        return source, None, None
-    if not isinstance(source, (str, bytes)) and not hasattr(source, "__fspath__"):
-        raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(source).__name__}")
-    try:
-        return _ir.parse_module(_runtime_program._module_text(source), _ir.make_context()), None, None
-    except ir.MLIRError as e:
-        raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics],
-                           category="runtime-lowering-failed") from None
-
-
 def load(module, entry: str | None = None, *, weights=None) -> Program:
     """A program run on Vulkan by Arm's ML SDK, each kept op by its shader.
 
@@ -223,7 +208,7 @@ def load(module, entry: str | None = None, *, weights=None) -> Program:
     shader ops). Needs the ML SDK (`tosa-custom-ml-sdk install`) and a
     Vulkan driver (lavapipe on a machine without a GPU).
     """
-    module, saved_entry, saved_weights = parse(module)
+    module, saved_entry, saved_weights = parse_source(module)
     program = Program(module, entry or saved_entry)
     weights = weights if weights is not None else saved_weights
     if weights is not None:
