@@ -52,10 +52,6 @@ def _span(array: np.ndarray) -> tuple[int, int]:
     return start, start + array.nbytes
 
 
-def _overlaps(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
-    return span[0] < span[1] and any(s < span[1] and span[0] < e for s, e in spans)
-
-
 class PolledWait:
     """The caller's wait for a call's signal semaphore: it sleeps through
     most of the time the recent calls took (`bulk` of the fastest of the
@@ -159,12 +155,10 @@ class Marshal:
         arrays = []
         for i in range(len(results)):
             view = results.get_as_object(i, self._binding.HalBufferView)
-            array = view.map().asarray(view.shape, self._to_dtype(view.element_type))
-            span = _span(array)
-            if _overlaps(span, held):
-                array = array.copy()
-                span = _span(array)
-            held.append(span)
+            # A copy: a result may outlive its program, and unmapping IREE's
+            # buffer after the program's device went crashed (README's blocks).
+            array = view.map().asarray(view.shape, self._to_dtype(view.element_type)).copy()
+            held.append(_span(array))
             arrays.append(array)
         return arrays
 
