@@ -306,3 +306,23 @@ def test_saved_artifact_runs_with_iree_run_module(tmp_path):
     done = subprocess.run(list(saved.command), env={k: v for k, v in env.items() if k != "TOSA_CUSTOM_IREE_SITES"},
                           capture_output=True, text=True, timeout=300)
     assert done.returncode != 0 and "tosa_custom_site_" in done.stderr and "TOSA_CUSTOM_IREE_SITES" in done.stderr
+
+
+def test_results_outlive_their_program():
+    """A result stays valid after its program (and IREE's device) is gone:
+    the README's blocks replaced an IREE program and then dropped its
+    result, whose view of IREE's buffer crashed when unmapped."""
+    import gc
+
+    torch.manual_seed(0)
+    model = TransformerBlock(dim=32, heads=4).eval()
+    x = torch.randn(2, 8, 32)
+    program = iree.load(tosa_custom.compile(model, (x,), backend_legal_ops=KEPT_OPS))
+    y = program(x)
+    del program
+    gc.collect()
+    with torch.no_grad():
+        torch.testing.assert_close(y, model(x), rtol=1e-5, atol=1e-5)
+    y.add_(1)  # its own memory, writable
+    del y
+    gc.collect()
