@@ -332,16 +332,12 @@ def _computes_with_floats(func: ir.Operation) -> bool:
     return floats(func.regions[0].blocks[0].arguments) or bool(_ir.collect_ops(func, lambda o: floats(o.results)))
 
 
-def _parse_profiles(text: str) -> tuple[str, ...]:
-    return parse_names(text)
-
-
 @register_pass(INTEGERS_IN_FLOAT,
                "Compute a float program's integer values in f32 where the ranges derived in the IR bound them "
                "within 2^24 and some op on them needs pro_int (TOSA 1.0 pro_fp moves and compares floats only); "
                "arguments they derive from are marked tosa_custom.range",
                options=(Option("profiles", "the target's profiles: nothing is done when they include pro_int",
-                               ("pro_fp",), _parse_profiles, metavar="pro_int,pro_fp"),))
+                               ("pro_fp",), parse_names, metavar="pro_int,pro_fp"),))
 def integers_in_float(module: ir.Operation, ctx: PassContext | None = None) -> None:
     profiles = ctx.options.profiles if ctx is not None else ("pro_fp",)
     if "pro_int" in profiles:
