@@ -1,10 +1,15 @@
 """The `vulkan` fixture: the tests that run programs on Vulkan (Arm's ML SDK and
 a Vulkan driver, lavapipe in CI) are skipped, saying why, when the SDK is not
-installed or no Vulkan device can be made; they never pass without running."""
+installed or no Vulkan device can be made; they never pass without running.
+
+Where Vulkan is promised (CI installs lavapipe and sets TOSA_CUSTOM_REQUIRE_VULKAN=1),
+the same problem fails the tests instead: a CI run whose Vulkan tests all skipped
+would say nothing about them."""
 
 from __future__ import annotations
 
 import functools
+import os
 
 import pytest
 
@@ -35,5 +40,7 @@ def _problem() -> str | None:
 def vulkan():
     """Skips the test, saying why, where a VGF cannot run."""
     problem = _problem()
+    if problem and os.environ.get("TOSA_CUSTOM_REQUIRE_VULKAN") == "1":
+        pytest.fail(f"TOSA_CUSTOM_REQUIRE_VULKAN=1, but {problem}", pytrace=False)
     if problem:
         pytest.skip(problem)
