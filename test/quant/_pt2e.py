@@ -40,28 +40,40 @@ CONFIGS = {
 }
 
 
-def quantize(model: torch.nn.Module, args: tuple, config: str = "per-channel", seed: int = 0):
-    """prepare_pt2e, calibrate on a few random batches like `args`, convert_pt2e."""
+def quantize(model: torch.nn.Module, args: tuple, config="per-channel", seed: int = 0):
+    """prepare_pt2e, calibrate on a few random batches like `args`, convert_pt2e.
+    `config`: a name in CONFIGS (XNNPACK's quantizer with it), or a quantizer."""
     torch.manual_seed(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         m = torch.export.export(model.eval(), args).module(check_guards=False)
-        quantizer = xnn.XNNPACKQuantizer().set_global(CONFIGS[config]())
+        quantizer = xnn.XNNPACKQuantizer().set_global(CONFIGS[config]()) if isinstance(config, str) else config
         m = quantize_pt2e.prepare_pt2e(m, quantizer)
         for _ in range(8):
             m(*[torch.randn_like(a) * 2 for a in args])
         return quantize_pt2e.convert_pt2e(m)
 
 
+def _float_operand_of_kept_op(value, op) -> bool:
+    """A float constant read only by kept ops (a layer_norm weight the
+    quantizer left in float, a linear's bias in dummy mode: CONTRACT.md §18)."""
+    owner = value.owner
+    if op.name == "tosa.const":
+        return all(u.owner.name == "tosa.custom" for u in value.uses)
+    return op.name == "tosa.custom" and not isinstance(owner, ir.Block) and owner.name == "tosa.const"
+
+
 def check_integer(module: ir.Module) -> None:
-    """Strictly pro_int, and no float tensor anywhere inside the function."""
+    """Strictly pro_int, and no float tensor anywhere inside the function but
+    float constants that only kept ops read (CONTRACT.md §18)."""
     target = str(module.operation.attributes["tosa_custom.tosa_target"])
     assert "pro_int" in target and "pro_fp" not in target, target
     floats = []
 
     def visit(op):
         for v in list(op.results) + list(op.operands):
-            if isinstance(v.type, ir.ShapedType) and isinstance(ir.ShapedType(v.type).element_type, ir.FloatType):
+            if isinstance(v.type, ir.ShapedType) and isinstance(ir.ShapedType(v.type).element_type, ir.FloatType) \
+                    and not _float_operand_of_kept_op(v, op):
                 floats.append(op.name)
         return ir.WalkResult.ADVANCE
     module.operation.walk(visit)

@@ -89,6 +89,8 @@ def decode(custom_op) -> DecodedCall:
     decoded = decode_attrs(operator_name, attrs, len(op.operands), read, domain_name)
     if decoded.result_shapes is not None:
         _check_result_shapes(op, decoded.result_shapes)
+    if decoded.quantization is not None:
+        decoded.quantization.check_counts(len(op.operands), len(op.results))
     return decoded
 
 

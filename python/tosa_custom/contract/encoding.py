@@ -21,6 +21,7 @@ from ..core import schema as _schema
 from ..core.registry import Registry
 from . import shapes as _shapes
 from .errors import ContractError
+from .quantized import QUANTIZATION_KEY, QUANTIZED_VERSION, OpQuantization, parse_quantization
 
 __all__ = [
     "CONTRACT_VERSION",
@@ -36,17 +37,21 @@ __all__ = [
     "canonical_json",
     "encode_attrs",
     "carry_operand",
+    "with_quantization",
     "decode_attrs",
     "parse_result_shapes",
 ]
 
-CONTRACT_VERSION = 4
+CONTRACT_VERSION = 5
 # Tensors whose TOSA type does not tell their torch dtype (CONTRACT.md 3.5).
 CARRIED_DTYPES = {d.name: d.torch for d in _dtypes.DTYPES if d.carrier}
 # An int64 operand whose values fit int32 may travel as int32 (version 4,
 # CONTRACT.md 3.5): TOSA 1.0 has no 64-bit integers, a constant operand
 # (a position-id buffer) is all dummy mode keeps of them.
-CARRIED_OPERAND_DTYPES = {**CARRIED_DTYPES, "int64": torch.int64}
+# A float32 constant operand of a kept op in a quantized program travels as
+# int32 holding the same bits (version 5, CONTRACT.md §18): pro_int has no float.
+CARRIED_OPERAND_DTYPES = {**CARRIED_DTYPES, "int64": torch.int64, "float32": torch.float32}
+_CARRIER_VERSION = {"int64": 4, "float32": 5}
 DOMAIN = "torch_mlir"
 ENCODINGS = ("json", "const")
 
@@ -285,8 +290,8 @@ def carried_view(value: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
         return value
     if dtype == torch.int64:  # int64 carried as int32 (version 4): a copy, as it widens
         return value.to(torch.int64)
-    if dtype == torch.uint8:
-        return value.view(torch.uint8)
+    if dtype in (torch.uint8, torch.float32):  # the same bits (float32 carried as int32: version 5)
+        return value.view(dtype)
     if value.stride(-1) != 1 or any(s % 2 for s in value.stride()[:-1]):
         value = value.contiguous()
     return torch.view_as_complex(value)
@@ -311,6 +316,9 @@ class DecodedCall:
     # Per custom op result, its dims: an int, or a ShapeExpr over the operands'
     # dims and values (CONTRACT.md 15.2); None when every result is static.
     result_shapes: tuple[tuple[int | _shapes.ShapeExpr, ...], ...] | None = None
+    # A kept op on quantized values (version 5, CONTRACT.md §18): its meaning is
+    # quantize(op(dequantize(operands))) with these parameters; None otherwise.
+    quantization: OpQuantization | None = None
 
     @property
     def arguments(self) -> dict[str, Any]:
@@ -341,8 +349,12 @@ class DecodedCall:
         return tuple(sub(a) for a in self.args), {k: sub(v) for k, v in self.kwargs.items()}
 
     def __call__(self, *operands):
-        args, kwargs = self.bind(operands)
-        return self.overload(*args, **kwargs)
+        """The call the op stands for: on quantized operands, quantize(op(dequantize(operands)))."""
+        if self.quantization is None:
+            args, kwargs = self.bind(operands)
+            return self.overload(*args, **kwargs)
+        args, kwargs = self.bind(self.quantization.dequantized(operands))
+        return self.quantization.quantized(self.overload(*args, **kwargs), self.dropped_results)
 
 
 def _has_empty(encoded) -> bool:
@@ -358,7 +370,16 @@ def carry_operand(text: str, index: int, dtype: str) -> str:
     (CONTRACT.md 3.5), the version raised to what reads it."""
     attrs = json.loads(text)
     attrs.setdefault("operand_dtypes", {})[str(index)] = dtype
-    attrs["version"] = max(attrs["version"], 4 if dtype == "int64" else 2)
+    attrs["version"] = max(attrs["version"], _CARRIER_VERSION.get(dtype, 2))
+    return canonical_json(attrs)
+
+
+def with_quantization(text: str, quantization: OpQuantization) -> str:
+    """`implementation_attrs` of a kept op on quantized values (CONTRACT.md
+    §18): the parameters under `"quantization"`, the version raised to 5."""
+    attrs = json.loads(text)
+    attrs[QUANTIZATION_KEY] = quantization.to_json()
+    attrs["version"] = max(attrs["version"], QUANTIZED_VERSION)
     return canonical_json(attrs)
 
 
@@ -465,7 +486,8 @@ def parse_attrs(text: str) -> dict:
     if not isinstance(attrs, dict):
         raise ContractError("implementation_attrs must be a JSON object")
     _check_version(attrs)
-    unknown = set(attrs) - {"version", "args", "dropped_results", "operand_dtypes", "result_dtypes", "result_shapes"}
+    unknown = set(attrs) - {"version", "args", "dropped_results", "operand_dtypes", "result_dtypes", "result_shapes",
+                            QUANTIZATION_KEY}
     if unknown:
         raise ContractError(f"implementation_attrs has unknown keys {sorted(unknown)}")
     for key, allowed in (("operand_dtypes", CARRIED_OPERAND_DTYPES), ("result_dtypes", CARRIED_DTYPES)):
@@ -478,9 +500,10 @@ def parse_attrs(text: str) -> dict:
                 raise ContractError(
                     f"'{key}' must map indices (\"0\", \"1\", ...) to one of {sorted(allowed)}, got {table!r}"
                 )
-            if "int64" in table.values() and attrs["version"] < 4:
-                raise ContractError(f"an int64 operand carried as int32 needs contract version 4, but the op says "
-                                    f"version {attrs['version']}")
+            for carried, version in _CARRIER_VERSION.items():
+                if carried in table.values() and attrs["version"] < version:
+                    raise ContractError(f"an {carried} operand carried as int32 needs contract version {version}, but "
+                                        f"the op says version {attrs['version']}")
     if "dropped_results" in attrs:
         dropped = attrs["dropped_results"]
         if not (isinstance(dropped, list) and dropped and all(_is_int(i) and i >= 0 for i in dropped)
@@ -618,6 +641,10 @@ def decode_attrs(
     if len(decoder.used) != num_operands:
         unused = sorted(set(range(num_operands)) - decoder.used)
         raise ContractError(f"operands {unused} of {operator_name} are not referenced by any argument")
+    quantization = (parse_quantization(attrs[QUANTIZATION_KEY], attrs["version"]) if QUANTIZATION_KEY in attrs
+                    else None)
+    if quantization is not None:
+        quantization.check_counts(num_operands, None)
     return DecodedCall(overload, tuple(args), kwargs,
                        *_dropped_and_carried(attrs, schema, operator_name, num_operands),
-                       result_shapes=_parse_result_shapes(attrs, num_operands))
+                       result_shapes=_parse_result_shapes(attrs, num_operands), quantization=quantization)

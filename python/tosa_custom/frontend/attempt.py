@@ -201,7 +201,7 @@ class Attempt:
         lower the rest, check that only TOSA remains."""
         late: list[ConversionResult] = []
         with module.context:
-            rest = _pipelines.after_tunnel(self.settings.target, self.settings.quantized)
+            rest = _pipelines.after_tunnel(self.settings.target, self.settings.quantized, self.settings.tables)
         self.sources = torch_ops_by_location(module)
         tunnel = [self.settings.ops_option(self.settings.strict)] if self.settings.selection else []
         try:

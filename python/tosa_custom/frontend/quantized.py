@@ -50,12 +50,15 @@ def _graph_ops(model) -> set[str]:
 
 def quantized_settings(model, s: Settings) -> Settings:
     """`s` for a PT2E-quantized `model` (its PT2E ops and the table functions
-    it has kept whole beside the user's), or `s` itself for any other model."""
+    it has kept whole beside the user's), or `s` itself for any other model.
+    A table function the user lists is theirs: a kept op on the integers
+    (quant/kept.py), not a TABLE."""
     present = _graph_ops(model)
     if not present & set(QDQ_OPS):
         return s
-    internal = [op for op in (*QDQ_OPS, *TABLE_ATEN_OPS) if op in present]
-    if s.selection.everything:
+    if s.selection.everything:  # dummy mode: every group is a kept op (CONTRACT.md §18), none a TABLE
         return dataclasses.replace(s, quantized=True)
+    internal = [op for op in (*QDQ_OPS, *TABLE_ATEN_OPS) if op in present and not s.selection.matches(op)]
     selection = OpSelection([*s.selection.specs, *internal])
-    return dataclasses.replace(s, selection=selection, quantized=True, internal_ops=tuple(internal))
+    tables = tuple(op for op in internal if op in TABLE_ATEN_OPS)
+    return dataclasses.replace(s, selection=selection, quantized=True, internal_ops=tuple(internal), tables=tables)

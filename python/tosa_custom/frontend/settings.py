@@ -30,6 +30,7 @@ class Settings:
     tosa_target: "_target.TosaTarget | str | None"  # None: not checked; "auto": fitted to the module
     quantized: bool = False  # a PT2E-quantized model: lowered to integer TOSA (quant/)
     internal_ops: tuple = ()  # ops compile() keeps whole for that lowering, beside the user's (not reported as listed)
+    tables: tuple = ()  # of those, the elementwise functions the lowering tabulates (the user's own are kept ops)
 
     @property
     def tunnel(self) -> bool:

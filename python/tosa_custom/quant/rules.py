@@ -76,7 +76,7 @@ def _custom(low: Lowering, op) -> None:
         value = materialize(x, _qdq.read_qparams(op, low.blobs), op)
         op.results[0].replace_all_uses_with(value)
         op.erase()
-    elif _tables.tabulated(op):
+    elif _tables.tabulated(op) and low.q(op.operands[0]) is not None:  # else a kept op on integers (kept.py)
         _table(low, op)
     elif any(low.q(v) is not None for v in op.operands):
         raise PassFailure("a kept op on quantized operands (kept ops in quantized models are not lowered yet)", op)

@@ -32,7 +32,7 @@ from ..core.registry import Registry
 from ..contract.encoding import DOMAIN, DecodedCall
 
 __all__ = ["KernelCall", "Kernel", "register_kernel", "builtin_kernel", "registered_kernels", "find_kernel",
-           "torch_kernel", "is_builtin"]
+           "torch_kernel", "is_builtin", "builtin_quantized_kernel"]
 
 
 @dataclasses.dataclass
@@ -121,7 +121,10 @@ def registered_kernels(builtin: bool = True) -> list[str]:
 
 
 def torch_kernel(call: KernelCall):
-    """The generic kernel: the decoded ATen call, run by eager PyTorch."""
+    """The generic kernel: the decoded ATen call, run by eager PyTorch; on
+    quantized values, quantize(op(dequantize(operands))) (CONTRACT.md §18)."""
+    if call.decoded.quantization is not None:
+        return call.decoded(*call.inputs)
     args, kwargs = call.decoded.bind(call.inputs)
     result = call.decoded.overload(*args, **kwargs)
     if _bool_result_lost(call, result):
@@ -158,6 +161,11 @@ def find_kernel(operator_name: str, domain_name: str, decoded: DecodedCall | Non
     for any op of our domain that decoded, else None. `builtin=False` leaves
     out this package's kernels (and the generic one): only the user's count."""
     kernel = _KERNELS.get(_key(operator_name, domain_name))
+    if getattr(decoded, "quantization", None) is not None and is_builtin(kernel):
+        # A kept op on quantized values (CONTRACT.md §18): the package's float
+        # kernels do not read its parameters; its own quantized ones do.
+        quantized = _QUANTIZED.get(_key(operator_name, domain_name)) if builtin else None
+        return quantized or (torch_kernel if builtin and torch_fallback else None)
     if kernel is not None and (builtin or not is_builtin(kernel)):
         return kernel
     if not builtin:
@@ -168,6 +176,20 @@ def find_kernel(operator_name: str, domain_name: str, decoded: DecodedCall | Non
 
 
 _BUILTIN: dict[int, Kernel] = {}  # by id: kernels need not be hashable
+_QUANTIZED: dict[str, Kernel] = {}  # this package's kernels for kept ops on quantized values
+
+
+def builtin_quantized_kernel(operator_name: str) -> Callable[[Kernel], Kernel]:
+    """Decorator for this package's kernels of an op on quantized values
+    (CONTRACT.md §18: `call.decoded.quantization` is set); a user's kernel
+    for the op, which reads that itself, and a native one still win."""
+
+    def decorate(fn: Kernel) -> Kernel:
+        _QUANTIZED[_key(operator_name, DOMAIN)] = fn
+        _BUILTIN[id(fn)] = fn
+        return fn
+
+    return decorate
 
 
 def is_builtin(kernel: Kernel | None) -> bool:

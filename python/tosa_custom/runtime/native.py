@@ -527,8 +527,8 @@ def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True)
     types = list(site.input_types) + list(site.output_types)
     if any(t not in ELEMENT_TYPES for t in types):
         return None
-    if torch.int64 in getattr(decoded, "operand_dtypes", {}).values():
-        return None  # an int64 operand carried as int32 (CONTRACT.md 3.5): the C ABI would see int32
+    if {torch.int64, torch.float32} & set(getattr(decoded, "operand_dtypes", {}).values()):
+        return None  # an int64 or float32 operand carried as int32 (CONTRACT.md 3.5, §18): the C ABI would see int32
     element_type = site.input_types[0] if site.input_types else (site.output_types[0] if site.output_types else None)
     if element_type is None:
         return None

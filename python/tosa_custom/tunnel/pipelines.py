@@ -26,8 +26,10 @@ from ..tosa import zero_size as _zero_size
 from ..core.passes import split_pipeline
 from ..quant.boundary import QUANTIZED_BOUNDARY
 from ..quant.lowering import LOWER_QUANTIZED
+from ..quant.kept import KEPT_QUANTIZED
 from .dynamic_index import INDEX_BY_ARANGES
 from .dynamic_ops import LOWER_DYNAMIC_OPS
+from .dynamic_ranks import ALIGN_DYNAMIC_RANKS
 from .sizes import DROP_SYMBOLIC_SHAPES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS
 from .tensorize import TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY
 
@@ -44,7 +46,7 @@ def tosa_lowering() -> list[str]:
     return [e for e in split_pipeline(expanded) if e.split("{")[0] != _VERIFY_PASS]
 
 
-def after_tunnel(target=None, quantized: bool = False) -> list[str]:
+def after_tunnel(target=None, quantized: bool = False, tables: tuple = ()) -> list[str]:
     """Everything after the tunnel: resolve sizes known only at run time
     (sizes.py; the tunnel's encoder read their bindings), return the numbers and complex values a
     tosa.custom made as tensors (auto mode tunnels some only here), make
@@ -58,8 +60,10 @@ def after_tunnel(target=None, quantized: bool = False) -> list[str]:
     only TOSA remains. `target` is compile()'s (a TosaTarget, "auto" or
     None): a float program's small integers are computed in f32 unless it
     has pro_int or there is none. A `quantized` model's dequantize -> op ->
-    quantize groups become integer TOSA last (quant/). Call inside an `ir.Context`."""
-    return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, DROP_SYMBOLIC_SHAPES,
+    quantize groups become integer TOSA last (quant/), a kept op one custom op on
+    the integers; `tables`: the ATen ops compile() kept only for the lowering's TABLEs. Call inside an `ir.Context`."""
+    return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, ALIGN_DYNAMIC_RANKS,
+            DROP_SYMBOLIC_SHAPES,
              f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _zero_size.ZERO_SIZE_AS_EMPTY,
             _scalar_comparisons.SCALAR_COMPARISONS,
             _checks.CHECK_SIGN_SEMANTICS, f"{_checks.CHECK_KNOWN_CRASHES}{{stage=tosa}}",
@@ -71,8 +75,13 @@ def after_tunnel(target=None, quantized: bool = False) -> list[str]:
             TENSORIZE_BUILTIN_SCALAR_BOUNDARY, _narrow.NARROW_I64_CASTS, _narrow.NARROW_F64,
             _narrow.NARROW_I64_GATHER, _narrow_i64.NARROW_I64_VALUES, _custom_operands.INT64_OPERANDS_AS_INT32,
             _integers_in_float_element(None if quantized else target),  # a quantized model is integer TOSA
-            _narrow.WIDEN_INT_ARITHMETIC, *([QUANTIZED_BOUNDARY, LOWER_QUANTIZED] if quantized else []),
+            _narrow.WIDEN_INT_ARITHMETIC, *(_quantized(tables) if quantized else []),
             _checks.VERIFY_TOSA]
+
+
+def _quantized(tables: tuple) -> list[str]:
+    kept = f"{KEPT_QUANTIZED}{{tables={','.join(tables)}}}" if tables else KEPT_QUANTIZED
+    return [QUANTIZED_BOUNDARY, kept, LOWER_QUANTIZED]
 
 
 def _integers_in_float_element(target) -> str:
