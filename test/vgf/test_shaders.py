@@ -66,6 +66,26 @@ def test_activations_odd_counts_and_large_arguments(vulkan):
     _check(_load(fn, args, ["aten.gelu", "aten.silu"]), fn, args)
 
 
+def test_half_tensors_compute_in_float_and_round_once(vulkan):
+    """Half in, half out (float32 arithmetic, as eager's CPU kernels): within one
+    half ulp of eager; softmax to float32 from half reads half and writes float."""
+    torch.manual_seed(3)
+    w, b = torch.randn(67).half(), torch.randn(67).half()
+
+    def fn(a, c):
+        return (F.layer_norm(a, (67,), w, b), F.rms_norm(a, (67,)), torch.softmax(a, 1), torch.log_softmax(c, 0),
+                F.gelu(c), F.gelu(a, approximate="tanh"), F.silu(c), torch.softmax(c, -1, dtype=torch.float32))
+
+    args = (torch.randn(5, 67).half() * 3, torch.randn(3, 131).half())
+    ops = ["aten.layer_norm", "aten.rms_norm", "aten.softmax.int", "aten.log_softmax.int", "aten.gelu", "aten.silu"]
+    program = _load(fn, args, ops)
+    assert sum("built-in" in k for k in program.kernels) == 8, program.kernels
+    for got, want in zip(program(*args), fn(*args)):
+        assert got.dtype == want.dtype
+        ulp = torch.finfo(torch.float16).eps  # one rounding of a float32 result that differs in its last bits
+        torch.testing.assert_close(got.float(), want.float(), rtol=ulp, atol=ulp)
+
+
 def _op(**arguments) -> shaders.ShaderOp:
     return shaders.ShaderOp("torch.aten.layer_norm", "torch_mlir",
                             (shaders.TensorInfo((2, 3), "f32", 0), shaders.TensorInfo((3,), "f32", 1)),

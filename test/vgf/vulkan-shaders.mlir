@@ -58,9 +58,23 @@ func.func @relu$no_shader(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A built-in shader says what it does not take.
+// A half op: 16-bit storage buffers of the half format, float arithmetic.
+// CHECK-LABEL: func.func @gelu$f16(
+// CHECK:         tosa.custom %{{.*}} {domain_name = "com.arm.VulkanCustomShader"
+// CHECK-SAME:      \22input_0_vkformat\22:\22VK_FORMAT_R16_SFLOAT\22
+// CHECK-SAME:      \22output_0_vkformat\22:\22VK_FORMAT_R16_SFLOAT\22
+// CHECK-SAME:      #extension GL_EXT_shader_16bit_storage : require
+// CHECK-SAME:      #define X_T float16_t\\n#define Y_T float16_t
 func.func @gelu$f16(%x: tensor<4xf16>) -> tensor<4xf16> {
-  // expected-error @below {{torch.aten.gelu cannot run on Vulkan: operand #0 is f16; the shader takes f32}}
   %0 = tosa.custom %x {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22approximate\22:\22none\22,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.gelu"} : (tensor<4xf16>) -> tensor<4xf16>
   return %0 : tensor<4xf16>
+}
+
+// -----
+
+// A built-in shader says what it does not take.
+func.func @gelu$bf16(%x: tensor<4xbf16>) -> tensor<4xbf16> {
+  // expected-error @below {{torch.aten.gelu cannot run on Vulkan: operand #0 is bf16; the shader takes f32/f16}}
+  %0 = tosa.custom %x {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22approximate\22:\22none\22,\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.gelu"} : (tensor<4xbf16>) -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
 }

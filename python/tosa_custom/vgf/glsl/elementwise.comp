@@ -1,14 +1,16 @@
 // Elementwise activations of the built-in shaders: gelu (erf and tanh forms)
-// and silu, float32. COUNT elements; each thread takes every STRIDE-th one
-// from its global index, so any count runs on a capped dispatch.
-// Set by the generator: MODE, COUNT, STRIDE, X_BINDING, Y_BINDING.
+// and silu. X_T and Y_T are the buffers' storage types (float or float16_t);
+// the arithmetic is float32, rounded once when stored. COUNT elements; each
+// thread takes every STRIDE-th one from its global index, so any count runs
+// on a capped dispatch.
+// Set by the generator: MODE, COUNT, STRIDE, X_BINDING, Y_BINDING, X_T, Y_T.
 #define LOCAL 64
 #define MODE_GELU_ERF 0
 #define MODE_GELU_TANH 1
 #define MODE_SILU 2
 layout(local_size_x = LOCAL) in;
-layout(std430, set = 0, binding = X_BINDING) readonly buffer XBuffer { float x[]; };
-layout(std430, set = 0, binding = Y_BINDING) writeonly buffer YBuffer { float y[]; };
+layout(std430, set = 0, binding = X_BINDING) readonly buffer XBuffer { X_T x[]; };
+layout(std430, set = 0, binding = Y_BINDING) writeonly buffer YBuffer { Y_T y[]; };
 
 // erf in float32: x * P(x^2) for |x| <= 1, else 1 - exp(Q(|x| - 2.5)) (Q fits
 // log(erfc) on [1, 4]), 1 past 4. Least-squares fits on Chebyshev nodes;
@@ -61,6 +63,6 @@ float activate(float v) {
 
 void main() {
     for (uint i = gl_GlobalInvocationID.x; i < COUNT; i += STRIDE) {
-        y[i] = activate(x[i]);
+        y[i] = Y_T(activate(float(x[i])));
     }
 }

@@ -1,27 +1,31 @@
 // Row operations of the built-in shaders: layer_norm, rms_norm, softmax and
-// log_softmax, float32. One workgroup per row: ROWS rows of LEN elements,
-// element j of row r at (r / INNER) * LEN * INNER + j * INNER + r % INNER
+// log_softmax. Each buffer is float32 or float16 (its storage type, X_T, W_T,
+// B_T, Y_T); the arithmetic is float32, as PyTorch's CPU kernels compute half
+// tensors, rounded once when stored. One workgroup per row: ROWS rows of LEN
+// elements, element j of row r at (r / INNER) * LEN * INNER + j * INNER + r % INNER
 // (INNER > 1: a softmax over a dim that is not the last). The LOCAL threads
 // of a workgroup stride over the row, so a row may be longer than the
 // workgroup, and reduce their partial sums through shared memory. Rows past
 // the first 65535 workgroups continue in y (GROUPS_X per y). Statistics are
 // two-pass (mean, then squared deviations), as PyTorch computes them.
 // Set by the generator: MODE, ROWS, LEN, INNER, GROUPS_X, EPS, HAS_WEIGHT,
-// HAS_BIAS and the bindings X_BINDING, W_BINDING, B_BINDING, Y_BINDING.
+// HAS_BIAS, the bindings X_BINDING, W_BINDING, B_BINDING, Y_BINDING and the
+// storage types X_T, W_T, B_T, Y_T (with the 16-bit storage extensions where
+// one is float16_t).
 #define LOCAL 64
 #define MODE_LAYER_NORM 0
 #define MODE_RMS_NORM 1
 #define MODE_SOFTMAX 2
 #define MODE_LOG_SOFTMAX 3
 layout(local_size_x = LOCAL) in;
-layout(std430, set = 0, binding = X_BINDING) readonly buffer XBuffer { float x[]; };
+layout(std430, set = 0, binding = X_BINDING) readonly buffer XBuffer { X_T x[]; };
 #if HAS_WEIGHT
-layout(std430, set = 0, binding = W_BINDING) readonly buffer WBuffer { float w[]; };
+layout(std430, set = 0, binding = W_BINDING) readonly buffer WBuffer { W_T w[]; };
 #endif
 #if HAS_BIAS
-layout(std430, set = 0, binding = B_BINDING) readonly buffer BBuffer { float b[]; };
+layout(std430, set = 0, binding = B_BINDING) readonly buffer BBuffer { B_T b[]; };
 #endif
-layout(std430, set = 0, binding = Y_BINDING) writeonly buffer YBuffer { float y[]; };
+layout(std430, set = 0, binding = Y_BINDING) writeonly buffer YBuffer { Y_T y[]; };
 
 shared float partial[LOCAL];
 
@@ -52,51 +56,51 @@ void main() {
     float acc = 0.0;
 #if MODE == MODE_LAYER_NORM
     for (uint j = t; j < LEN; j += LOCAL) {
-        acc += x[base + j * INNER];
+        acc += float(x[base + j * INNER]);
     }
     float mean = reduce(acc, false) / float(LEN);
     acc = 0.0;
     for (uint j = t; j < LEN; j += LOCAL) {
-        float d = x[base + j * INNER] - mean;
+        float d = float(x[base + j * INNER]) - mean;
         acc += d * d;
     }
 #else
     float mean = 0.0;
     for (uint j = t; j < LEN; j += LOCAL) {
-        float v = x[base + j * INNER];
+        float v = float(x[base + j * INNER]);
         acc += v * v;
     }
 #endif
     float scale = 1.0 / sqrt(reduce(acc, false) / float(LEN) + EPS);
     for (uint j = t; j < LEN; j += LOCAL) {
-        float v = (x[base + j * INNER] - mean) * scale;
+        float v = (float(x[base + j * INNER]) - mean) * scale;
 #if HAS_WEIGHT
-        v *= w[j];
+        v *= float(w[j]);
 #endif
 #if HAS_BIAS
-        v += b[j];
+        v += float(b[j]);
 #endif
-        y[base + j * INNER] = v;
+        y[base + j * INNER] = Y_T(v);
     }
 #else
     float top = uintBitsToFloat(0xff800000u);  // -inf
     for (uint j = t; j < LEN; j += LOCAL) {
-        top = max(top, x[base + j * INNER]);
+        top = max(top, float(x[base + j * INNER]));
     }
     top = reduce(top, true);
     float acc = 0.0;
     for (uint j = t; j < LEN; j += LOCAL) {
-        acc += exp(x[base + j * INNER] - top);
+        acc += exp(float(x[base + j * INNER]) - top);
     }
     float total = reduce(acc, false);
 #if MODE == MODE_SOFTMAX
     for (uint j = t; j < LEN; j += LOCAL) {
-        y[base + j * INNER] = exp(x[base + j * INNER] - top) / total;
+        y[base + j * INNER] = Y_T(exp(float(x[base + j * INNER]) - top) / total);
     }
 #else
     float shift = top + log(total);
     for (uint j = t; j < LEN; j += LOCAL) {
-        y[base + j * INNER] = x[base + j * INNER] - shift;
+        y[base + j * INNER] = Y_T(float(x[base + j * INNER]) - shift);
     }
 #endif
 #endif
