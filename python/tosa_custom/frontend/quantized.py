@@ -21,7 +21,15 @@ from ..quant.tables import TABLE_ATEN_OPS
 from .settings import Settings
 from ..core.schema import OpSelection
 
-__all__ = ["fixed_mode", "as_module", "quantized_settings"]
+__all__ = ["fixed_mode", "as_module", "quantized_settings", "NO_INTEGER_FORM"]
+
+# Ops quant/ has no integer TOSA for. Auto mode keeps them whole in a quantized
+# model (a kept op on the integers, quant/kept.py): PyTorch's decompositions,
+# which run before auto mode's trials, would split them into pieces that are
+# each tunneled on float values between them.
+NO_INTEGER_FORM = ("aten.layer_norm", "aten.native_layer_norm", "aten.softmax", "aten._softmax",
+                   "aten.log_softmax", "aten._log_softmax", "aten.group_norm", "aten.native_group_norm",
+                   "aten.rms_norm")
 
 
 def fixed_mode(model) -> bool:
@@ -58,7 +66,8 @@ def quantized_settings(model, s: Settings) -> Settings:
         return s
     if s.selection.everything:  # dummy mode: every group is a kept op (CONTRACT.md §18), none a TABLE
         return dataclasses.replace(s, quantized=True)
-    internal = [op for op in (*QDQ_OPS, *TABLE_ATEN_OPS) if op in present and not s.selection.matches(op)]
+    extra = NO_INTEGER_FORM if s.selection.auto else ()
+    internal = [op for op in (*QDQ_OPS, *TABLE_ATEN_OPS, *extra) if op in present and not s.selection.matches(op)]
     selection = OpSelection([*s.selection.specs, *internal])
     tables = tuple(op for op in internal if op in TABLE_ATEN_OPS)
     return dataclasses.replace(s, selection=selection, quantized=True, internal_ops=tuple(internal), tables=tables)

@@ -51,6 +51,8 @@ class Settings:
             text += " strict=true"
         if selection.auto and self.target != "auto":
             text += " tosa-target=" + ("none" if self.target is None else f'"{self.target}"')
+        if selection.auto and self.quantized:
+            text += f" quantized={','.join(self.tables)}" if self.tables else " quantized"
         return text + "}"
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import torch
 
 from torch_mlir import ir
 
@@ -40,11 +41,12 @@ from ..contract.decode import custom_op_strings
 from ..contract.encoding import canonical_json, carry_operand, with_quantization
 from ..contract.quantized import OpQuantization
 from ..core.ir import public_functions
-from ..core.passes import Option, PassContext, parse_names, register_pass
+from ..core.passes import Option, PassContext, PassFailure, parse_names, register_pass
 from ..weights.blobs import ResourceBlobs
 from . import build as _build
 from . import qdq as _qdq
 from .scales import QParams
+from .values import from_qparams
 
 __all__ = ["KEPT_QUANTIZED", "KEEP_QUANTIZATION"]
 
@@ -97,8 +99,12 @@ class _Kept:
             return self.wanted(users[0].results[0], depth + 1)
         return None
 
-    def rewrite(self, op: ir.Operation) -> None:
-        operands = {i: self.shadow[v] for i, v in enumerate(op.operands) if v in self.shadow}
+    def rewrite(self, op: ir.Operation, lowering=None) -> None:
+        """`op` on the integers. `lowering` (a rules.Lowering, when the integer
+        lowering meets a kept op this pass left, whose operand reaches it
+        through TOSA data movement): its operands as the lowering sees them,
+        and its results handed to the lowering as dequantizes of the new ones."""
+        operands = {i: found for i, v in enumerate(op.operands) if (found := self._integers(v, lowering, op))}
         results = {j: q for j, r in enumerate(op.results) if (q := self.wanted(r)) is not None}
         if not results and operands and _aten_name(op) in _MOVES:
             kinds = [q for _, q in operands.values()]
@@ -121,9 +127,28 @@ class _Kept:
         for j, (old, now) in enumerate(zip(op.results, new.results)):
             if j not in results:
                 old.replace_all_uses_with(now)
-                continue
-            self._hand_over(old, now, results[j])
+            elif lowering is None:
+                self._hand_over(old, now, results[j])
+            else:
+                dq = _dequantize(now, results[j], old.type)
+                lowering.shadow[dq] = from_qparams(now, results[j])
+                old.replace_all_uses_with(dq)
         self.replaced.append(op)
+
+    def _integers(self, value: ir.Value, lowering, where) -> tuple | None:
+        """The integers `value` stands for and their parameters, or None."""
+        if value in self.shadow or lowering is None:
+            return self.shadow.get(value)
+        x = lowering.q(value)
+        if x is None:
+            return None
+        if x.element not in ("i8", "i16"):
+            raise PassFailure(f"a kept op reads an {x.element} sum or accumulator no quantize narrowed (the "
+                              "quantizer left its input unquantized)", where)
+        dtype = torch.int8 if x.element == "i8" else torch.int16
+        lowest, highest = (-128, 127) if x.element == "i8" else (-32768, 32767)
+        return x.value, QParams(np.asarray(x.scale), x.zero_point, max(x.low, lowest), min(x.high, highest), dtype,
+                                x.axis if x.per_channel else None)
 
     def float_bits(self, value: ir.Value) -> ir.Value | None:
         """A float32 constant as an int32 one of the same bits (CONTRACT.md §18: pro_int has no float)."""
@@ -164,6 +189,15 @@ def _dequantize(value: ir.Value, q: QParams, float_type: ir.Type) -> ir.Value:
              "operator_name": ir.StringAttr.get("torch.quantized_decomposed.dequantize_per_tensor"),
              "implementation_attrs": ir.StringAttr.get(canonical_json({"args": args, "version": 1}))}
     return ir.Operation.create("tosa.custom", results=[float_type], operands=[value], attributes=attrs).result
+
+
+def rewrite_in_lowering(lowering, op: ir.Operation, tables: tuple[str, ...] = ()) -> None:
+    """`op`, a kept op the integer lowering meets on quantized operands (read
+    through TOSA data movement this pass does not follow), on the integers;
+    the lowering then reads its results as dequantizes of the new ones."""
+    kept = _Kept(lowering.blobs, tables)
+    kept.rewrite(op, lowering)
+    op.erase()
 
 
 def rewrite_function(func, blobs: ResourceBlobs, tables: tuple[str, ...]) -> None:

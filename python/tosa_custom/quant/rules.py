@@ -18,6 +18,7 @@ from torch_mlir import ir
 from ..core import builders as _b
 from ..core.passes import PassFailure
 from . import build as _build
+from . import kept as _kept
 from . import qdq as _qdq
 from . import tables as _tables
 from .scales import QParams
@@ -79,7 +80,7 @@ def _custom(low: Lowering, op) -> None:
     elif _tables.tabulated(op) and low.q(op.operands[0]) is not None:  # else a kept op on integers (kept.py)
         _table(low, op)
     elif any(low.q(v) is not None for v in op.operands):
-        raise PassFailure("a kept op on quantized operands (kept ops in quantized models are not lowered yet)", op)
+        _kept.rewrite_in_lowering(low, op)  # one TOSA data movement of a dequantize away
 
 
 def _table(low: Lowering, op) -> None:

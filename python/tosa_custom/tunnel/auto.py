@@ -244,7 +244,7 @@ class _Trial:
     validated: "_target.TosaTarget | None" = None
 
 
-def _trial(module_op, options: PassOptions, target, tagged: bool) -> _Trial:
+def _trial(module_op, options: PassOptions, target, tagged: bool, quantized: tuple | None = None) -> _Trial:
     """Lower a copy as the pipeline would after this pass (and attach,
     validate and record the target, as compile() does last)."""
     trial = _Trial(module_op.clone(ip=False))
@@ -253,7 +253,8 @@ def _trial(module_op, options: PassOptions, target, tagged: bool) -> _Trial:
         _tag(copy)
     convert_module(copy, options, trial.log)
     try:
-        build_pass_manager(_pipelines.after_tunnel(target), trial.log).run(copy)
+        rest = _pipelines.after_tunnel(target, quantized is not None, quantized or ())
+        build_pass_manager(rest, trial.log).run(copy)
     except ir.MLIRError as e:
         return dataclasses.replace(trial, errors=_errors(e), category="no-tosa-lowering", stage="lowering")
     repeatable = _wrong.scatters_with_repeatable_indices(copy)
@@ -281,11 +282,14 @@ def _mark_from(errors: list[Diagnostic], ops: list[ir.Operation], free: set[int]
     return new
 
 
-def select(module_op, listed: OpSelection, encoding: str, target) -> Selection:
+def select(module_op, listed: OpSelection, encoding: str, target, quantized: tuple | None = None) -> Selection:
     """Mark (attribute `tosa_custom.tunnel`) every op instance under
     `module_op` that must be tunneled besides the `listed` ones. `target`: a
     TosaTarget, "auto" (fitted to each trial's output) or None (no
-    conformance check). A model with nothing to tunnel costs one trial; the
+    conformance check). `quantized`: a PT2E model's table functions (None:
+    not quantized), whose trials then end with the integer lowering, so
+    what it cannot take (softmax, layer_norm on quantized values) is
+    tunneled, a kept op on the integers. A model with nothing to tunnel costs one trial; the
     probes run only after a trial failed."""
     ops = _candidates(module_op)
     free = [i for i, op in enumerate(ops) if not listed.matches(op_identifier(op), user_op=op.name == "torch.operator")]
@@ -300,7 +304,7 @@ def select(module_op, listed: OpSelection, encoding: str, target) -> Selection:
     selection, probed, tagged = Selection(), False, False
     while selection.trials < _MAX_TRIALS:
         selection.trials += 1
-        trial = _trial(module_op, options, target, tagged)
+        trial = _trial(module_op, options, target, tagged, quantized)
         if trial.errors is None:
             selection.log = trial.log
             if not tagged:

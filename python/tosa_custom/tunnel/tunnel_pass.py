@@ -8,7 +8,7 @@ from __future__ import annotations
 from torch_mlir import ir
 
 from ..core import schema as _schema
-from ..core.passes import Option, PassContext, parse_flag, register_pass
+from ..core.passes import Option, PassContext, parse_flag, parse_names, register_pass
 from ..tosa import target as _target
 from . import auto as _auto
 from .conversion import ConversionFailed, convert_module
@@ -32,13 +32,17 @@ def _parse_target(text: str):
         Option("tosa-target", "with ops=auto: the TOSA target whose violations are tunneled too (auto: fitted to "
                "the output; none: no check; or tosa-attach-target's options, quoted)", "auto", _parse_target,
                metavar="auto|none|'profiles=...'"),
+        Option("quantized", "with ops=auto: a PT2E-quantized model, whose trial lowerings end with the integer "
+               "lowering (quant/); the value lists the ATen ops kept only for its TABLEs", None, parse_names,
+               implicit="", metavar="a,b"),
     ),
 )
 def convert_torch_backend_legal_to_tosa_custom(module: ir.Operation, ctx: PassContext) -> ConversionResult | None:
     options = PassOptions.of(ctx.options)
     selection = None
     if options.ops.auto:
-        selection = _auto.select(module, options.ops, options.encoding, ctx.options.tosa_target)
+        selection = _auto.select(module, options.ops, options.encoding, ctx.options.tosa_target,
+                                 ctx.options.quantized)
     try:
         result = convert_module(module, options, ctx.log)
     except ConversionFailed:  # the errors are on the ops already
