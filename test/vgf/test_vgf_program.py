@@ -164,6 +164,21 @@ def test_a_dynamic_program_is_refused_at_load():
     assert e.value.category == "dynamic-shape"
 
 
+def test_int64_at_the_boundary_is_refused_and_bfloat16_runs():
+    """The runner sizes an i64 tensor at 4 bytes an element (it refused the
+    upload); numpy has no bfloat16, whose bits travel as int16."""
+    x = torch.arange(12).reshape(2, 6)
+    with pytest.raises(CompileError, match="takes or returns a value of type tensor<2x6xi64>: the ML SDK's tensors "
+                                           "have no 64-bit integers") as e:
+        vgf.load(_compile(Fn(lambda t: torch.cumsum(t, 1)), (x,), []))
+    assert e.value.category == "not-conformant"
+    a, b = torch.randn(4, 5, dtype=torch.bfloat16), torch.rand(4, 5, dtype=torch.bfloat16) + 0.5
+    fn = Fn(lambda s, t: s / t - s)
+    got = vgf.load(_compile(fn, (a, b), []))(a, b)
+    assert got.dtype == torch.bfloat16
+    torch.testing.assert_close(got, fn(a, b))
+
+
 def test_kept_ops_feeding_each_other_directly():
     """Each op's operand is the previous kept op's result: the pass reads its
     operands when it rewrites it (it crashed on a value erased before)."""

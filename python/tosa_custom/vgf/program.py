@@ -58,7 +58,8 @@ def _stored(t: ir.Type) -> torch.dtype:
 
 
 def _refuse_what_it_cannot_run(func: ir.Operation) -> None:
-    """A `?` dim or an f64 value anywhere in the entry, before anything is converted."""
+    """A `?` dim or an f64 value anywhere in the entry, or an i64 argument or
+    result, before anything is converted."""
     found: list[ir.Type] = []
 
     def visit(op):
@@ -70,6 +71,14 @@ def _refuse_what_it_cannot_run(func: ir.Operation) -> None:
         return ir.WalkResult.ADVANCE
 
     func.walk(visit)
+    wide = [t for t in [*_ir.function_type(func).inputs, *_ir.function_type(func).results]
+            if isinstance(t, ir.RankedTensorType) and str(t.element_type) == "i64"]
+    if wide and not found:
+        # the runner sizes an i64 tensor at 4 bytes an element and refuses the upload
+        raise CompileError(f"the program takes or returns a value of type {wide[0]}: the ML SDK's tensors have no "
+                           "64-bit integers (an int64 input the program only moves, compares or gathers by travels as "
+                           "int32 already; this one it computes with): run it on tosa_custom.runtime, iree or "
+                           "refmodel", category="not-conformant")
     if found and not found[0].has_static_shape:
         raise CompileError(f"the program has a value of type {found[0]}: a VGF is static; run a program with `?` "
                            "dims on tosa_custom.runtime", category="dynamic-shape")
@@ -182,14 +191,19 @@ class _Unwritten:
         pass
 
 
+# numpy has no bfloat16: its bits travel as int16 (the runner copies bytes).
+_BITS = {torch.bfloat16: torch.int16}
+
+
 def _numpy(dtype: torch.dtype) -> np.dtype:
-    return torch.empty(0, dtype=dtype).numpy().dtype
+    return torch.empty(0, dtype=_BITS.get(dtype, dtype)).numpy().dtype
 
 
 def _as_stored(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     if t.is_complex():
         t = torch.view_as_real(t)
-    return t if t.dtype == dtype else t.view(dtype)
+    t = t if t.dtype == dtype else t.view(dtype)
+    return t.view(_BITS[dtype]) if dtype in _BITS else t
 
 
 def _as_declared(t: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
