@@ -466,11 +466,13 @@ REFMODEL_REFUSALS = {
 # What Vulkan through Arm's ML SDK refuses by design (tosa_custom.vgf).
 VGF_REFUSALS = {
     "no-kernel": "tosa_custom.vgf runs each kept op as a compute shader: an op no shader takes (built-in ones are "
-                 "float32 layer_norm, rms_norm, softmax, log_softmax, gelu, silu) is refused at load",
+                 "float32/float16 layer_norm, rms_norm, softmax, log_softmax, gelu, silu) is refused at load",
     "not-conformant": "the ML SDK converts TOSA, and this output does not conform (f64 or i64 values: see the "
                       "case's conformance)",
     "dynamic-shape": "a VGF is static: a program with a dynamic dim is refused at load (run it on the reference "
                      "runtime)",
+    "unsupported-type": "the ML SDK's tensors have no 64-bit integers: a program that takes or returns int64 "
+                        "(EXT-INT64) is refused at load",
 }
 # Each executor's refusals by design; the reference runtime has none.
 REFUSALS_BY_EXECUTOR = {"iree": REFUSALS, "refmodel": REFMODEL_REFUSALS, "vgf": VGF_REFUSALS}

@@ -78,7 +78,7 @@ def _refuse_what_it_cannot_run(func: ir.Operation) -> None:
         raise CompileError(f"the program takes or returns a value of type {wide[0]}: the ML SDK's tensors have no "
                            "64-bit integers (an int64 input the program only moves, compares or gathers by travels as "
                            "int32 already; this one it computes with): run it on tosa_custom.runtime, iree or "
-                           "refmodel", category="not-conformant")
+                           "refmodel", category="unsupported-type")
     if found and not found[0].has_static_shape:
         raise CompileError(f"the program has a value of type {found[0]}: a VGF is static; run a program with `?` "
                            "dims on tosa_custom.runtime", category="dynamic-shape")
