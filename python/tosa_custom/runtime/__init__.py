@@ -4,7 +4,7 @@ from .kernels import KernelCall, register_kernel, registered_kernels, torch_kern
 
 # The built-in kernels register themselves when imported: here, before a user
 # can look a kernel up or register one of theirs (kernels.py).
-from . import numpy_kernels, tosa_kernels  # noqa: F401  isort: skip
+from . import numpy_kernels, quantized_kernels, tosa_kernels  # noqa: F401  isort: skip
 from .native import KernelLibrary, KernelLibraryError, compile_kernel_library, include_dir, load_kernel_library
 from .program import KernelError, Program, load
 from .weights import WeightError
