@@ -34,7 +34,6 @@ import dataclasses
 
 import numpy as np
 import torch
-
 from torch_mlir import ir
 
 from ..contract.decode import custom_op_strings
@@ -48,7 +47,7 @@ from . import qdq as _qdq
 from .scales import QParams
 from .values import from_qparams
 
-__all__ = ["KEPT_QUANTIZED", "KEEP_QUANTIZATION"]
+__all__ = ["KEPT_QUANTIZED", "KEEP_QUANTIZATION", "rewrite_function", "rewrite_in_lowering"]
 
 KEPT_QUANTIZED = "tosa-custom-quantized-kept-ops"
 
@@ -56,7 +55,7 @@ KEPT_QUANTIZED = "tosa-custom-quantized-kept-ops"
 _MOVES = {"reshape", "view", "_unsafe_view", "transpose", "permute", "t", "squeeze", "unsqueeze", "flatten",
           "slice", "select", "chunk", "split", "split_with_sizes", "unbind", "expand", "clone", "contiguous",
           "alias", "detach", "narrow", "unflatten", "movedim", "cat", "max_pool2d", "pad", "constant_pad_nd",
-          "upsample_nearest2d", "_to_copy", "squeeze_copy", "unsqueeze_copy", "view_copy", "permute_copy"}
+          "upsample_nearest2d", "squeeze_copy", "unsqueeze_copy", "view_copy", "permute_copy"}
 KEEP_QUANTIZATION = _MOVES | {"relu", "relu6", "hardtanh", "clamp", "max", "min"}
 
 

@@ -1,0 +1,154 @@
+"""Kept ops in quantized models (CONTRACT.md §18): a small transformer block
+quantized with PT2E (XNNPACK's symmetric config, layer_norm/softmax/gelu
+annotated) in stock (refused, naming the op), selective, auto and dummy
+mode, and the MLP and small CNN in auto and dummy mode: strictly pro_int with
+no float tensor inside, kept ops on int8 operands carrying their
+quantization, >= 99% of the elements within 1 LSB of PT2E eager on our
+runtime and the reference model (IREE refuses a kept op on int8 plainly: it
+runs native kernels only, and ours are f32); decode() of such an op."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from _pt2e import compile_and_check, output_scale, quantize
+from _transformer import KEPT_OPS, Block, quantizer
+from test_quantized_models import _CNN, _MLP
+
+import tosa_custom
+from tosa_custom.core.ir import make_context, parse_module
+
+_MODES = {"selective": KEPT_OPS, "auto": "auto", "dummy": ["*"]}
+
+
+@pytest.fixture(scope="module")
+def block():
+    torch.manual_seed(0)
+    args = (torch.randn(1, 8, 32),)
+    return quantize(Block(), args, quantizer()), args
+
+
+# 1 LSB of the output, measured on dequantized floats: each side is (q - zero_point) * scale in float32,
+# |q - zero_point| <= 2^8, so each is off by up to 2^8 * scale * 2^-24; 2^-12 of the scale covers both.
+_LSB = 1 + 2 ** -12
+
+
+def _check_within(out: dict, qm, inputs, scale: float) -> None:
+    for executor, results in out.items():
+        for (x,), got in zip(inputs, results):
+            want = qm(x)
+            within = ((got - want).abs() <= scale * _LSB).float().mean().item()
+            assert within >= 0.99, f"{executor}: {within:.2%} of the elements within 1 LSB"
+
+
+def _kept_ops(module) -> list[tuple[str, dict, list[str]]]:
+    found = []
+    for op in tosa_custom.custom_ops(module):
+        attrs = json.loads(str(op.attributes["implementation_attrs"]).strip('"').replace('\\22', '"'))
+        types = [str(v.type) for v in op.operands] + [str(r.type) for r in op.results]
+        found.append((str(op.attributes["operator_name"]).strip('"'), attrs, types))
+    return found
+
+
+def test_block_stock_is_refused(block):
+    qm, args = block
+    with pytest.raises(tosa_custom.CompileError, match="tosa-custom-lower-quantized"):
+        tosa_custom.compile(qm, args)
+
+
+@pytest.mark.parametrize("mode", list(_MODES))
+def test_block(block, mode):
+    qm, args = block
+    inputs = [(torch.randn(1, 8, 32) * 2,) for _ in range(2)]
+    out, scales, module = compile_and_check(qm, args, inputs, backend_legal_ops=_MODES[mode])
+    _check_within(out, qm, inputs, scales[0])
+    kept = _kept_ops(module)
+    names = {name for name, _, _ in kept}
+    assert {"torch.aten.layer_norm", "torch.aten.softmax.int"} <= names
+    if mode != "auto":
+        assert "torch.aten.gelu" in names
+    for name, attrs, types in kept:
+        assert attrs["version"] == 5 and "quantization" in attrs, name
+        assert all("f32" not in t for t in types), (name, types)
+        if name in ("torch.aten.layer_norm", "torch.aten.softmax.int"):
+            assert types[0].endswith("xi8>") and types[-1].endswith("xi8>"), (name, types)
+            for side in ("operands", "results"):
+                assert set(attrs["quantization"][side]["0"]) == {"scale", "zero_point", "quant_min", "quant_max",
+                                                                 "dtype"}
+    for ex in ("runtime", "refmodel"):
+        assert all(torch.equal(a, b) for a, b in zip(out["runtime"], out[ex]))
+
+
+def test_block_iree_refuses_int8_kept_ops(block):
+    pytest.importorskip("iree.runtime")
+    qm, args = block
+    module = tosa_custom.compile(qm, args, backend_legal_ops=KEPT_OPS)
+    with pytest.raises(tosa_custom.CompileError, match="no native kernel"):
+        tosa_custom.iree.load(parse_module(module.operation.get_asm(binary=True), make_context()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["auto", "dummy"])
+@pytest.mark.parametrize("make,shape", [(_MLP, (2, 32)), (_CNN, (1, 3, 32, 32))], ids=["mlp", "cnn"])
+def test_models(make, shape, mode):
+    torch.manual_seed(0)
+    args = (torch.randn(shape),)
+    qm = quantize(make(), args)
+    inputs = [(torch.randn(shape) * 2,) for _ in range(2)]
+    executors = ("runtime", "refmodel", "iree") if mode == "auto" else ("runtime", "refmodel")
+    out, scales, _ = compile_and_check(qm, args, inputs, executors=executors, backend_legal_ops=_MODES[mode])
+    _check_within(out, qm, inputs, scales[0])
+    for k, (x,) in enumerate(inputs):
+        assert torch.equal(out["runtime"][k].argmax(-1), qm(x).argmax(-1))
+
+
+def test_decode_quantized_call(block):
+    qm, args = block
+    module = tosa_custom.compile(qm, args, backend_legal_ops=KEPT_OPS)
+    ops = {str(op.attributes["operator_name"]).strip('"'): op for op in tosa_custom.custom_ops(module)}
+    call = tosa_custom.decode(ops["torch.aten.softmax.int"])
+    q = call.quantization
+    assert set(q.operands) == {0} and set(q.results) == {0}
+    assert q.operands[0].dtype == torch.int8 and q.results[0].quant_min == -128
+    x = torch.randint(-128, 128, (1, 2, 8, 8), dtype=torch.int8)
+    from tosa_custom.core.quantization import dequantize, quantize as pt2e_quantize
+    want = pt2e_quantize(torch.softmax(dequantize(x, q.operands[0]), -1), q.results[0])
+    assert torch.equal(call(x), want)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda a: a.update(version=4), "needs contract version 5"),
+    (lambda a: a["quantization"]["operands"]["0"].update(dtype="uint4"), "'dtype' must be one of"),
+    (lambda a: a["quantization"]["operands"]["0"].update(scale=-1.0), "'scale' must be a positive number"),
+    (lambda a: a["quantization"]["operands"]["0"].update(quant_min=5), "quant_min <= zero_point <= quant_max"),
+    (lambda a: a["quantization"]["results"].update({"3": a["quantization"]["results"]["0"]}), "names result"),
+    (lambda a: a["quantization"]["operands"]["0"].update(extra=1), "unknown fields"),
+])
+def test_decode_refuses(change, message):
+    from tosa_custom.contract.encoding import canonical_json
+    q = {"scale": 0.5, "zero_point": 0, "quant_min": -128, "quant_max": 127, "dtype": "int8"}
+    attrs = {"args": {"self": {"operand": 0}}, "version": 5, "quantization": {"operands": {"0": dict(q)},
+                                                                            "results": {"0": dict(q)}}}
+    change(attrs)
+    text = canonical_json(attrs).replace('"', '\\22')
+    with make_context():
+        m = parse_module(f'func.func @f(%x: tensor<4xi8>) -> tensor<4xi8> {{ %y = tosa.custom %x {{domain_name = '
+                         f'"torch_mlir", implementation_attrs = "{text}", operator_name = "torch.aten.relu"}} : '
+                         f'(tensor<4xi8>) -> tensor<4xi8> return %y : tensor<4xi8> }}', make_context())
+        with pytest.raises(tosa_custom.ContractError, match=message):
+            tosa_custom.decode(tosa_custom.custom_ops(m)[0])
+
+
+
+def test_gelu_runs_by_table(block):
+    """The built-in kernel of a kept int8 gelu is a table lookup (integer indexing at run time)."""
+    qm, args = block
+    module = tosa_custom.compile(qm, args, backend_legal_ops=KEPT_OPS)
+    scale = output_scale(module)[0]
+    program = tosa_custom.runtime.load(module)
+    assert sum("table_kernel" in k for k in program.kernels) == 1, program.kernels
+    inputs = [(torch.randn(1, 8, 32) * 2,)]
+    _check_within({"runtime": [program(*inputs[0])]}, qm, inputs, scale)
