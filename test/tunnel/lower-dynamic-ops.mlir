@@ -157,3 +157,26 @@ func.func @to_dtype$uint8(%arg0: !torch.vtensor<[?,3],ui8>, %arg1: !torch.vtenso
   %1 = torch.aten.to.dtype %arg1, %int0, %false, %false, %none : !torch.vtensor<[?,3],i1>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[?,3],ui8>
   return %0, %1 : !torch.vtensor<[?,3],si8>, !torch.vtensor<[?,3],ui8>
 }
+
+// -----
+
+// x[:, :x.shape[1] - 1] (issue 41): a slice with no start and an end
+// computed from a size: tosa.slice from 0, its size the result's bound dim
+// s0 - 1 by TOSA shape ops.
+// CHECK-LABEL: func.func @slice$no_start_size_end(
+// CHECK-NOT:     torch.aten.slice.Tensor
+// CHECK:         %[[D:.*]] = tosa.dim %{{.*}} {axis = 1 : i32} : (tensor<2x?x4xf32>) -> !tosa.shape<1>
+// CHECK:         %[[ONE:.*]] = tosa.const_shape {values = dense<1> : tensor<1xindex>} : () -> !tosa.shape<1>
+// CHECK:         tosa.sub_shape %[[D]], %[[ONE]] : (!tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<1>
+// CHECK:         tosa.slice %{{.*}} : (tensor<2x?x4xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<2x?x4xf32>
+func.func @slice$no_start_size_end(%arg0: !torch.vtensor<[2,?,4],f32>) -> !torch.vtensor<[2,?,4],f32> {
+  %int1 = torch.constant.int 1
+  %none = torch.constant.none
+  %s0 = torch.symbolic_int "s0" {min_val = 3, max_val = 64} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (2, s0, 4)> : !torch.vtensor<[2,?,4],f32>
+  %0 = torch.aten.size.int %arg0, %int1 : !torch.vtensor<[2,?,4],f32>, !torch.int -> !torch.int
+  %1 = torch.aten.sub.int %0, %int1 : !torch.int, !torch.int -> !torch.int
+  %2 = torch.aten.slice.Tensor %arg0, %int1, %none, %1, %int1 : !torch.vtensor<[2,?,4],f32>, !torch.int, !torch.none, !torch.int, !torch.int -> !torch.vtensor<[2,?,4],f32>
+  torch.bind_symbolic_shape %2, [%s0], affine_map<()[s0] -> (2, s0 - 1, 4)> : !torch.vtensor<[2,?,4],f32>
+  return %2 : !torch.vtensor<[2,?,4],f32>
+}

@@ -145,3 +145,41 @@ func.func @broadcast_to$derived_tile(%arg0: !torch.vtensor<[2,2,1,?,8],f32>) -> 
   %2 = torch.aten.broadcast_to %0, %1 : !torch.vtensor<[2,2,1,?,8],f32>, !torch.list<int> -> !torch.vtensor<[2,2,2,?,8],f32>
   return %2 : !torch.vtensor<[2,2,2,?,8],f32>
 }
+
+// -----
+
+// sdpa's causal mask (issue 41): ones(T, T) is a 0-d True expanded to the
+// sizes of an empty [T, T] tensor. The 0-d input takes the result's rank
+// (tosa.reshape to [1, 1]), then a tosa.tile by [T, T], T read by tosa.dim;
+// the empty tensor, read only for its sizes, goes.
+// CHECK-LABEL: func.func @broadcast_to$rank0_mask(
+// CHECK-NOT:     torch.aten.broadcast_to
+// CHECK-NOT:     torch.aten.empty.memory_format
+// CHECK:         %[[ONES:.*]] = tosa.const_shape {values = dense<1> : tensor<2xindex>} : () -> !tosa.shape<2>
+// CHECK:         %[[R:.*]] = tosa.reshape %{{.*}}, %[[ONES]] : (tensor<i1>, !tosa.shape<2>) -> tensor<1x1xi1>
+// CHECK:         %[[T:.*]] = tosa.dim %{{.*}} {axis = 2 : i32} : (tensor<2x4x?x8xf32>) -> !tosa.shape<1>
+// CHECK:         %[[T2:.*]] = tosa.dim %{{.*}} {axis = 2 : i32} : (tensor<2x4x?x8xf32>) -> !tosa.shape<1>
+// CHECK:         %[[M:.*]] = tosa.concat_shape %[[T]], %[[T2]] : (!tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<2>
+// CHECK:         tosa.tile %[[R]], %[[M]] : (tensor<1x1xi1>, !tosa.shape<2>) -> tensor<?x?xi1>
+// CHECK-NOT:     torch.aten.size.int
+func.func @broadcast_to$rank0_mask(%arg0: !torch.vtensor<[2,4,?,8],f32>) -> !torch.vtensor<[?,?],i1> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int11 = torch.constant.int 11
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %cpu = torch.constant.device "cpu"
+  %true = torch.vtensor.literal(dense<true> : tensor<i1>) : !torch.vtensor<[],i1>
+  %s0 = torch.symbolic_int "s0" {min_val = 2, max_val = 64} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (2, 4, s0, 8)> : !torch.vtensor<[2,4,?,8],f32>
+  %t = torch.aten.size.int %arg0, %int2 : !torch.vtensor<[2,4,?,8],f32>, !torch.int -> !torch.int
+  %0 = torch.prim.ListConstruct %t, %t : (!torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.empty.memory_format %0, %int11, %int0, %cpu, %false, %none : !torch.list<int>, !torch.int, !torch.int, !torch.Device, !torch.bool, !torch.none -> !torch.vtensor<[?,?],i1>
+  torch.bind_symbolic_shape %1, [%s0], affine_map<()[s0] -> (s0, s0)> : !torch.vtensor<[?,?],i1>
+  %2 = torch.aten.size.int %1, %int0 : !torch.vtensor<[?,?],i1>, !torch.int -> !torch.int
+  %3 = torch.aten.size.int %1, %int1 : !torch.vtensor<[?,?],i1>, !torch.int -> !torch.int
+  %4 = torch.prim.ListConstruct %2, %3 : (!torch.int, !torch.int) -> !torch.list<int>
+  %5 = torch.aten.broadcast_to %true, %4 : !torch.vtensor<[],i1>, !torch.list<int> -> !torch.vtensor<[?,?],i1>
+  return %5 : !torch.vtensor<[?,?],i1>
+}

@@ -17,6 +17,7 @@ from typing import Any
 import torch
 from torch_mlir import ir
 from torch_mlir.extras import fx_importer as _fx
+from torch.utils._sympy.functions import FloorDiv
 
 from ..contract import shapes as _shapes
 from ..core import attrs as _attrs
@@ -59,11 +60,27 @@ class _StaticWhereSpecialized(_fx.ContextCache):
         return ",".join("?" if d is None else str(d) for d in dims)
 
 
+_SEMI_AFFINE = _fx.sympy_expr_to_semi_affine_expr
+
+
+def _semi_affine(expr, symbols_map):
+    """torch-mlir's sympy -> affine translation, and floor division, which it
+    lacks (`x.view(b, n // 2, 2 * c)` binds a dim to `s0 // 2`; the importer
+    raised NotImplementedError). The translation recurses through the module's
+    name, so a quotient inside a sum is translated here too."""
+    if isinstance(expr, FloorDiv):
+        return ir.AffineFloorDivExpr.get(_semi_affine(expr.args[0], symbols_map),
+                                         _semi_affine(expr.args[1], symbols_map))
+    return _SEMI_AFFINE(expr, symbols_map)
+
+
 def static_where_specialized(importer: _fx.FxImporter) -> _fx.FxImporter:
     """Make `importer` write a dim torch.export specialized as its number
-    (module doc). Its type cache is swapped for our subclass in place."""
+    (module doc). Its type cache is swapped for our subclass in place, and
+    the affine translation of bound shapes takes floor division."""
     if type(importer._cc) is _fx.ContextCache:
         importer._cc.__class__ = _StaticWhereSpecialized
+    _fx.sympy_expr_to_semi_affine_expr = _semi_affine
     return importer
 
 

@@ -6,4 +6,4 @@ boundaries (`tensorize`), auto mode's per-instance choice of what to tunnel
 (`sizes`), and the lowering that follows the tunnel (`pipelines`). Importing
 the package registers its passes."""
 
-from . import auto, conversion, dynamic_index, dynamic_ops, sizes, tensorize, tunnel_pass  # noqa: F401  (register their passes)
+from . import auto, conversion, dynamic_index, dynamic_ops, dynamic_ranks, sizes, tensorize, tunnel_pass  # noqa: F401  (register their passes)

@@ -59,10 +59,11 @@ def _cast(op: ir.Operation, shapes: Shapes) -> bool:
 
 
 def _slice(op: ir.Operation, shapes: Shapes) -> bool:
-    """`aten.slice.Tensor` with a constant start and step 1: tosa.slice, its
+    """`aten.slice.Tensor` with a constant start (or none) and step 1: tosa.slice, its
     `?` sizes those PyTorch propagated (the result's bound dims; a run-time
     end is in them, clamped as PyTorch clamps it)."""
     dim, start, end, step = (constant(v) for v in list(op.operands)[1:5])
+    start, step = 0 if start is None else start, 1 if step is None else step  # x[:, :n] has no start
     in_dims, out_dims = _dims(op.operands[0].type), _dims(op.results[0].type)
     if not all(isinstance(v, int) for v in (dim, start, step)) or step != 1 or in_dims is None:
         return False

@@ -29,6 +29,7 @@ from ..quant.lowering import LOWER_QUANTIZED
 from ..quant.kept import KEPT_QUANTIZED
 from .dynamic_index import INDEX_BY_ARANGES
 from .dynamic_ops import LOWER_DYNAMIC_OPS
+from .dynamic_ranks import ALIGN_DYNAMIC_RANKS
 from .sizes import DROP_SYMBOLIC_SHAPES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS
 from .tensorize import TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY
 
@@ -61,7 +62,8 @@ def after_tunnel(target=None, quantized: bool = False, tables: tuple = ()) -> li
     has pro_int or there is none. A `quantized` model's dequantize -> op ->
     quantize groups become integer TOSA last (quant/), a kept op one custom op on
     the integers; `tables`: the ATen ops compile() kept only for the lowering's TABLEs. Call inside an `ir.Context`."""
-    return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, DROP_SYMBOLIC_SHAPES,
+    return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, ALIGN_DYNAMIC_RANKS,
+            DROP_SYMBOLIC_SHAPES,
              f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _zero_size.ZERO_SIZE_AS_EMPTY,
             _scalar_comparisons.SCALAR_COMPARISONS,
             _checks.CHECK_SIGN_SEMANTICS, f"{_checks.CHECK_KNOWN_CRASHES}{{stage=tosa}}",

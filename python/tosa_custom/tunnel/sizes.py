@@ -299,13 +299,33 @@ def _reshape_by_shape_ops(op: ir.Operation, entries: list, shapes: Shapes) -> bo
     return True
 
 
+def _ranked_as(op: ir.Operation, rank: int, shapes: Shapes) -> "tuple[ir.Value, list] | None":
+    """The expand's input as a builtin tensor of `rank` dims, leading 1s
+    added as PyTorch aligns it (a tosa.reshape, its `?` sizes by TOSA shape
+    ops), and its dims; None when a size cannot be computed."""
+    source = op.operands[0]
+    in_dims = _dims(source.type)
+    if len(in_dims) == rank:
+        return _to_builtin(source), in_dims
+    sizes = [1] * (rank - len(in_dims)) + [d if d is not None else shapes.sizes.dim(source, i)
+                                           for i, d in enumerate(in_dims)]
+    if len(in_dims) > rank or not all(shapes.can(s) for s in sizes):
+        return None
+    dims = [1] * (rank - len(in_dims)) + in_dims
+    ty = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size() if d is None else d for d in dims],
+                                 ir.RankedTensorType(_builtin_type(source.type)).element_type)
+    return _b.create("tosa.reshape", ty, [_to_builtin(source), shapes.build_all(sizes)]), dims
+
+
 def _expand_by_tile(op: ir.Operation, entries: list, shapes: Shapes) -> bool:
-    """Replace an expand of an input of the same rank whose run-time entries
-    broadcast static 1 dims by a `tosa.tile`, its multiples those sizes (TOSA
-    shape ops); False (nothing changed) otherwise."""
+    """Replace an expand whose run-time entries broadcast static 1 dims (of
+    the input, or the leading 1s PyTorch aligns a lower-rank input with: a
+    causal mask's `ones(T, T)` is a 0-d True expanded) by a `tosa.tile`, its
+    multiples those sizes (TOSA shape ops); False (nothing changed) otherwise."""
     in_dims = _dims(op.operands[0].type)
-    if len(in_dims) != len(entries):
+    if len(in_dims) > len(entries):
         return False
+    in_dims = [1] * (len(entries) - len(in_dims)) + in_dims
     multiples = []
     for j, (entry, d) in enumerate(zip(entries, in_dims)):
         if isinstance(entry, int):
@@ -318,8 +338,11 @@ def _expand_by_tile(op: ir.Operation, entries: list, shapes: Shapes) -> bool:
         if d != 1 or not shapes.can(expr):
             return False
         multiples.append(expr)
+    ranked = _ranked_as(op, len(entries), shapes)
+    if ranked is None:
+        return False
     _replace_by_builtin(op, _b.create("tosa.tile", _builtin_type(op.results[0].type),
-                                      [_to_builtin(op.operands[0]), shapes.build_all(multiples)]))
+                                      [ranked[0], shapes.build_all(multiples)]))
     return True
 
 
@@ -424,16 +447,21 @@ def sizes_as_tensors(module: ir.Operation, ctx: PassContext) -> dict:
 # --------------------------------------------------------------------------
 
 # Ops that only compute sizes: erased once nothing reads them.
-_PURE = ("torch.prim.ListConstruct", "torch.aten.size.int", _SYMBOL, "torch.constant.int", *_ARITHMETIC)
+_PURE = ("torch.prim.ListConstruct", "torch.aten.size.int", _SYMBOL, "torch.constant.int", *_ARITHMETIC,
+         "torch.aten.empty.memory_format")  # an empty tensor read only for its sizes (sdpa's causal mask)
 
 
 def _erase_dead(module: ir.Operation) -> None:
-    """Erase size computations nothing reads any more (users first)."""
+    """Erase size computations nothing reads any more (users first); a
+    binding of the sizes of a value nothing else reads goes with it."""
     changed = True
     while changed:
         changed = False
         for op in reversed(_ir.collect_ops(module, lambda o: o.name in _PURE)):
-            if not any(_ir.has_uses(r) for r in op.results):
+            users = [u.owner for r in op.results for u in r.uses]
+            if all(u.name == _BIND for u in users):
+                for bind in users:
+                    bind.erase()
                 op.erase()
                 changed = True
 
