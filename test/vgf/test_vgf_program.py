@@ -179,6 +179,17 @@ def test_int64_at_the_boundary_is_refused_and_bfloat16_runs():
     torch.testing.assert_close(got, fn(a, b))
 
 
+def test_a_value_returned_twice_comes_back_in_every_position():
+    """The SDK left the first output of a value returned twice unwritten
+    (zeros): `a / b` and `torch.div(a, b)` are one value after CSE."""
+    a, b = torch.randn(6, 5), torch.rand(6, 5) + 0.5
+    fn = Fn(lambda s, t: (s / t, F.gelu(s), torch.div(s, t, rounding_mode=None), s / t))
+    outs = vgf.load(_compile(fn, (a, b), ["aten.gelu"]))(a, b)
+    for got, want in zip(outs, fn(a, b)):
+        torch.testing.assert_close(got, want)
+    assert outs[0].data_ptr() != outs[2].data_ptr() != outs[3].data_ptr()  # distinct tensors, as eager's
+
+
 def test_kept_ops_feeding_each_other_directly():
     """Each op's operand is the previous kept op's result: the pass reads its
     operands when it rewrites it (it crashed on a value erased before)."""

@@ -62,7 +62,9 @@ def save(module, directory: "str | os.PathLike", inputs=None, entry: str | None 
     directory that `scenario-runner --scenario scenario.json` runs;
     `inputs` (tensors or arrays, the entry's arguments in order) are
     written as its inputs, zeros when None. A module whose weights are
-    arguments is refused: compile it with its weights as constants."""
+    arguments is refused: compile it with its weights as constants. The
+    outputs are the entry's distinct values: a value it returns twice is
+    one output (results.py)."""
     module, saved_entry, _ = parse_source(module)
     directory = Path(directory)
     with module.context:

@@ -43,6 +43,7 @@ from ..runtime.weights import WeightSlots
 from . import scenario as _scenario
 from . import spirv
 from .lowering import VULKAN_DOMAIN, VULKAN_SHADERS
+from .results import VULKAN_DISTINCT_RESULTS, result_map
 
 __all__ = ["Program", "load", "prepare", "WHAT"]
 
@@ -88,8 +89,9 @@ def _refuse_what_it_cannot_run(func: ir.Operation) -> None:
 
 
 def prepare(module: ir.Module) -> list[tuple[str, str]]:
-    """Give each kept op its shader (the pass), then compile and check each
-    shader against its op; (operator name, whose shader) per kept op."""
+    """Give each kept op its shader (the pass), compile and check each shader
+    against its op, and return each value once (results.py); (operator
+    name, whose shader) per kept op."""
     rewritten: list = []
     try:
         run_pipeline(module, [VULKAN_SHADERS], "Giving each kept op its Vulkan shader", category="no-kernel",
@@ -101,6 +103,7 @@ def prepare(module: ir.Module) -> list[tuple[str, str]]:
     shaders = rewritten[0] if rewritten else []
     for op, (name, who) in zip(custom_ops(module), shaders):
         _check_shader(op.operation, name, who)
+    run_pipeline(module, [VULKAN_DISTINCT_RESULTS], "Returning each value once", category="runtime-lowering-failed")
     return shaders
 
 
@@ -130,8 +133,9 @@ class Program:
         with module.context:
             func = self._read_signature(module, entry)
             _refuse_what_it_cannot_run(func)
-            self._types = list(_ir.function_type(func).inputs), list(_ir.function_type(func).results)
             self.shaders = prepare(module)
+            self._types = list(_ir.function_type(func).inputs), list(_ir.function_type(func).results)
+            self._result_map = result_map(func)
         self._lock = threading.RLock()
         self._weights.attach(_Unwritten(), len(self.input_specs))
         self._weights.bind_defaults()
@@ -180,8 +184,20 @@ class Program:
             arrays = [_as_stored(t, _stored(ty)).detach().contiguous().numpy()
                       for t, ty in zip(tensors, self._types[0])]
             results = [_as_declared(torch.from_numpy(a), s.dtype)
-                       for a, s in zip(self._runner.run(arrays), self.output_specs)]
+                       for a, s in zip(self._distinct_to_original(self._runner.run(arrays)), self.output_specs)]
             return self._boundary.finish(inputs, results, self._weights)
+
+    def _distinct_to_original(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """The entry's results from the values the VGF returns once each: a
+        value returned again is a copy (eager's results are distinct tensors)."""
+        if self._result_map is None:
+            return arrays
+        seen: set[int] = set()
+        out = []
+        for k in self._result_map:
+            out.append(arrays[k].copy() if k in seen else arrays[k])
+            seen.add(k)
+        return out
 
 
 class _Unwritten:
