@@ -25,6 +25,7 @@ from ..core.passes import PassContext, register_pass
 from ..weights.blobs import ResourceBlobs
 from . import arith as _arith
 from . import boundary as _boundary
+from . import pooling as _pooling
 from . import qdq as _qdq
 from . import rules as _rules
 from . import tables as _tables
@@ -45,7 +46,7 @@ RULES = {
     "tosa.add": _arith.add_sub, "tosa.sub": _arith.add_sub,
     "tosa.mul": _arith.mul,
     "tosa.reduce_sum": _arith.reduce_sum,
-    "tosa.avg_pool2d": _arith.avg_pool,
+    "tosa.avg_pool2d": lambda low, op: _pooling.avg_pool(low, op) or _arith.avg_pool(low, op),
     "tosa.max_pool2d": _arith.keep_scale, "tosa.reduce_max": _arith.keep_scale, "tosa.reduce_min": _arith.keep_scale,
     "tosa.clamp": _arith.clamp, "tosa.maximum": _arith.max_min, "tosa.minimum": _arith.max_min,
     "func.return": _boundary.returned,

@@ -6,7 +6,8 @@ of integers (scale: the product); sums in i32; average pooling with zero
 points; max pooling, clamps and data movement on the integers themselves;
 elementwise functions as TABLE. Each rule records what its result stands
 for (`QValue`); nothing is rescaled until a quantize asks for it
-(values.materialize), so a following relu or clamp costs no extra rounding."""
+(values.materialize; an average, pooling.quantize_average), so a following
+relu or clamp costs no extra rounding."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from . import kept as _kept
 from . import qdq as _qdq
 from . import tables as _tables
 from .scales import QParams
-from .values import QValue, from_qparams, materialize, to_i32
+from .pooling import quantize_average
+from .values import QValue, from_qparams, to_i32
 
 __all__ = ["RULES", "Lowering"]
 
@@ -74,7 +76,7 @@ def _custom(low: Lowering, op) -> None:
         if x is None:
             raise PassFailure("quantize of a value computed in float: the op that makes it has no quantized "
                               "input (the quantizer left it in float)", op)
-        value = materialize(x, _qdq.read_qparams(op, low.blobs), op)
+        value = quantize_average(x, _qdq.read_qparams(op, low.blobs), op)
         op.results[0].replace_all_uses_with(value)
         op.erase()
     elif _tables.tabulated(op) and low.q(op.operands[0]) is not None:  # else a kept op on integers (kept.py)
