@@ -54,26 +54,16 @@ def quantize(model: torch.nn.Module, args: tuple, config="per-channel", seed: in
         return quantize_pt2e.convert_pt2e(m)
 
 
-def _float_operand_of_kept_op(value, op) -> bool:
-    """A float constant read only by kept ops (a layer_norm weight the
-    quantizer left in float, a linear's bias in dummy mode: CONTRACT.md §18)."""
-    owner = value.owner
-    if op.name == "tosa.const":
-        return all(u.owner.name == "tosa.custom" for u in value.uses)
-    return op.name == "tosa.custom" and not isinstance(owner, ir.Block) and owner.name == "tosa.const"
-
-
 def check_integer(module: ir.Module) -> None:
-    """Strictly pro_int, and no float tensor anywhere inside the function but
-    float constants that only kept ops read (CONTRACT.md §18)."""
+    """Strictly pro_int, and no float tensor anywhere inside the function
+    (a kept op's float constant travels as int32 bits: CONTRACT.md §18.4)."""
     target = str(module.operation.attributes["tosa_custom.tosa_target"])
     assert "pro_int" in target and "pro_fp" not in target, target
     floats = []
 
     def visit(op):
         for v in list(op.results) + list(op.operands):
-            if isinstance(v.type, ir.ShapedType) and isinstance(ir.ShapedType(v.type).element_type, ir.FloatType) \
-                    and not _float_operand_of_kept_op(v, op):
+            if isinstance(v.type, ir.ShapedType) and isinstance(ir.ShapedType(v.type).element_type, ir.FloatType):
                 floats.append(op.name)
         return ir.WalkResult.ADVANCE
     module.operation.walk(visit)

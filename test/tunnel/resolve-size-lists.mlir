@@ -151,10 +151,13 @@ func.func @broadcast_to$derived_tile(%arg0: !torch.vtensor<[2,2,1,?,8],f32>) -> 
 // sdpa's causal mask (issue 41): ones(T, T) is a 0-d True expanded to the
 // sizes of an empty [T, T] tensor. The 0-d input takes the result's rank
 // (tosa.reshape to [1, 1]), then a tosa.tile by [T, T], T read by tosa.dim;
-// the empty tensor, read only for its sizes, goes.
+// the empty tensor, read only for its sizes, goes with its binding (the
+// symbol, which other bindings read, stays).
 // CHECK-LABEL: func.func @broadcast_to$rank0_mask(
 // CHECK-NOT:     torch.aten.broadcast_to
 // CHECK-NOT:     torch.aten.empty.memory_format
+// CHECK:         torch.symbolic_int "s0"
+// CHECK:         torch.bind_symbolic_shape %arg0
 // CHECK:         %[[ONES:.*]] = tosa.const_shape {values = dense<1> : tensor<2xindex>} : () -> !tosa.shape<2>
 // CHECK:         %[[R:.*]] = tosa.reshape %{{.*}}, %[[ONES]] : (tensor<i1>, !tosa.shape<2>) -> tensor<1x1xi1>
 // CHECK:         %[[T:.*]] = tosa.dim %{{.*}} {axis = 2 : i32} : (tensor<2x4x?x8xf32>) -> !tosa.shape<1>

@@ -458,10 +458,10 @@ def _erase_dead(module: ir.Operation) -> None:
     while changed:
         changed = False
         for op in reversed(_ir.collect_ops(module, lambda o: o.name in _PURE)):
-            users = [u.owner for r in op.results for u in r.uses]
-            if all(u.name == _BIND for u in users):
-                for bind in users:
-                    bind.erase()
+            uses = [u for r in op.results for u in r.uses]
+            if all(u.owner.name == _BIND and u.operand_number == 0 for u in uses):  # not a binding's symbol
+                for use in uses:
+                    use.owner.erase()
                 op.erase()
                 changed = True
 
