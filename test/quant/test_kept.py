@@ -55,8 +55,11 @@ def _kept_ops(module) -> list[tuple[str, dict, list[str]]]:
 
 def test_block_stock_is_refused(block):
     qm, args = block
-    with pytest.raises(tosa_custom.CompileError, match="tosa-custom-lower-quantized"):
+    with pytest.raises(tosa_custom.CompileError, match=r"aten.layer_norm \(layer_norm\) computes on quantized values"
+                       r".*backend_legal_ops=\[\"aten.layer_norm\"\].*auto"):
         tosa_custom.compile(qm, args)
+    with pytest.raises(tosa_custom.CompileError, match=r"aten.softmax \(softmax\) computes on quantized values"):
+        tosa_custom.compile(qm, args, backend_legal_ops=["aten.layer_norm"])
 
 
 @pytest.mark.parametrize("mode", list(_MODES))

@@ -118,6 +118,7 @@ def compile(
     report = report if report is not None else CompileReport()
     model = _quantized.as_module(model)
     s = _quantized.quantized_settings(model, s)
+    _quantized.refuse_without_integer_form(model, s)
     capture = Capture.make(_select_mode(model, train), example_args, ignore_traced_shapes, s, report,
                            dynamic_shapes)
     if s.output is OutputType.TOSA and s.target is not None:  # a type no target has: said before lowering

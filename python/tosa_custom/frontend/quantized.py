@@ -19,9 +19,10 @@ import torch
 from ..quant.qdq import QDQ_OPS
 from ..quant.tables import TABLE_ATEN_OPS
 from .settings import Settings
+from ..core.diagnostics import CompileError
 from ..core.schema import OpSelection
 
-__all__ = ["fixed_mode", "as_module", "quantized_settings", "NO_INTEGER_FORM"]
+__all__ = ["fixed_mode", "as_module", "quantized_settings", "NO_INTEGER_FORM", "refuse_without_integer_form"]
 
 # Ops quant/ has no integer TOSA for. Auto mode keeps them whole in a quantized
 # model (a kept op on the integers, quant/kept.py): PyTorch's decompositions,
@@ -71,3 +72,28 @@ def quantized_settings(model, s: Settings) -> Settings:
     selection = OpSelection([*s.selection.specs, *internal])
     tables = tuple(op for op in internal if op in TABLE_ATEN_OPS)
     return dataclasses.replace(s, selection=selection, quantized=True, internal_ops=tuple(internal), tables=tables)
+
+
+def _name(node) -> str | None:
+    if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+        return None
+    return f"{node.target.namespace}.{node.target._opname}"
+
+
+def refuse_without_integer_form(model, s: Settings) -> None:
+    """Stock and selective mode: an op on quantized values that the integer
+    lowering has no form for (NO_INTEGER_FORM, its input a dequantize) and
+    the user did not keep is refused here, naming it and the two fixes,
+    rather than by the lowering of its float expansion into TOSA pieces."""
+    if not s.quantized or s.selection.everything or s.selection.auto:
+        return
+    for node in getattr(getattr(model, "graph", None), "nodes", ()):
+        name = _name(node)
+        if name not in NO_INTEGER_FORM or s.selection.matches(name) or not node.args:
+            continue
+        source = node.args[0]
+        if isinstance(source, torch.fx.Node) and (_name(source) or "").startswith("quantized_decomposed.dequantize"):
+            raise CompileError(
+                f"{name} ({node.name}) computes on quantized values, and integer TOSA has no form for it: keep it "
+                f"as a tosa.custom on the integers (backend_legal_ops=[\"{name}\"], CONTRACT.md §18), or "
+                "compile in auto mode (backend_legal_ops=\"auto\")", category="lowering-failed", ops=[name])
