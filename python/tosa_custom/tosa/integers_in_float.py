@@ -45,7 +45,7 @@ from ..core import builders as _b
 from ..core import ir as _ir
 from ..core.passes import Option, PassContext, parse_names, register_pass
 from .narrow_i64 import TypeGroups, weight_arguments
-from .ranges import IntegerConstants, Ranges, fits
+from .ranges import IntegerConstants, Ranges, fits, is_zero, type_range
 
 __all__ = ["INTEGERS_IN_FLOAT", "EXACT"]
 
@@ -79,11 +79,6 @@ def _integer(value: ir.Value) -> bool:
         and 8 <= t.element_type.width <= 32
 
 
-def _int_range(t: ir.Type) -> tuple[int, int]:
-    width = ir.IntegerType(ir.RankedTensorType(t).element_type).width
-    return -(1 << (width - 1)), (1 << (width - 1)) - 1
-
-
 def _is_bool(value: ir.Value) -> bool:
     t = value.type
     return isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.IntegerType) \
@@ -105,7 +100,7 @@ def _joining_cast(op: ir.Operation, ranges: Ranges) -> bool:
     """An integer-to-integer cast that changes no value read."""
     source, result = op.operands[0], op.results[0]
     return _integer(source) and _integer(result) and \
-        fits(ranges.bounds(source), *_int_range(result.type), where=ranges.demanded(source))
+        fits(ranges.bounds(source), *type_range(result), where=ranges.demanded(source))
 
 
 class _Plan:
@@ -129,7 +124,7 @@ class _Plan:
         if op.name in _DATA:
             data = _data(op)
             self.groups.join(data)
-            if op.name == "tosa.mul" and not _zero(self.ranges, op.operands[2]):
+            if op.name == "tosa.mul" and not is_zero(self.ranges.bounds(op.operands[2])):
                 self.groups.pinned.update(data)  # a shifted mul rounds
             if op.name not in _PRO_FP:
                 self.needs_int.update(data)
@@ -163,11 +158,6 @@ class _Plan:
             return bounds is not None and bool(np.all(np.maximum(np.abs(bounds[0]), np.abs(bounds[1])).sum(
                 axis=axis) <= EXACT))
         return True
-
-
-def _zero(ranges: Ranges, value: ir.Value) -> bool:
-    bounds = ranges.bounds(value)
-    return bounds is not None and bool(np.all(bounds[0] == 0) and np.all(bounds[1] == 0))
 
 
 def _uses(value: ir.Value, inner: set) -> tuple[list, list]:

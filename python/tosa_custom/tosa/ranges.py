@@ -30,7 +30,7 @@ from torch_mlir import ir
 
 from ..weights.blobs import resource_blobs, resource_key
 
-__all__ = ["I32_RANGE", "IntegerConstants", "Ranges", "fits"]
+__all__ = ["I32_RANGE", "IntegerConstants", "Ranges", "fits", "type_range", "is_zero"]
 
 I32_RANGE = (float(np.iinfo(np.int32).min), float(np.iinfo(np.int32).max))
 
@@ -82,7 +82,8 @@ def _shape(value: ir.Value) -> tuple[int, ...] | None:
     return shape if int(np.prod(shape, dtype=np.int64)) <= _MAX_ELEMENTS else None
 
 
-def _type_range(value: ir.Value) -> tuple[float, float]:
+def type_range(value: ir.Value) -> tuple[float, float]:
+    """What `value`'s element type holds (a float type: everything)."""
     element = ir.RankedTensorType(value.type).element_type if isinstance(value.type, ir.ShapedType) else None
     if isinstance(element, ir.IntegerType):
         if element.width == 1:
@@ -199,7 +200,8 @@ def _cast(op: ir.Operation, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray,
     return _widen(lo, hi)
 
 
-def _zero(bounds: Bounds) -> bool:
+def is_zero(bounds: Bounds) -> bool:
+    """Every element is known to be 0."""
     return bounds is not None and bool(np.all(bounds[0] == 0) and np.all(bounds[1] == 0))
 
 
@@ -213,7 +215,8 @@ def _transfer(op: ir.Operation, args: list, shape) -> Bounds:
     if name in _MOVES:
         return None if first is None else _move(op, *first, shape)
     if name in ("tosa.add", "tosa.sub", "tosa.mul", "tosa.minimum", "tosa.maximum"):
-        if args[0] is None or args[1] is None or (name == "tosa.mul" and _is_int(op.results[0]) and not _zero(args[2])):
+        shifted = name == "tosa.mul" and _is_int(op.results[0]) and not is_zero(args[2])
+        if args[0] is None or args[1] is None or shifted:
             return None  # an integer mul with a shift rounds: not modelled
         lo, hi = _binary(name, args[0], args[1])
         return _widen(lo, hi) if name in ("tosa.add", "tosa.sub", "tosa.mul") and not _is_int(op.results[0]) \
@@ -229,7 +232,7 @@ def _transfer(op: ir.Operation, args: list, shape) -> Bounds:
     if name == "tosa.abs":
         return _abs(*first)
     if name == "tosa.negate":
-        return (-first[1], -first[0]) if all(_zero(a) for a in args[1:]) else None
+        return (-first[1], -first[0]) if all(is_zero(a) for a in args[1:]) else None
     if name in _EXACT_UNARY:
         return _EXACT_UNARY[name](first[0]), _EXACT_UNARY[name](first[1])
     if name in _MONOTONE:  # log of a negative is NaN: unbounded there (by _nan_unbounded)
@@ -305,7 +308,7 @@ class Ranges:
         shape = _shape(value)
         if shape is None:
             return None
-        low, high = _type_range(value)
+        low, high = type_range(value)
         unbounded = (np.full(shape, low), np.full(shape, high))
         if op is None and value in self._arguments:
             low, high = self._arguments[value]
