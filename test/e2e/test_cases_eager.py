@@ -20,13 +20,14 @@ import torch
 import torch.utils._pytree as pytree
 
 from tosa_custom.e2e import NAME_PATTERN, cases
+from tosa_custom.frontend.quantized import fixed_mode
 
 SUITE = pathlib.Path(__file__).resolve().parents[2] / "e2e"
 
 FAMILIES = (
     "elementwise", "comparison", "reduction", "matmul", "convolution", "pooling", "normalization",
     "activation", "softmax", "attention", "embedding", "indexing", "shape", "cumulative", "sort",
-    "conversion", "integer", "boolean", "random", "model", "misc", "inplace", "dynamic",
+    "conversion", "integer", "boolean", "random", "model", "misc", "inplace", "dynamic", "quantized",
 )
 MIN_CASES = 300
 MIN_MODELS = 6
@@ -72,6 +73,11 @@ def _flat(out) -> list:
     return pytree.tree_leaves(out)
 
 
+def _eval(model):
+    """eval() as the runner does: a PT2E model's mode is fixed (it refuses eval())."""
+    return model if fixed_mode(model) else model.eval()
+
+
 @pytest.mark.parametrize("case", SUITE_CASES, ids=lambda c: c.name)
 def test_case_runs_eagerly(case):
     torch.manual_seed(0)
@@ -79,17 +85,16 @@ def test_case_runs_eagerly(case):
     assert isinstance(args, tuple), "inputs() must return a tuple"
     model = case.factory()
     assert isinstance(model, torch.nn.Module)
-    model.eval()
     with torch.no_grad():
-        first = _flat(model(*args))
+        first = _flat(_eval(model)(*args))
         torch.manual_seed(0)
         args_again = case.inputs()
-        again = _flat(case.factory().eval()(*args_again))
+        again = _flat(_eval(case.factory())(*args_again))
     assert first, "the model returns nothing"
     assert len(first) == len(again)
     for a, b in zip(first, again):
         assert type(a) is type(b)
-        if isinstance(a, torch.Tensor) and case.compare == "values":
+        if isinstance(a, torch.Tensor) and case.compare in ("values", "quantized"):
             # Reproducible: same seed, same inputs and same result, or the
             # audit could not compare against eager at all.
             torch.testing.assert_close(a, b, equal_nan=True)

@@ -33,8 +33,9 @@ MODES = ("stock", "selective", "dummy", "auto")
 EXECUTORS = ("reference", "iree", "refmodel", "vgf")
 
 # "values": allclose against eager; "statistics": outputs of random ops are
-# compared by shape, dtype and mean/std (see runner), never by value.
-COMPARISONS = ("values", "statistics")
+# compared by shape, dtype and mean/std (see runner), never by value;
+# "quantized": a PT2E model's outputs within 1 LSB of each one's scale (e2e/quantized.py).
+COMPARISONS = ("values", "statistics", "quantized")
 
 NAME_PATTERN = re.compile(r"^[A-Z][A-Za-z0-9]*Module_[a-z0-9_]+$")
 

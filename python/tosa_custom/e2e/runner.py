@@ -22,10 +22,12 @@ import torch
 import torch.utils._pytree as pytree
 
 from ..frontend.compiler import CompileReport, compile as tc_compile
+from ..frontend.quantized import fixed_mode
 from ..core.diagnostics import CompileError
 from ..tosa.target import NO_PROFILE
 from . import precision
 from .categories import CATEGORIES
+from .quantized import output_scales, quantized_mismatch
 from .registry import EXECUTORS, MODES, Case
 
 __all__ = ["CaseResult", "SkippedOp", "STATUSES", "CONFORMANCE", "UNEXPECTED_CONFORMANCE", "run_case",
@@ -293,12 +295,18 @@ def _within_draws(actual: Sequence, draws: list[Sequence], rtol: float, atol: fl
     return None
 
 
-def _compare_values(case: Case, got, expected, precise, compare: str, redraw=None) -> None:
+def _compare_values(case: Case, got, expected, precise, compare: str, redraw=None, model=None) -> None:
     """compare_outputs; a floating mismatch is judged again against
     eager's float64 result (precision.py): `precise()` gives it, or None; a
     random op's statistics that differ from eager's draw are judged again
-    against the spread of eager's draws with other seeds, `redraw()`."""
+    against the spread of eager's draws with other seeds, `redraw()`; a
+    quantized case's results within 1 LSB of `model`'s output scales."""
     try:
+        if compare == "quantized":
+            why = quantized_mismatch(_leaves(got), _leaves(expected), output_scales(model), case.atol)
+            if why:
+                raise _Failure("numeric-mismatch", why)
+            return
         compare_outputs(_leaves(got), _leaves(expected), compare=compare, rtol=case.rtol, atol=case.atol)
     except _Failure as f:
         if f.category == "numeric-mismatch" and compare == "statistics" and redraw is not None:
@@ -319,7 +327,7 @@ def _compare_values(case: Case, got, expected, precise, compare: str, redraw=Non
 
 
 def _compare_call(case: Case, call: int, got, expected, args, eager_args, sizes: str = "", precise=None,
-                  redraw=None) -> None:
+                  redraw=None, model=None) -> None:
     """One call: the results (structure, then values) and what the model
     wrote into its inputs; `sizes` names the input set of a dynamic case;
     `precise()`: eager's (result, inputs after the call) in float64, or None;
@@ -328,7 +336,7 @@ def _compare_call(case: Case, call: int, got, expected, args, eager_args, sizes:
     compare_structure(got, expected, f"{where}the result")
     precise = precise or (lambda: None)
     try:
-        _compare_values(case, got, expected, lambda: (precise() or (None, None))[0], case.compare, redraw)
+        _compare_values(case, got, expected, lambda: (precise() or (None, None))[0], case.compare, redraw, model)
         _compare_values(case, args, eager_args, lambda: (precise() or (None, None))[1], "values")
     except _Failure as f:
         raise _Failure(f.category, where + str(f), f.failing_ops) from None
@@ -606,8 +614,8 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
             try:
                 torch.manual_seed(0)
                 model = case.factory()
-                if isinstance(model, torch.nn.Module):
-                    model.eval()  # as compile() does: the reference must be the program compiled
+                if isinstance(model, torch.nn.Module) and not fixed_mode(model):
+                    model.eval()  # as compile() does (PT2E fixes its mode): the reference is what is compiled
                 torch.manual_seed(0)
                 input_sets = case.input_sets()
                 inputs = input_sets[0]
@@ -631,7 +639,7 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                 precise, redraw = _precise_calls(case, model, s), _redraw_calls(case, model, s)
                 for call, ((got, args), (eager_result, eager_args)) in enumerate(zip(runs, expected)):
                     _compare_call(case, call, got, eager_result, args, eager_args, _sizes(s, input_sets),
-                                  lambda call=call: precise(call), lambda call=call: redraw(call))
+                                  lambda call=call: precise(call), lambda call=call: redraw(call), model)
             if len(input_sets) == 1:  # state carries from call to call of one input set
                 _compare_state(program, eager[0][1])
         measured = "pass"

@@ -34,14 +34,14 @@ _EXACT = 1e-6  # how close n * ratio must be to 1 for the ratio to be 1 / n (a f
 
 
 def avg_pool(low, op) -> bool:
-    """AVG_POOL2D without padding of an int8 value, read only by quantizes,
-    as the i32 sum of each window (scale s / n); False, building nothing,
-    for any other (AVG_POOL2D's own int8 result then stands for the float
-    average a quantizer left unquantized)."""
+    """AVG_POOL2D without padding of an int8 value, read only by quantizes
+    (through data movement), as the i32 sum of each window (scale s / n),
+    rounded once by the quantize; False, building nothing, for any other
+    (AVG_POOL2D's own int8 result, rounded to the input's scale, then stands
+    for the float average a quantizer left unquantized)."""
     x = low.need(op, 0)
     pad = list(ir.DenseI64ArrayAttr(op.attributes["pad"]))
-    users = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in op.results[0].uses]
-    if any(pad) or x.per_channel or x.element != "i8" or not users or any(_qdq.kind(u) != "quantize" for u in users):
+    if any(pad) or x.per_channel or x.element != "i8" or not _quantized_later(op.results[0]):
         return False
     kernel = list(ir.DenseI64ArrayAttr(op.attributes["kernel"]))
     channels = ir.RankedTensorType(x.value.type).shape[-1]
@@ -55,6 +55,17 @@ def avg_pool(low, op) -> bool:
     n = kernel[0] * kernel[1]
     low.set(op, QValue(total, np.asarray(float(x.scale) / n)))
     return True
+
+
+# Ops that only move a value (TorchToTosa's NCHW <-> NHWC transposes) between a pool and its quantize.
+_MOVES = ("tosa.transpose", "tosa.reshape", "tosa.slice", "tosa.identity")
+
+
+def _quantized_later(value: ir.Value) -> bool:
+    """Whether every path from `value` reaches a quantize through data movement only."""
+    users = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in value.uses]
+    return bool(users) and all(_qdq.kind(u) == "quantize" or (u.name in _MOVES and _quantized_later(u.results[0]))
+                               for u in users)
 
 
 def even_divisor(x: QValue, q: QParams) -> int | None:
