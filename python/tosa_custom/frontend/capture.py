@@ -18,6 +18,7 @@ import torch
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
 from ..core.diagnostics import CompileError
+from . import attention as _attention
 from . import decomposition_cost
 from ..tosa import wrong_lowerings as _wrong
 from ..core.schema import OpSelection, overload_name
@@ -399,6 +400,14 @@ def decompose(exported, selection: OpSelection, keep_failing: bool, report):
         return _without_effects(exported, program, table, report) if keep_failing else program
     except Exception as e:
         error, first = e, (str(e).splitlines()[0] if str(e) else "")
+    if _attention.SDPA in table:  # PyTorch's views of attention's operands fail on `?` dims: ours reshapes
+        try:
+            with quiet_torch():
+                table = {**table, _attention.SDPA: _attention.attention_by_reshapes}
+                program = exported.run_decompositions(table)
+            return _without_effects(exported, program, table, report) if keep_failing else program
+        except Exception:
+            table = decomposition_table(selection, exported)
     node = _failing_node(error)
     for op in _suspects(node, table) if node is not None else []:
         try:

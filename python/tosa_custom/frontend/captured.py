@@ -14,6 +14,7 @@ from ..contract import signature as _signature
 from ..core import ir as _ir
 from ..core.diagnostics import CompileError
 from ..weights import export as _weights
+from . import asserts as _asserts
 from . import capture as _capture
 from . import dynamic as _dynamic
 from . import imported as _imported
@@ -54,6 +55,7 @@ class Capture:
         _out_arguments.write_out_arguments_like_eager(exported)  # and eager's out= shapes
         before = _capture.graph_ops(exported.graph_module)
         program = _capture.decompose(exported, s.selection, s.selection.auto, report)
+        _asserts.asserts_at_boundary(program)  # checks of the input sizes, at the boundary (issue 41)
         _capture.expose_non_persistent_buffers(program)
         weight_names, state_values = None, {}
         everything = s.weights == "arguments"
