@@ -132,28 +132,21 @@ class Stopwatch:
 
 
 def _torchvision():
-    """torchvision, or None. A CUDA build of torchvision next to a CPU torch
-    cannot load its C ops, and its import then fails registering fakes for
-    two of them; the models need none: their schemas are declared first."""
+    """torchvision, or None: installed into build/ and imported from there
+    by the tests' helper (test/_torchvision.py), never into the venv (PyPI's
+    wheel is a CUDA build, and installed in the venv it breaks
+    transformers)."""
+    test_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test")
+    if test_dir not in sys.path:
+        sys.path.append(test_dir)
+    import _torchvision
+
     try:
-        import torchvision
-        return torchvision
-    except ImportError:
+        return _torchvision.torchvision()
+    except BaseException as e:  # noqa: BLE001 - the helper skips (pytest's Skipped) when it cannot be had
+        if type(e).__name__ != "Skipped":
+            raise
         return None
-    except RuntimeError:
-        import torch
-
-        for name in [m for m in sys.modules if m.startswith("torchvision")]:
-            del sys.modules[name]
-        library = torch.library.Library("torchvision", "DEF")
-        library.define("nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-        library.define("qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor")
-        _KEEP.append(library)
-        import torchvision
-        return torchvision
-
-
-_KEEP: list = []
 
 
 def _model(name: str):
@@ -251,7 +244,10 @@ def _torch_mlir(job: dict) -> dict:
 
 
 def _child(job: dict) -> None:
+    import torch
+
     warnings.simplefilter("ignore")
+    torch.set_num_threads(1)  # the compiled code is single-threaded; eager (the check) and export alike
     runs = {"ours": _ours, "cached": _cached, "torch-mlir": _torch_mlir}
     try:
         result = runs[job["kind"]](job)
