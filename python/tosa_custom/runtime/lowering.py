@@ -51,6 +51,7 @@ from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
 from .exact_sizes import FOLD_EXACT_SIZES
 from .masks import LOWER_MASKS
 from .result_buffers import OFFER_RESULT_BUFFERS
+from .split_functions import SPLIT_FUNCTIONS
 from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
     GENERALIZE,
@@ -197,7 +198,9 @@ _SOFT_BF16 = [
     "func.func(arith-expand{include-bf16=true})",
 ]
 _TO_LLVM = [
-    *_SOFT_BF16, "func.func(llvm-request-c-wrappers)", "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",
+    # A large function cut into pieces of bounded size (split_functions.py;
+    # after the C wrappers are requested, so the pieces get none).
+    *_SOFT_BF16, "func.func(llvm-request-c-wrappers)", SPLIT_FUNCTIONS, "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",
     # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls, one
     # per lane: before the vectors are lowered, which lowers the lanes'
     # extracts and inserts (after, they reached LLVM as vector ops: erf of

@@ -1,0 +1,63 @@
+// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-split-functions=ops=9 | FileCheck %s
+
+// Three loop nests of 5 ops each past a bound of 9: runs of about 9 ops
+// become private functions, not inlined by LLVM, called in order. A value
+// computed in one piece and read later (%sum) is its result; the buffers
+// they share are arguments; constants are cloned into each piece reading
+// them (LLVM folds them there); the stack buffer stays in @main, and so
+// does what is left, one small loop nest (a call would cost as much).
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:    %[[X:.*]]: memref<64xf32>, %[[Y:.*]]: memref<64xf32>)
+// CHECK:         %[[T:.*]] = memref.alloca() : memref<64xf32>
+// CHECK-NEXT:    %[[SUM:.*]] = call @__tosa_custom_part0(%[[X]], %[[T]]) : (memref<64xf32>, memref<64xf32>) -> f32
+// CHECK-NEXT:    scf.for
+// CHECK:           arith.divf %{{.*}}, %[[SUM]]
+// CHECK:         return
+// CHECK-LABEL: func.func private @__tosa_custom_part0(
+// CHECK-SAME:    %[[A:.*]]: memref<64xf32>, %[[B:.*]]: memref<64xf32>) -> f32
+// CHECK-SAME:    attributes {llvm.no_inline}
+// CHECK-DAG:     arith.constant 0 : index
+// CHECK-DAG:     arith.constant 64 : index
+// CHECK:         scf.for
+// CHECK:           memref.store {{.*}}, %[[B]]
+// CHECK:         %[[S:.*]] = scf.for
+// CHECK:         return %[[S]] : f32
+// CHECK-NOT:     __tosa_custom_part1
+func.func @main(%x: memref<64xf32>, %y: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %t = memref.alloca() : memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %v : f32
+    memref.store %w, %t[%i] : memref<64xf32>
+  }
+  %sum = scf.for %i = %c0 to %c64 step %c1 iter_args(%acc = %zero) -> (f32) {
+    %v = memref.load %t[%i] : memref<64xf32>
+    %a = arith.addf %acc, %v : f32
+    scf.yield %a : f32
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.divf %v, %sum : f32
+    memref.store %w, %y[%i] : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// A function within the bound is left as it is.
+// CHECK-LABEL: func.func @small(
+// CHECK-NOT:     call
+// CHECK:         return
+// CHECK-NOT:     __tosa_custom_part
+func.func @small(%x: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = memref.load %x[%c0] : memref<4xf32>
+  %w = arith.addf %v, %v : f32
+  memref.store %w, %x[%c0] : memref<4xf32>
+  return
+}
