@@ -26,13 +26,11 @@ import functools
 import importlib.util
 import json
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from .diagnostics import CompileError
-from .toolchain import run_program
+from .toolchain import PrivateInstall, run_program
 
 __all__ = ["VERSION", "PACKAGES", "ENV", "SdkMissing", "default_dir", "find", "require", "program", "install",
            "run_tool", "vulkan_environment", "vulkan_env", "scenario_module", "lavapipe_icd", "INSTALL_HINT"]
@@ -42,6 +40,7 @@ PACKAGES = ("ai-ml-sdk-model-converter", "ai-ml-sdk-scenario-runner", "ai-ml-sdk
             "ai-ml-emulation-layer-for-vulkan")
 ENV = "TOSA_CUSTOM_ML_SDK"
 _MARKER = Path("model_converter") / "binaries" / "bin" / "model-converter"
+_PRIVATE = PrivateInstall(f"ml-sdk-{VERSION}", _MARKER, ENV, tuple(f"{p}=={VERSION}" for p in PACKAGES))
 INSTALL_HINT = (f"install it with `tosa-custom-ml-sdk install` (Arm's ML SDK for Vulkan {VERSION} into a directory "
                 "of its own), and a Vulkan driver (Debian: `apt-get install mesa-vulkan-drivers`, lavapipe)")
 
@@ -68,14 +67,12 @@ class SdkMissing(CompileError):
 
 def default_dir() -> Path:
     """The private directory `install()` fills, inside the running environment."""
-    return Path(sys.prefix) / "share" / "tosa-custom" / f"ml-sdk-{VERSION}"
+    return _PRIVATE.default_dir()
 
 
 def find() -> Path | None:
     """$TOSA_CUSTOM_ML_SDK, else the private install; None when there is none."""
-    given = os.environ.get(ENV)
-    root = Path(given) if given else default_dir()
-    return root if (root / _MARKER).exists() else None
+    return _PRIVATE.find()
 
 
 def require(what: str) -> Path:
@@ -102,17 +99,7 @@ def run_tool(name: str, args: list[str], what: str, env: dict | None = None) -> 
 def install(target: "str | os.PathLike | None" = None, wheels: "list[str] | None" = None) -> Path:
     """Install the four packages at VERSION, without dependencies, into
     `target` (default: default_dir()); `wheels` installs downloaded wheels instead."""
-    target = Path(target) if target else default_dir()
-    if (target / _MARKER).exists():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(target.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)  # a run that died half-way
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile",
-                    "--disable-pip-version-check", "--target", str(staging),
-                    *(wheels or [f"{p}=={VERSION}" for p in PACKAGES])], check=True)
-    staging.rename(target)
-    return target
+    return _PRIVATE.install(target, wheels)
 
 
 def _layer_dirs(root: Path) -> list[Path]:

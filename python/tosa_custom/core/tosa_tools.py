@@ -22,14 +22,12 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
-import shutil
 import subprocess
-import sys
 from importlib import metadata
 from pathlib import Path
 
 from .diagnostics import CompileError
-from .toolchain import run_program
+from .toolchain import PrivateInstall, run_program
 
 __all__ = ["VERSION", "ENV", "ToolsMissing", "default_dir", "find", "require", "program", "install",
            "reference_model", "run_tool"]
@@ -37,6 +35,7 @@ __all__ = ["VERSION", "ENV", "ToolsMissing", "default_dir", "find", "require", "
 VERSION = "2026.8.0"  # the tosa-tools release tested here (same LLVM 24 line as torch-mlir 20261001)
 ENV = "TOSA_CUSTOM_TOSA_TOOLS"
 _MARKER = Path("bin") / "tosa-opt"
+_PRIVATE = PrivateInstall(f"tosa-tools-{VERSION}", _MARKER, ENV, (f"tosa-tools=={VERSION}",))
 INSTALL_HINT = f"install it with `tosa-custom-tosa-tools install` (tosa-tools=={VERSION} into a directory of its own)"
 
 
@@ -51,7 +50,7 @@ class ToolsMissing(CompileError):
 
 def default_dir() -> Path:
     """The private directory `install()` fills, inside the running environment."""
-    return Path(sys.prefix) / "share" / "tosa-custom" / f"tosa-tools-{VERSION}"
+    return _PRIVATE.default_dir()
 
 
 def _installed_in_environment() -> Path | None:
@@ -66,12 +65,9 @@ def _installed_in_environment() -> Path | None:
 def find() -> Path | None:
     """The tosa-tools directory: $TOSA_CUSTOM_TOSA_TOOLS, else the private
     install, else a tosa-tools pip installed here; None when there is none."""
-    given = os.environ.get(ENV)
-    if given:
-        return Path(given) if (Path(given) / _MARKER).exists() else None
-    if (default_dir() / _MARKER).exists():
-        return default_dir()
-    return _installed_in_environment()
+    if os.environ.get(ENV):
+        return _PRIVATE.find()
+    return _PRIVATE.find() or _installed_in_environment()
 
 
 def require(what: str) -> Path:
@@ -113,14 +109,4 @@ def reference_model():
 def install(target: "str | os.PathLike | None" = None, wheel: "str | None" = None) -> Path:
     """Install tosa-tools==VERSION, without its dependencies, into `target`
     (default: default_dir()); `wheel` installs a downloaded wheel file instead."""
-    target = Path(target) if target else default_dir()
-    if (target / _MARKER).exists():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(target.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)  # a run that died half-way
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-compile",
-                    "--disable-pip-version-check", "--target", str(staging), wheel or f"tosa-tools=={VERSION}"],
-                   check=True)
-    staging.rename(target)
-    return target
+    return _PRIVATE.install(target, [wheel] if wheel else None)
