@@ -41,6 +41,11 @@ Case kinds:
   eager's result dtype, and the `out=` tensor as eager leaves it.
 - `dynamic` (_dynamic.py): one load of a program with `?` dims, called at
   sizes at the edges of its declared range and beyond them.
+- `sizes` (_sizes.py): PyTorch functions using a `?` dim's size as a value
+  (arithmetic into views, expands, slices, divisors; causal masks from
+  arange/tril/triu; causal sdpa), compiled once with dynamic shapes in stock
+  or auto mode, run at the range's ends and inside against eager, refused
+  past its end naming the range.
 - `results`: a valid module whose results are drawn from a computed value, a
   custom op's result, an argument, a constant and reshaped views of them, any
   of them repeated (what torch.export makes of an in-place update), or none,
@@ -63,7 +68,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _casts, _dynamic, _extremes, _folds, _math, _mixed, _quotients, _reductions
+from . import _casts, _dynamic, _extremes, _folds, _math, _mixed, _quotients, _reductions, _sizes
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -173,7 +178,9 @@ def _pair_module(used: bool) -> str:
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
                                  "dynamic", "dynamic", "cast", "math", "folds", "extremes", "quotients",
-                                 "reductions", "mixed"]))
+                                 "reductions", "mixed", "sizes"]))
+    if kind == "sizes":
+        return draw(_sizes.strategy())
     if kind == "mixed":
         return draw(_mixed.strategy())
     if kind == "dynamic":
@@ -648,4 +655,4 @@ def check(case: dict) -> Outcome:
             "module": _check_module, "results": _check_results, "dynamic": _dynamic.check,
             "cast": _casts.check, "math": _math.check, "folds": _folds.check,
             "extremes": _extremes.check, "quotients": _quotients.check,
-            "reductions": _reductions.check, "mixed": _mixed.check}[case["kind"]](case)
+            "reductions": _reductions.check, "mixed": _mixed.check, "sizes": _sizes.check}[case["kind"]](case)
