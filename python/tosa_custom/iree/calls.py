@@ -39,6 +39,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
+from ..runtime.memref import borrowed_array
+
 __all__ = ["Marshal", "DeviceWeights", "PolledWait", "host_array", "ALIGNMENT", "ASYNC_FLAG"]
 
 # The compile flag for PolledWait's functions: wait and signal fences last.
@@ -187,10 +189,11 @@ def host_array(t: torch.Tensor) -> np.ndarray:
     carries it (uint8 as i8, complex as real pairs: CONTRACT.md 3.5),
     keeping its rank (np.ascontiguousarray makes a 0-d array 1-d, which IREE
     refuses); bfloat16, which numpy lacks, as ml_dtypes' (IREE's own).
-    A plain contiguous CPU tensor of a numpy dtype is viewed directly."""
+    A view borrows the tensor's memory without `Tensor.numpy()`, which
+    would leave the user's tensor unresizable (runtime.memref.borrowed_array)."""
     if type(t) is torch.Tensor and t.dtype in _NUMPY_DTYPES and not t.requires_grad and t.device.type == "cpu" \
             and t.is_contiguous():
-        return t.numpy()
+        return borrowed_array(t)
     t = t.detach().cpu()
     if t.is_complex():
         t = torch.view_as_real(t)
@@ -199,8 +202,8 @@ def host_array(t: torch.Tensor) -> np.ndarray:
     if t.dtype == torch.bfloat16:
         import ml_dtypes  # IREE's runtime depends on it
 
-        return np.require(t.view(torch.int16).numpy(), requirements="C").view(ml_dtypes.bfloat16)
-    return np.require(t.numpy(), requirements="C")
+        return borrowed_array(t.view(torch.int16).contiguous()).view(ml_dtypes.bfloat16)
+    return borrowed_array(t.contiguous())
 
 
 _NUMPY_DTYPES = frozenset({torch.float32, torch.float64, torch.float16, torch.int8, torch.int16, torch.int32,

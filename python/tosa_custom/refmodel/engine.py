@@ -32,6 +32,7 @@ import torch
 
 from ..core import tosa_flatbuffer, tosa_tools
 from ..core.diagnostics import CompileError
+from ..runtime.memref import borrowed_array
 
 __all__ = ["ReferenceModelError", "serialize", "Segment"]
 
@@ -77,7 +78,7 @@ def _captured_stderr():
 def to_array(t: torch.Tensor) -> np.ndarray:
     """A tensor as the extension reads it (bfloat16 as its int16 bits)."""
     t = t.detach().contiguous()
-    return (t.view(torch.int16) if t.dtype == torch.bfloat16 else t).numpy()
+    return borrowed_array(t.view(torch.int16) if t.dtype == torch.bfloat16 else t)  # not .numpy(): see there
 
 
 def from_array(a: np.ndarray, shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:

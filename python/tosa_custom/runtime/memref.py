@@ -30,7 +30,7 @@ from ..core import dtypes as _dtypes
 
 __all__ = [
     "descriptor_class", "descriptor_for", "tensor_view", "ViewCache", "DescriptorBlock", "owned_tensor",
-    "MLIR_TO_TORCH", "TORCH_TO_MLIR",
+    "borrowed_array", "MLIR_TO_TORCH", "TORCH_TO_MLIR",
 ]
 
 # Builtin element spelling -> torch dtype, for the element types a memref can hold.
@@ -278,6 +278,32 @@ for _dtype in MLIR_TO_TORCH.values():
         _TYPESTR[_dtype] = torch.empty((), dtype=_dtype).numpy().dtype.str
     except TypeError:
         pass
+
+
+class _Borrowed:
+    """A tensor's memory as numpy sees it: keeps the tensor alive."""
+
+    __slots__ = ("__array_interface__", "tensor")
+
+    def __init__(self, tensor: torch.Tensor, interface: dict):
+        self.tensor = tensor
+        self.__array_interface__ = interface
+
+
+def borrowed_array(t: torch.Tensor) -> np.ndarray:
+    """A numpy view of a contiguous CPU tensor of a numpy dtype that leaves
+    the tensor as it was. `Tensor.numpy()` marks the tensor's storage
+    unresizable for good: an executor that read the user's inputs so made a
+    later `out=` resize of them fail ("Trying to resize storage that is not
+    resizable"), in its own write-back or in the user's code. The array
+    interface shares the memory without that mark."""
+    if not t.is_contiguous() or t.dtype not in _TYPESTR or t.requires_grad or t.device.type != "cpu":
+        raise ValueError(f"borrowed_array takes a contiguous CPU tensor of a numpy dtype, not {t.dtype} {t.device}")
+    if t.numel() == 0:
+        return np.empty(tuple(t.shape), dtype=_TYPESTR[t.dtype])
+    interface = {"shape": tuple(t.shape), "typestr": _TYPESTR[t.dtype], "data": (t.data_ptr(), False),
+                 "strides": None, "version": 3}
+    return np.asarray(_Borrowed(t, interface))
 
 
 @functools.lru_cache(maxsize=64)

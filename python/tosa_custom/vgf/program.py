@@ -38,7 +38,7 @@ from ..core.passes import run_pipeline
 from ..runtime import program as _runtime_program
 from ..runtime.boundary import Boundary
 from ..runtime.sources import parse_source
-from ..runtime.memref import MLIR_TO_TORCH
+from ..runtime.memref import MLIR_TO_TORCH, borrowed_array
 from ..runtime.weights import WeightSlots
 from . import scenario as _scenario
 from . import spirv
@@ -181,7 +181,7 @@ class Program:
             if self._weights.count:
                 self._weights.require()
                 tensors += self._weights.tensors
-            arrays = [_as_stored(t, _stored(ty)).detach().contiguous().numpy()
+            arrays = [borrowed_array(_as_stored(t, _stored(ty)).detach().contiguous())  # not .numpy(): see there
                       for t, ty in zip(tensors, self._types[0])]
             results = [_as_declared(torch.from_numpy(a), s.dtype)
                        for a, s in zip(self._distinct_to_original(self._runner.run(arrays)), self.output_specs)]
