@@ -164,14 +164,19 @@ def test_a_dynamic_program_is_refused_at_load():
     assert e.value.category == "dynamic-shape"
 
 
-def test_int64_at_the_boundary_is_refused_and_bfloat16_runs():
+def test_int64_at_the_boundary_and_zero_sizes_are_refused_and_bfloat16_runs():
     """The runner sizes an i64 tensor at 4 bytes an element (it refused the
-    upload); numpy has no bfloat16, whose bits travel as int16."""
+    upload), the converter fails on a zero-size tensor (exit 255, no
+    message); numpy has no bfloat16, whose bits travel as int16."""
     x = torch.arange(12).reshape(2, 6)
     with pytest.raises(CompileError, match="takes or returns a value of type tensor<2x6xi64>: the ML SDK's tensors "
                                            "have no 64-bit integers") as e:
         vgf.load(_compile(Fn(lambda t: torch.cumsum(t, 1)), (x,), []))
-    assert e.value.category == "unsupported-type"
+    assert e.value.category == "executor-limit"
+    with pytest.raises(CompileError, match=r"a value of type tensor<0x3xf32>: the ML SDK's converter takes no "
+                                           "zero-size tensor") as e:
+        vgf.load(_compile(Fn(lambda t: t + 1), (torch.randn(0, 3),), []))
+    assert e.value.category == "executor-limit"
     a, b = torch.randn(4, 5, dtype=torch.bfloat16), torch.rand(4, 5, dtype=torch.bfloat16) + 0.5
     fn = Fn(lambda s, t: s / t - s)
     got = vgf.load(_compile(fn, (a, b), []))(a, b)

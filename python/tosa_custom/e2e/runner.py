@@ -479,8 +479,8 @@ VGF_REFUSALS = {
                       "case's conformance)",
     "dynamic-shape": "a VGF is static: a program with a dynamic dim is refused at load (run it on the reference "
                      "runtime)",
-    "unsupported-type": "the ML SDK's tensors have no 64-bit integers: a program that takes or returns int64 "
-                        "(EXT-INT64) is refused at load",
+    "executor-limit": "the ML SDK's tensors have no 64-bit integers and no zero-size dims: a program that takes "
+                      "or returns int64 (EXT-INT64), or has an empty tensor, is refused at load",
 }
 # Each executor's refusals by design; the reference runtime has none.
 REFUSALS_BY_EXECUTOR = {"iree": REFUSALS, "refmodel": REFMODEL_REFUSALS, "vgf": VGF_REFUSALS}

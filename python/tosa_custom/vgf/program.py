@@ -58,34 +58,45 @@ def _stored(t: ir.Type) -> torch.dtype:
     return MLIR_TO_TORCH[element]
 
 
-def _refuse_what_it_cannot_run(func: ir.Operation) -> None:
-    """A `?` dim or an f64 value anywhere in the entry, or an i64 argument or
-    result, before anything is converted."""
+def _first_type(func: ir.Operation, predicate) -> ir.RankedTensorType | None:
+    """The first tensor type of the entry's values and block arguments that `predicate` takes."""
     found: list[ir.Type] = []
 
     def visit(op):
         for value in [*op.results, *(a for r in op.regions for b in r.blocks for a in b.arguments)]:
-            t = value.type
-            if isinstance(t, ir.RankedTensorType) and (not t.has_static_shape or str(t.element_type) == "f64"):
-                found.append(t)
+            if isinstance(value.type, ir.RankedTensorType) and predicate(value.type):
+                found.append(value.type)
                 return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
 
     func.walk(visit)
+    return found[0] if found else None
+
+
+def _refuse_what_it_cannot_run(func: ir.Operation) -> None:
+    """A `?` dim, an f64 value or a zero-size one anywhere in the entry, or an
+    i64 argument or result, before anything is converted."""
+    dynamic = _first_type(func, lambda t: not t.has_static_shape)
+    if dynamic is not None:
+        raise CompileError(f"the program has a value of type {dynamic}: a VGF is static; run a program with `?` "
+                           "dims on tosa_custom.runtime", category="dynamic-shape")
+    double = _first_type(func, lambda t: str(t.element_type) == "f64")
+    if double is not None:
+        raise CompileError(f"the program has a value of type {double}: TOSA has no f64, nor has the ML SDK "
+                           "(compile with tosa_target=\"auto\" to narrow such values)", category="not-conformant")
+    empty = _first_type(func, lambda t: 0 in t.shape)
+    if empty is not None:
+        raise CompileError(f"the program has a value of type {empty}: the ML SDK's converter takes no zero-size "
+                           "tensor; run the program on tosa_custom.runtime, iree or refmodel", category="executor-limit")
     wide = [t for t in [*_ir.function_type(func).inputs, *_ir.function_type(func).results]
             if isinstance(t, ir.RankedTensorType) and str(t.element_type) == "i64"]
-    if wide and not found:
+    if wide:
         # the runner sizes an i64 tensor at 4 bytes an element and refuses the upload
         raise CompileError(f"the program takes or returns a value of type {wide[0]}: the ML SDK's tensors have no "
                            "64-bit integers (an int64 input the program only moves, compares or gathers by travels as "
                            "int32 already; this one it computes with): run it on tosa_custom.runtime, iree or "
-                           "refmodel", category="unsupported-type")
-    if found and not found[0].has_static_shape:
-        raise CompileError(f"the program has a value of type {found[0]}: a VGF is static; run a program with `?` "
-                           "dims on tosa_custom.runtime", category="dynamic-shape")
-    if found:
-        raise CompileError(f"the program has a value of type {found[0]}: TOSA has no f64, nor has the ML SDK "
-                           "(compile with tosa_target=\"auto\" to narrow such values)", category="not-conformant")
+                           "refmodel", category="executor-limit")
+
 
 
 def prepare(module: ir.Module) -> list[tuple[str, str]]:
