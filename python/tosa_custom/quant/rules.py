@@ -182,6 +182,13 @@ def _bias(low: Lowering, op, scale: np.ndarray, channels: int) -> ir.Value:
     return _build.const(ints.astype(np.int64), "i32")
 
 
+def _why(op) -> str:
+    if op.name != "tosa.transpose_conv2d":
+        return ""
+    return (", the input channels: scales inside the sum have no integer form (XNNPACK's quantizer puts ch_axis=0 on "
+            "conv_transpose weights); quantize them per output channel (ch_axis=1) or per tensor")
+
+
 def _conv(low: Lowering, op) -> None:
     x, w = _stored(low.need(op, 0), op, "a convolution"), _stored(low.need(op, 1), op, "a convolution")
     if x.per_channel or x.element != "i8" or w.element != "i8":
@@ -189,7 +196,8 @@ def _conv(low: Lowering, op) -> None:
     weight_shape = list(ir.RankedTensorType(w.value.type).shape)
     if w.per_channel and (w.axis != _WEIGHT_AXIS[op.name] or (op.name == "tosa.depthwise_conv2d"
                                                               and weight_shape[3] != 1)):
-        raise PassFailure(f"{op.name}: per-channel weight scales along dim {w.axis} of {weight_shape}", op)
+        raise PassFailure(f"{op.name}: per-channel weight scales along dim {w.axis} of {weight_shape}{_why(op)}",
+                          op)
     channels = list(ir.RankedTensorType(op.results[0].type).shape)[-1]
     scale = float(x.scale) * (w.scale if w.per_channel else float(w.scale))
     operands = [x.value, w.value, _bias(low, op, np.asarray(scale), channels),
