@@ -17,9 +17,8 @@ FAMILY = "quantized"
 
 _IMG = (1, 8, 8, 8)
 _VEC = (4, 16)
-_NO_INTEGER_LAYER_NORM = ("layer_norm has no integer TOSA form: TorchToTosa expands it in float (mean, variance, "
-                          "rsqrt) and the integer lowering refuses the product of its unnarrowed i32 sum; selective and "
-                          "auto mode keep it whole on the integers")
+_NO_INTEGER_LAYER_NORM = ("layer_norm has no integer TOSA form: stock mode refuses it, naming the fix (keep it); "
+                          "selective and auto mode keep it whole on the integers")
 _NO_INTERPOLATE = "TorchToTosa does not lower aten.__interpolate (nearest, size=), in float either"
 
 
