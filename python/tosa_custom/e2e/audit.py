@@ -1,12 +1,8 @@
 """`tosa-custom-audit`: run the e2e suite in one mode and report coverage.
 
-The supervisor (this process) loads the case files to know the cases, then
-hands them one at a time to N worker processes, each of which imports the
-case files once and runs cases with `runner.run_case`. A worker that dies
-(a segfault in compiled code, os.abort) or outlives the per-case timeout is
-recorded as a crash or timeout for the case it held, and replaced: every case
-gets a row, whatever happens. Workers are spawned, not forked, because MLIR
-contexts and torch's thread pools do not survive a fork.
+The cases run in the local pool (pool.py: each in a worker process, a crash
+or hang recorded for the case it held), or as Ray tasks that each run such a
+pool on a node of a cluster (cluster.py, `--ray` / `--ray-address`).
 """
 
 from __future__ import annotations
@@ -14,183 +10,30 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
-import faulthandler
-import importlib.util
-import multiprocessing
-import multiprocessing.connection
 import os
 import re
-import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Sequence
 
-import torch
 from tqdm import tqdm
 
 import tosa_custom
 
 from ..core.schema import OpSelection
 from . import compare, opinfo, report
-from .registry import EXECUTORS, MODES, Case, cases as registered_cases, get_case
+from .pool import _STARTUP_TIMEOUT, AuditError, _Supervisor, default_suite, load_case_files, suite_files
+from .registry import EXECUTORS, MODES, Case
 from .report import failure_line, status_counts
-from .runner import CaseResult, expected_reason, final_status, run_case
+from .runner import CaseResult
 
 __all__ = ["AuditError", "AuditRun", "default_suite", "load_case_files", "main", "run_audit", "select", "suite_files"]
 
 DEFAULT_TIMEOUT = 120.0
-# A fresh worker imports torch, torch-mlir and the case files before its first case.
-_STARTUP_TIMEOUT = 300.0
-_CRASH_LOG_CHARS = 1500
-
-
-class AuditError(Exception):
-    """The audit itself cannot go on (bad arguments, unloadable case files)."""
-
-
-# --------------------------------------------------------------------------
-# Finding and loading case files.
-# --------------------------------------------------------------------------
-
-
-def default_suite() -> Path:
-    """The repository's e2e/ folder, next to python/ in a source checkout."""
-    return Path(tosa_custom.__file__).resolve().parents[2] / "e2e"
-
-
-def suite_files(suite: Path) -> list[Path]:
-    """The case files of a suite folder: its *.py files, not _private ones."""
-    if not suite.is_dir():
-        raise AuditError(
-            f"e2e suite folder {suite} not found (the suite ships with the source checkout, not the "
-            f"installed package): pass --suite DIR, or --cases FILE for your own case files"
-        )
-    return sorted(p for p in suite.glob("*.py") if not p.name.startswith("_"))
-
-
-def _module_name(path: Path) -> str:
-    safe = re.sub(r"\W", "_", str(path.resolve().with_suffix("")))
-    return f"tosa_custom_e2e_cases.{safe}"
-
-
-def load_case_files(files: Iterable[Path], opinfo_pairs: frozenset[tuple[str, str]] | None = None) -> list[Case]:
-    """Import each file by path (each registers its cases); return their cases
-    in file order. A case declared twice is an error naming both files.
-    `opinfo_pairs`: of an OpInfo spec, only these (op id, dtype) pairs."""
-    loaded: list[str] = []
-    for path in files:
-        if opinfo.is_spec(path):  # a built-in suite named by a spec string, not a file
-            loaded += [c.name for c in _load_opinfo(str(path), opinfo_pairs)]
-            continue
-        path = Path(path).resolve()
-        if not path.is_file():
-            raise AuditError(f"case file {path} does not exist")
-        name = _module_name(path)
-        if name in sys.modules:
-            continue
-        before = {c.name for c in registered_cases()}
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        try:
-            spec.loader.exec_module(module)
-        except ValueError as e:
-            m = re.search(r"e2e case '([^']+)' is registered twice", str(e))
-            if m:
-                other = get_case(m[1]).source or "an earlier file"
-                raise AuditError(f"e2e case {m[1]} is declared in {other} and again in {path}; rename one") from None
-            raise AuditError(f"loading case file {path} failed: {type(e).__name__}: {e}") from e
-        except Exception as e:
-            raise AuditError(f"loading case file {path} failed: {type(e).__name__}: {e}") from e
-        loaded += [c.name for c in registered_cases() if c.name not in before]
-    return [get_case(n) for n in loaded]
-
-
-def _load_opinfo(spec: str, pairs: frozenset[tuple[str, str]] | None = None) -> list[Case]:
-    try:
-        return opinfo.load(spec, pairs)
-    except ImportError as e:
-        raise AuditError(f"the OpInfo suite needs PyTorch's test helpers and `expecttest` "
-                         f"(pip install -e '.[test]'): {e}") from e
-    except ValueError as e:
-        raise AuditError(str(e)) from e
-
-
-# --------------------------------------------------------------------------
-# Workers.
-# --------------------------------------------------------------------------
-
-
-def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch_fallback: bool, threads: int,
-                 log_path: str, kernels: str = "all", executor: str = "reference",
-                 opinfo_pairs: frozenset[tuple[str, str]] | None = None) -> None:
-    """A worker: load the cases once, then run what the supervisor sends."""
-    # Everything the case, torch or MLIR prints goes to the worker's log: the
-    # progress bar stays readable, and a crash's last words are kept.
-    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
-    sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
-    faulthandler.enable()  # a segfault prints the Python stack to the log
-    torch.set_num_threads(threads)
-    load_case_files((Path(f) for f in files), opinfo_pairs)
-    conn.send(("ready", None))
-    while True:
-        try:
-            name = conn.recv()
-        except EOFError:
-            return
-        if name is None:
-            return
-        print(f"\n=== case {name}", flush=True)
-        try:
-            result = run_case(get_case(name), mode, ops, torch_fallback=torch_fallback, kernels=kernels,
-                              executor=executor)
-        except Exception as e:  # the harness itself is broken: stop the audit
-            conn.send(("error", f"{type(e).__name__}: {e}"))
-            return
-        conn.send(("done", result.to_json()))
-
-
-@dataclasses.dataclass
-class _Worker:
-    index: int
-    process: multiprocessing.Process
-    conn: multiprocessing.connection.Connection
-    log: Path
-    ready: bool = False
-    case: str | None = None
-    deadline: float = 0.0
-
-    @property
-    def timed(self) -> bool:
-        """Starting up or running a case: its deadline applies."""
-        return self.case is not None or not self.ready
-
-
-def _signal_name(exitcode: int | None) -> str:
-    if exitcode is None:
-        return "an unknown status"
-    if exitcode < 0:
-        try:
-            return signal.Signals(-exitcode).name
-        except ValueError:
-            return f"signal {-exitcode}"
-    return f"exit code {exitcode}"
-
-
-def _log_tail(log: Path, case: str) -> str:
-    try:
-        text = log.read_text(errors="replace")
-    except OSError:
-        return ""
-    marker = f"=== case {case}\n"
-    text = text[text.rfind(marker) + len(marker):] if marker in text else ""
-    text = text.strip()
-    return text[-_CRASH_LOG_CHARS:]
+_RAY_INSTALL = "pip install 'tosa-custom[ray]'"
+_RAY_MEMORY_GB = 8.0  # a case's worker on a Ray node, whose other tasks it must not starve
 
 
 @dataclasses.dataclass
@@ -207,129 +50,13 @@ class AuditRun:
     kernels: str = "all"
     executor: str = "reference"
     shard: str | None = None  # "K/N": the K-th of N interleaved slices of the selected cases
+    nodes: dict[str, dict] | None = None  # on Ray: node id -> its host facts (cluster.host_facts)
+    ran_on: dict[str, str] | None = None  # on Ray: case -> the node id that ran it
+    unfinished: list[str] = dataclasses.field(default_factory=list)  # cases a Ctrl-C left without a result
 
     @property
     def unexpected(self) -> list[CaseResult]:
         return [r for r in self.results if r.failed]
-
-
-class _Supervisor:
-    def __init__(self, cases: Sequence[Case], files: list[str], mode: str, ops: list[str] | None,
-                 jobs: int, timeout: float, on_result, log_dir: Path, torch_fallback: bool = True,
-                 kernels: str = "all", executor: str = "reference"):
-        self.cases = {c.name: c for c in cases}
-        # A worker loads only the OpInfo ops and dtypes of these cases: a shard of every
-        # sample needs a fifth of them, a re-run of its unpassed cases one in seventy.
-        self.opinfo_pairs = opinfo.pairs_of(self.cases)
-        self.files, self.mode, self.ops, self.torch_fallback = files, mode, ops, torch_fallback
-        self.kernels, self.executor = kernels, executor
-        self.jobs = max(1, min(jobs, len(cases)))
-        self.timeout, self.on_result, self.log_dir = timeout, on_result, log_dir
-        self.threads = max(1, (os.cpu_count() or 1) // self.jobs)
-        self.ctx = multiprocessing.get_context("spawn")
-        self.results: dict[str, CaseResult] = {}
-        self.failed_starts = 0
-        self.startup_timeout = _STARTUP_TIMEOUT
-
-    def _start(self, index: int) -> _Worker:
-        parent, child = self.ctx.Pipe()
-        log = self.log_dir / f"worker-{index}.log"
-        process = self.ctx.Process(
-            target=_worker_main,
-            args=(child, self.files, self.mode, self.ops, self.torch_fallback, self.threads, str(log), self.kernels,
-                  self.executor, self.opinfo_pairs),
-            daemon=True
-        )
-        process.start()
-        child.close()
-        return _Worker(index, process, parent, log, deadline=time.monotonic() + max(self.startup_timeout, self.timeout))
-
-    def _stop(self, w: _Worker, grace: float = 0.0) -> None:
-        w.process.join(grace)  # a worker told to stop exits by itself, releasing what it holds
-        if w.process.is_alive():
-            w.process.kill()
-        w.process.join(10)
-        w.conn.close()
-
-    def _record(self, result: CaseResult) -> None:
-        self.results[result.name] = result
-        self.on_result(result)
-
-    def _lost(self, w: _Worker, measured: str, message: str) -> None:
-        case = self.cases[w.case]
-        result = CaseResult(case.name, self.mode, case.family, case.source, executor=self.executor,
-                            xfail_reason=expected_reason(case, self.mode, self.executor))
-        result.status = final_status(case, self.mode, measured, self.executor)
-        result.category = measured
-        result.message = message
-        result.timings["total"] = round(self.timeout if measured == "timeout" else 0.0, 4)
-        self._record(result)
-
-    def _replace(self, w: _Worker, why: str) -> _Worker:
-        self._stop(w)
-        if w.case is None and not w.ready:
-            self.failed_starts += 1
-            if self.failed_starts >= 3:
-                raise AuditError(f"audit workers keep dying before their first case ({why}); see {w.log}")
-        return self._start(w.index)
-
-    def run(self, order: Sequence[str]) -> list[CaseResult]:
-        pending = collections.deque(order)
-        workers = [self._start(i) for i in range(self.jobs)]
-        try:
-            while pending or any(w.case for w in workers):
-                for w in workers:
-                    if w.ready and w.case is None and pending:
-                        w.case = pending.popleft()
-                        w.conn.send(w.case)
-                        w.deadline = time.monotonic() + self.timeout
-                if not pending and not any(w.case for w in workers):
-                    break
-                wait = max(0.0, min(w.deadline if w.timed else float("inf") for w in workers) - time.monotonic())
-                wait = None if wait == float("inf") else wait
-                ready = multiprocessing.connection.wait(
-                    [w.conn for w in workers] + [w.process.sentinel for w in workers], timeout=wait
-                )
-                for i, w in enumerate(workers):
-                    workers[i] = self._service(w, ready)
-        finally:
-            for w in workers:
-                try:
-                    w.conn.send(None)
-                except (OSError, ValueError):
-                    pass
-            for w in workers:
-                self._stop(w, grace=10.0 if w.case is None else 0.0)
-        return [self.results[n] for n in order]
-
-    def _service(self, w: _Worker, ready) -> _Worker:
-        if w.conn in ready:
-            try:
-                kind, payload = w.conn.recv()
-            except (EOFError, OSError):
-                kind, payload = "eof", None
-            if kind == "ready":
-                w.ready, self.failed_starts = True, 0
-                return w
-            if kind == "done":
-                self._record(CaseResult.from_json(payload))
-                w.case = None
-                return w
-            if kind == "error":
-                raise AuditError(f"the audit's runner failed on {w.case}: {payload}")
-        if w.conn in ready or w.process.sentinel in ready:
-            w.process.join(5)
-            why = f"worker died with {_signal_name(w.process.exitcode)}"
-            if w.case is not None:
-                tail = _log_tail(w.log, w.case)
-                self._lost(w, "crash", why + (f"; last output:\n{tail}" if tail else ""))
-            return self._replace(w, why)
-        if w.timed and time.monotonic() >= w.deadline:
-            if w.case is not None:
-                self._lost(w, "timeout", f"no result after {self.timeout:g} s; the worker was killed")
-                return self._replace(w, "timeout")
-            return self._replace(w, f"no worker ready after {max(self.startup_timeout, self.timeout):g} s")
-        return w
 
 
 def select(cases: Sequence[Case], name_filter: str | None = None, shard: tuple[int, int] | None = None,
@@ -353,14 +80,17 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
               timeout: float = DEFAULT_TIMEOUT, name_filter: str | None = None, on_result=None,
               on_start=None, torch_fallback: bool = True, kernels: str = "all",
               executor: str = "reference", shard: tuple[int, int] | None = None,
-              only: frozenset[str] | None = None) -> AuditRun:
+              only: frozenset[str] | None = None, ray: str | None = None,
+              memory_limit: int | None = None) -> AuditRun:
     """Run every case of `files` (matching `name_filter`) in `mode`; without
     `torch_fallback`, custom ops run only by registered kernels; `kernels="user"`:
     only by the user's own (not the package's built-in ones); `executor`:
     what runs the compiled program (registry.EXECUTORS); `shard=(k, n)`: only
     every n-th selected case from the k-th (1-based), so n machines (or runs)
     cover a suite too long for one, each with a sample spread over all of it;
-    `only`: of those, only the cases of these names."""
+    `only`: of those, only the cases of these names; `ray`: run them as Ray
+    tasks (cluster.py) on the cluster at that address, or a local Ray for
+    ""; `memory_limit`: bytes of address space each case's worker may use."""
     if mode not in MODES:
         raise AuditError(f"unknown mode {mode!r}: expected one of {', '.join(MODES)}")
     if executor not in EXECUTORS:
@@ -379,17 +109,31 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
     if on_start:
         on_start(cases)
     start = time.monotonic()
-    jobs = jobs or os.cpu_count() or 1
-    with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-") as tmp:
-        supervisor = _Supervisor(cases, files, mode, list(ops) if ops else None, jobs, timeout,
-                                 on_result or (lambda r: None), Path(tmp), torch_fallback, kernels, executor)
-        # Each worker loads at most the cases this process did, jobs at a time: no longer than it took (every
-        # OpInfo sample and dtype: 30 s on a quiet host, over 300 s on a loaded one, where a fixed limit killed them).
-        supervisor.startup_timeout = max(_STARTUP_TIMEOUT, 4 * loading * supervisor.jobs)
-        results = supervisor.run([c.name for c in cases])
-    return AuditRun(mode, list(ops) if ops else None, results, round(time.monotonic() - start, 2),
-                    supervisor.jobs, timeout, files, name_filter, torch_fallback, kernels, executor,
-                    f"{shard[0]}/{shard[1]}" if shard else None)
+    ops = list(ops) if ops else None
+    on_result = on_result or (lambda r: None)
+    run = AuditRun(mode, ops, [], 0.0, jobs or os.cpu_count() or 1, timeout, files, name_filter, torch_fallback,
+                   kernels, executor, f"{shard[0]}/{shard[1]}" if shard else None)
+    if ray is not None:
+        from .cluster import RayPool  # lazily: Ray is an optional extra
+
+        options = {"timeout": timeout, "torch_fallback": torch_fallback, "kernels": kernels, "executor": executor,
+                   "threads": 1, "memory_limit": memory_limit}
+        pool = RayPool(ray or None, files, mode, ops, options, on_result)
+        run.results = pool.run([c.name for c in cases])
+        run.nodes, run.ran_on, run.unfinished = pool.nodes, pool.ran_on, pool.unfinished
+        run.jobs = sum(int(n["cpus"]) for n in pool.nodes.values()) or 1
+    else:
+        with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-") as tmp:
+            supervisor = _Supervisor(cases, files, mode, ops, run.jobs, timeout, on_result, Path(tmp),
+                                     torch_fallback, kernels, executor)
+            # Each worker loads at most the cases this process did, jobs at a time: no longer than it took (every
+            # OpInfo sample and dtype: 30 s on a quiet host, over 300 s on a loaded one, where a fixed limit
+            # killed them).
+            supervisor.startup_timeout = max(_STARTUP_TIMEOUT, 4 * loading * supervisor.jobs)
+            supervisor.memory_limit = memory_limit
+            run.results, run.jobs = supervisor.run([c.name for c in cases]), supervisor.jobs
+    run.seconds = round(time.monotonic() - start, 2)
+    return run
 
 
 # --------------------------------------------------------------------------
@@ -449,10 +193,25 @@ def _parser() -> argparse.ArgumentParser:
                         "each kept op by its kernel; a dynamic shape or TOSA that does not conform is an "
                         "expected refusal), or Vulkan (tosa_custom.vgf: a VGF of Arm's ML SDK, each kept op "
                         "by its compute shader; an op no shader takes is an expected refusal)")
+    _cluster_arguments(p)
     p.add_argument("--only-user-kernels", action="store_true",
                    help="run custom ops only by the kernels your case files register or load (not the package's "
                         "built-in numpy, native or generic torch ones): shows which ops lack a kernel of yours")
     return p
+
+
+def _cluster_arguments(p: argparse.ArgumentParser) -> None:
+    """--ray, --ray-address and --memory-limit: where the cases run, and with how much memory."""
+    p.add_argument("--ray", action="store_true",
+                   help="run the cases as tasks on a local Ray (started for the run) instead of -j local workers; "
+                        f"each case still in a child process of its own (needs {_RAY_INSTALL})")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="run the cases as tasks on the Ray cluster at ADDR (e.g. 10.0.0.1:6379, from `ray start "
+                        "--head`); every node needs the same tosa-custom, torch and torch-mlir, and the case files "
+                        "at the same path")
+    p.add_argument("--memory-limit", type=float, metavar="GB",
+                   help="address space each case's worker process may use (RLIMIT_AS); a case over it fails alone "
+                        f"(default: none locally, {_RAY_MEMORY_GB:g} on Ray)")
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -511,6 +270,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tosa-custom-audit: -j {args.jobs}: give at least 1 worker process (-j 1 runs the cases one by one)",
               file=sys.stderr)
         return 2
+    if args.memory_limit is not None and args.memory_limit <= 0:
+        print(f"tosa-custom-audit: --memory-limit {args.memory_limit:g}: give gigabytes above 0", file=sys.stderr)
+        return 2
     if args.timeout <= 0:
         print(f"tosa-custom-audit: --timeout {args.timeout:g}: give a time limit in seconds above 0 "
               f"(default {DEFAULT_TIMEOUT:g})", file=sys.stderr)
@@ -530,11 +292,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             for c in select(load_case_files(files), args.filter, args.shard, only):
                 print(f"{c.name}\t{c.family}\t{c.source}")
             return 0
+        ray = args.ray_address if args.ray_address else ("" if args.ray else None)
+        memory = args.memory_limit or (_RAY_MEMORY_GB if ray is not None else None)
         run = run_audit(args.mode, files=files, ops=ops, jobs=args.jobs, timeout=args.timeout,
                         name_filter=args.filter, on_result=progress, on_start=progress.start,
                         torch_fallback=not args.no_torch_fallback,
                         kernels="user" if args.only_user_kernels else "all", executor=args.executor,
-                        shard=args.shard, only=only)
+                        shard=args.shard, only=only, ray=ray, memory_limit=int(memory * 2**30) if memory else None)
     except (AuditError, compare.ReportError) as e:
         progress.close()
         print(f"tosa-custom-audit: error: {e}", file=sys.stderr)
@@ -549,6 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.report:
         for path in report.write_all(summary, args.report):
             print(f"wrote {path}")
+    if run.unfinished:  # Ctrl-C on Ray: what finished is reported; --rerun-unpassed runs the rest
+        print(f"tosa-custom-audit: interrupted, {len(run.unfinished)} cases unfinished"
+              + (f": resume with --rerun-unpassed {args.report}" if args.report else ""), file=sys.stderr)
+        return 130
     return 1 if run.unexpected else 0
 
 

@@ -47,6 +47,12 @@ def load(directory: Path) -> tuple[str, dict[str, dict]]:
     """(mode, case name -> result row) of one audit report folder, or of a
     folder of them (one per `--shard`, or a shard's run and its re-runs),
     read as one run: a suite too long for one run is compared whole."""
+    mode, rows, _ = _load(directory)
+    return mode, rows
+
+
+def _load(directory: Path) -> tuple[str, dict[str, dict], set[str]]:
+    """`load`, and the cases a Ctrl-C left unfinished (a partial run on Ray) that no part ran."""
     path = Path(directory)
     if path.is_dir() and not (path / "audit.json").exists():
         parts = sorted(path.glob("*/audit.json"))
@@ -55,19 +61,30 @@ def load(directory: Path) -> tuple[str, dict[str, dict]]:
                               f"(give folders written by tosa-custom-audit --report DIR)")
     else:
         parts = [path / "audit.json" if path.is_dir() else path]
-    modes, rows = set(), {}
+    modes, rows, versions, unfinished = set(), {}, {}, set()
     for part in parts:
         data = _read(part)
         modes.add(data["meta"]["mode"])
+        unfinished.update(data["meta"].get("unfinished") or ())
         rows.update((c["name"], c) for c in data["cases"])
+        versions.setdefault(_versions_text(data["meta"].get("versions", {})), part.parent)
     if len(modes) > 1:
         raise ReportError(f"{path} mixes runs of modes {', '.join(sorted(modes))}: give one folder per mode")
-    return modes.pop(), rows
+    if len(versions) > 1:
+        raise ReportError(f"{path} mixes runs of different package versions ("
+                          + "; ".join(f"{where}: {v}" for v, where in versions.items())
+                          + "): their results are not one run; re-run the odd ones at the same versions")
+    return modes.pop(), rows, unfinished - set(rows)
+
+
+def _versions_text(versions: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(versions.items())) or "no versions recorded"
 
 
 def unpassed(directory: Path) -> frozenset[str]:
-    """The cases of a run (as `load` reads it) that did not run right."""
-    return frozenset(name for name, row in load(directory)[1].items() if row["status"] not in _RAN_RIGHT)
+    """The cases of a run (as `load` reads it) that did not run right, or did not run (a Ctrl-C's)."""
+    _, rows, unfinished = _load(directory)
+    return frozenset(name for name, row in rows.items() if row["status"] not in _RAN_RIGHT) | unfinished
 
 
 class Comparison:

@@ -22,7 +22,7 @@ from . import opinfo
 from .categories import categories, describe
 from .runner import CONFORMANCE, STATUSES, UNEXPECTED_CONFORMANCE, CaseResult, conformance_message
 
-__all__ = ["build", "text_summary", "to_json", "to_markdown", "to_html", "write_all", "OP_STATUSES"]
+__all__ = ["build", "text_summary", "to_json", "to_markdown", "to_html", "write_all", "versions", "OP_STATUSES"]
 
 # An op is "converted" when every case that has it converted it and none failed
 # on it, "failing" when every case converted it but one failed on it at run
@@ -39,7 +39,9 @@ _COLORS = {
 }
 
 
-def _versions() -> dict[str, str]:
+def versions() -> dict[str, str]:
+    """The versions of the packages that decide a case's result: a run's
+    results are comparable, and mergeable, only at the same ones."""
     found = {}
     for dist in ("torch", "torch-mlir", "tosa-custom"):
         try:
@@ -174,8 +176,11 @@ def build(run) -> dict[str, Any]:
         "meta": {
             "mode": run.mode, "ops": run.ops, "jobs": run.jobs, "timeout": run.timeout, "seconds": run.seconds,
             "filter": run.filter, "files": run.files, "torch_fallback": run.torch_fallback,
-            "kernels": run.kernels, "executor": getattr(run, "executor", "reference"), "versions": _versions(),
+            "kernels": run.kernels, "executor": getattr(run, "executor", "reference"), "versions": versions(),
             "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            # On Ray: each node's host facts, the node each case ran on, the cases a Ctrl-C left.
+            "nodes": getattr(run, "nodes", None), "ran_on": getattr(run, "ran_on", None),
+            "unfinished": list(getattr(run, "unfinished", [])),
         },
         "counts": {s: counts.get(s, 0) for s in STATUSES},
         "by_executor": _by_executor(results),
@@ -446,10 +451,22 @@ def to_markdown(summary: dict) -> str:
         t = r["timings"]
         out.append(f"| {r['name']} | {t.get('total', 0):.2f} | {t.get('compile', 0):.2f} | {t.get('load', 0):.2f} | "
                    f"{t.get('run', 0):.2f} |")
+    out += _nodes_markdown(meta)
     out += ["", "## Categories", "", "| category | stage | meaning |", "|---|---|---|"]
     for name, c in summary["categories"].items():
         out.append(f"| {name} | {c['stage']} | {_md(c['description'])} |")
     return "\n".join(out) + "\n"
+
+
+def _nodes_markdown(meta: dict) -> list[str]:
+    """The Ray nodes that ran the cases (meta["ran_on"] says which ran which)."""
+    if not meta.get("nodes"):
+        return []
+    ran = collections.Counter((meta.get("ran_on") or {}).values())
+    out = ["", "## Nodes", "", "| node | host | CPU | cases | versions |", "|---|---|---|---|---|"]
+    out += [f"| {node[:12]} | {_md(f['hostname'])} | {_md(f['cpu'])} ({f['cpus']}) | {ran[node]} | "
+            f"{_md(', '.join(f'{k} {v}' for k, v in f['versions'].items()))} |" for node, f in meta["nodes"].items()]
+    return out
 
 
 def _tunneled_per_case(cases: list[dict]) -> list[str]:
@@ -652,6 +669,8 @@ def to_html(summary: dict) -> str:
     body += _html_tables(summary)
     body += _conformance_html(summary.get("conformance", {}))
     body += _html_appendix(summary)
+    if meta.get("nodes"):
+        body.append("<h2>Nodes</h2><pre>" + _e("\n".join(_nodes_markdown(meta)[4:])) + "</pre>")
     return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
             f"<style>{_CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
