@@ -1,4 +1,4 @@
-// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-split-functions=ops=9 | FileCheck %s
+// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-split-functions="ops=9 above=9" | FileCheck %s
 
 // Three loop nests of 5 ops each past a bound of 9: runs of about 9 ops
 // become private functions, not inlined by LLVM, called in order. A value
@@ -59,5 +59,34 @@ func.func @small(%x: memref<4xf32>) {
   %v = memref.load %x[%c0] : memref<4xf32>
   %w = arith.addf %v, %v : f32
   memref.store %w, %x[%c0] : memref<4xf32>
+  return
+}
+
+// -----
+
+// A fresh allocation stays in @main, and a piece's argument that is the only
+// view of one among the call's buffers is `llvm.noalias` (LLVM knew that of
+// two allocations in one function); the caller's own buffers are not.
+// CHECK-LABEL: func.func @fresh(
+// CHECK:         %[[T:.*]] = memref.alloc() : memref<64xf32>
+// CHECK:         call @__tosa_custom_part0(%arg0, %[[T]])
+// CHECK:         memref.dealloc %[[T]]
+// CHECK-LABEL: func.func private @__tosa_custom_part0(
+// CHECK-SAME:    %{{.*}}: memref<64xf32>, %{{.*}}: memref<64xf32> {llvm.noalias}) attributes {llvm.no_inline}
+func.func @fresh(%x: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %t = memref.alloc() : memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    memref.store %v, %t[%i] : memref<64xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %t[%i] : memref<64xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %x[%i] : memref<64xf32>
+  }
+  memref.dealloc %t : memref<64xf32>
   return
 }

@@ -26,16 +26,25 @@ from torch_mlir.dialects import func as func_d
 from ..core.ir import collect_ops
 from ..core.passes import Option, PassContext, parse_count, register_pass
 
-__all__ = ["SPLIT_FUNCTIONS", "DEFAULT_OPS", "split_functions"]
+__all__ = ["SPLIT_FUNCTIONS", "DEFAULT_OPS", "DEFAULT_ABOVE", "split_functions"]
 
 SPLIT_FUNCTIONS = "tosa-custom-split-functions"
 DEFAULT_OPS = 4000
-"""Ops per function (nested ops counted) past which a function is split, and
-the size of each piece: below a few thousand LLVM's time per op is flat."""
+"""The size of a piece (ops, nested counted): below a few thousand LLVM's
+time per op is flat."""
+DEFAULT_ABOVE = 40000
+"""The size past which a function is split. Split at 4000, mobilenet_v3_small
+(1x3x64x64) ran 24% slower and resnet18 3% (interleaved rounds on a loaded
+host; the cause is not known yet), so only the functions whose LLVM time was
+minutes (densenet121, regnet_y_400mf: 290k and 425k LLVM ops) are split."""
 _PREFIX = "__tosa_custom_part"
 # Ops cloned into each piece that reads them, not passed: constants LLVM
 # folds, and symbol addresses.
 _CLONED = ("arith.constant", "ub.poison", "memref.get_global", "vector.constant_mask")
+# Views of a buffer, traced to the buffer (a piece's argument that is the
+# only view of a fresh allocation among the call's buffers is `noalias`).
+_VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "memref.reinterpret_cast",
+          "memref.cast", "memref.assume_alignment", "memref.view")
 _KEPT = ("memref.alloca", "llvm.intr.stacksave", "llvm.intr.stackrestore", "memref.alloca_scope")
 
 
@@ -53,10 +62,12 @@ def _size(op) -> int:
 def _pieces(ops: list, limit: int) -> list[list]:
     """Runs of consecutive ops of a block of about `limit` ops each. A
     terminator and a stack allocation end a run and belong to none; a cloned
-    constant among them stays where it is (it reads nothing)."""
+    constant and an allocation of static size among them stay where they are
+    (they read nothing; an allocation seen by LLVM is known not to alias
+    another, which each piece is told: `_no_alias`)."""
     pieces, run, size = [], [], 0
     for i, op in enumerate(ops):
-        if op.name in _CLONED and i < len(ops) - 1:
+        if (op.name in _CLONED or op.name == "memref.alloc" and not list(op.operands)) and i < len(ops) - 1:
             continue
         if op.name in _KEPT or i == len(ops) - 1:
             if run:
@@ -113,7 +124,47 @@ def _rewire(value: ir.Value, new: ir.Value, within: ir.Operation) -> None:
             use.owner.operands[use.operand_number] = new
 
 
-def _outline(fn: ir.Operation, ops: list, follower: ir.Operation, name: str) -> None:
+def _base(v: ir.Value, pieces: dict) -> ir.Value | None:
+    """The allocation or argument of the function being split whose buffer
+    `v` (a value of it) views, through views and the pieces made so far; or
+    None if not known."""
+    call = None
+    while True:
+        owner = v.owner
+        if isinstance(owner, ir.Block):
+            if call is None:
+                return v  # the function's own argument
+            if owner.owner.name != "func.func":
+                return None
+            v, call = call.operands[ir.BlockArgument(v).arg_number], None
+            continue
+        op = owner.operation
+        if op.name == "memref.alloc":
+            return v
+        if op.name in _VIEWS:
+            v = op.operands[0]
+        elif op.name == "func.call" and call is None and \
+                ir.FlatSymbolRefAttr(op.attributes["callee"]).value in pieces:
+            piece = pieces[ir.FlatSymbolRefAttr(op.attributes["callee"]).value]
+            ret = list(piece.regions[0].blocks[0].operations)[-1]
+            v, call = ret.operands[ir.OpResult(v).result_number], op
+        else:
+            return None
+
+
+def _no_alias(passed: list, pieces: dict) -> list[bool]:
+    """Per argument: the only buffer argument viewing its allocation, all
+    of the call's buffer arguments traced (LLVM then knows what it knew in
+    the one function: distinct allocations do not alias)."""
+    bases = [_base(v, pieces) if isinstance(v.type, ir.MemRefType) else None for v in passed]
+    buffers = [b for v, b in zip(passed, bases) if isinstance(v.type, ir.MemRefType)]
+    if any(b is None for b in buffers):
+        return [False] * len(passed)
+    return [b is not None and not isinstance(b.owner, ir.Block) and sum(1 for c in buffers if c == b) == 1
+            for b in bases]
+
+
+def _outline(fn: ir.Operation, ops: list, follower: ir.Operation, name: str, pieces: dict) -> None:
     """Move `ops` into a new private function `name`, called before `follower`."""
     _, read = _defined_inside(ops)
     cloned = [v for v in read if not isinstance(v.owner, ir.Block) and v.owner.operation.name in _CLONED]
@@ -121,6 +172,9 @@ def _outline(fn: ir.Operation, ops: list, follower: ir.Operation, name: str) -> 
     with ir.InsertionPoint(fn.parent.regions[0].blocks[0]), fn.location:
         piece = func_d.FuncOp(name, ([v.type for v in passed], []), visibility="private")
     piece.attributes["llvm.no_inline"] = ir.UnitAttr.get()
+    piece.attributes["arg_attrs"] = ir.ArrayAttr.get(
+        [ir.DictAttr.get({"llvm.noalias": ir.UnitAttr.get()} if no else {}) for no in _no_alias(passed, pieces)])
+    pieces[name] = piece.operation
     entry = piece.add_entry_block()
     for op in ops:
         entry.append(op)
@@ -145,22 +199,24 @@ def split_function(fn: ir.Operation, limit: int, first: int) -> int:
     """Split `fn` (a func.func with one block) into pieces of about `limit`
     ops; returns how many pieces were made, named from `first` on."""
     ops = [op.operation for op in fn.regions[0].blocks[0].operations]
-    made = 0
+    made, pieces = 0, {}
     for run, follower in _pieces(ops, limit):
         if len(run) == 1 and _size(run[0]) < 8:
             continue  # a lone small op: a call would cost as much
-        _outline(fn, run, follower, f"{_PREFIX}{first + made}")
+        _outline(fn, run, follower, f"{_PREFIX}{first + made}", pieces)
         made += 1
     return made
 
 
 @register_pass(SPLIT_FUNCTIONS,
-               "Cut a function of more than OPS ops into private functions of about OPS ops each, called in "
+               "Cut a function of more than ABOVE ops into private functions of about OPS ops each, called in "
                "order, so LLVM's superlinear time per function stays bounded",
-               options=(Option("ops", "the size (ops, nested included) of a piece", DEFAULT_OPS, parse_count),))
+               options=(Option("ops", "the size (ops, nested included) of a piece", DEFAULT_OPS, parse_count),
+                        Option("above", "split only a function of more ops than this", DEFAULT_ABOVE, parse_count)))
 def split_functions(module, ctx: PassContext | None = None) -> int:
     """Returns how many functions were made."""
     limit = ctx.options.ops if ctx is not None else DEFAULT_OPS
+    above = ctx.options.above if ctx is not None else DEFAULT_ABOVE
     root = getattr(module, "operation", module)
     made = 0
     functions = collect_ops(root, lambda op: op.name == "func.func", enter_matches=False)
@@ -168,7 +224,7 @@ def split_functions(module, ctx: PassContext | None = None) -> int:
         for fn in functions:
             name = ir.StringAttr(fn.attributes["sym_name"]).value
             body = fn.regions[0].blocks
-            if name.startswith(_PREFIX) or len(body) != 1 or _size(fn) <= limit:
+            if name.startswith(_PREFIX) or len(body) != 1 or _size(fn) <= max(limit, above):
                 continue
             made += split_function(fn, limit, made)
     return made
