@@ -224,3 +224,23 @@ def test_a_numpy_input_written_with_another_shape_is_refused_before_running():
                                          r"array has shape \[3, 4\].*pass a tensor"):
         program(x, np.ones(5, dtype=np.float32))
     np.testing.assert_array_equal(x, np.zeros((3, 4), dtype=np.float32))  # nothing written
+
+
+@pytest.mark.parametrize("ops", [None, ["*"]])
+def test_a_python_number_export_baked_in_is_refused_when_another_is_given(ops):
+    """torch.export bakes a Python float or bool into the graph: the argument
+    stays, unread, and a call with another number computed with the baked
+    one, silently (found by PythonFloatInputModule_basic on Vulkan)."""
+    fn = Fn(lambda x, s, flip: (x * s + 1) if flip else x)
+    x = torch.randn(3, 4)
+    module = _compile(fn, (x, 2.5, True), backend_legal_ops=ops)
+    assert 'tosa_custom.baked = "2.5"' in str(module) and 'tosa_custom.baked = "true"' in str(module)
+    program = runtime.load(module)
+    torch.testing.assert_close(program(x, 2.5, True), fn(x, 2.5, True))
+    torch.testing.assert_close(program(x, torch.tensor(2.5, dtype=torch.float64), True), fn(x, 2.5, True))
+    with pytest.raises(ValueError, match=r"input #1 is 3.0, but torch.export baked the Python number 2.5 into the "
+                                         r"program .* call it with 2.5, or compile the model taking the number as a "
+                                         r"0-d tensor"):
+        program(x, 3.0, True)
+    with pytest.raises(ValueError, match=r"input #2 is False, but torch.export baked the Python number True"):
+        program(x, 2.5, False)

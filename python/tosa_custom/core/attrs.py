@@ -4,7 +4,8 @@ reads it cannot disagree on its spelling."""
 
 from __future__ import annotations
 
-__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNEL_STAGE", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET", "SYMBOLS", "SHAPE", "RANGE", "QUANTIZATION"]
+__all__ = ["CARRIER", "TUNNEL", "TUNNEL_REASON", "TUNNEL_STAGE", "TUNNELED", "SCALAR", "DTYPE", "TOSA_TARGET", "SYMBOLS", "SHAPE", "RANGE", "QUANTIZATION",
+           "BAKED"]
 
 # On a torch op that carries a value TOSA cannot type into one it can, and
 # back (CONTRACT.md 3.5): "argument" or "result". Never tunneled itself.
@@ -19,6 +20,10 @@ TUNNELED = "tosa_custom.tunneled"
 # On a function argument or result that travels as a 0-d tensor: the Python
 # number kind it stands for (dtypes.SCALAR_KINDS), CONTRACT.md 4.5.
 SCALAR = "tosa_custom.scalar"
+# On a function argument for a Python number torch.export baked into the
+# program (its graph reads the constant, not the argument): the number's JSON,
+# CONTRACT.md 4.7. The executors refuse another value at the call.
+BAKED = "tosa_custom.baked"
 # On a function argument or result whose torch dtype TOSA cannot type (uint8,
 # complex): the dtype's name (dtypes.DTYPES), CONTRACT.md 3.5.
 DTYPE = "tosa_custom.dtype"

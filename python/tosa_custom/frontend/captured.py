@@ -92,5 +92,6 @@ class Capture:
             func = _ir.public_functions(module, name)[0]
             _signature.mark_results(func, self.program)
             _dynamic.mark_boundary(func, self.program)
+            _dynamic.mark_baked_numbers(func, self.program)
         return module
 

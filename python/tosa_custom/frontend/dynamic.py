@@ -12,6 +12,7 @@ symbolic become `?`.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import torch
@@ -24,7 +25,8 @@ from ..core import attrs as _attrs
 from ..core import ir as _core_ir
 from ..core.diagnostics import CompileError
 
-__all__ = ["INT64_MAX", "resolve_dynamic_shapes", "static_where_specialized", "dim_value", "mark_boundary"]
+__all__ = ["INT64_MAX", "resolve_dynamic_shapes", "static_where_specialized", "dim_value", "mark_boundary",
+           "mark_baked_numbers"]
 
 INT64_MAX = 2**63 - 1
 
@@ -123,6 +125,24 @@ def _shape_attrs(vals) -> dict[int, ir.Attribute]:
         if isinstance(val, torch.Tensor) and any(dim_value(d) is None for d in val.shape):
             found[i] = ir.ArrayAttr.get([_dim_attr(d) for d in val.shape])
     return found
+
+
+def mark_baked_numbers(func, program) -> None:
+    """Mark each argument of the imported entry `func` that stands for a
+    Python number torch.export baked in (a placeholder whose value is a
+    plain int, float or bool, not a symbol): a call with another number
+    would silently compute with the baked one, so the executors refuse it."""
+    placeholders = [n for n in program.graph.nodes if n.op == "placeholder"]
+    count = len(ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs)
+    if len(placeholders) != count:
+        return  # not the plain import this reads
+    marks = {}
+    for i, node in enumerate(placeholders):
+        value = node.meta.get("val")
+        if isinstance(value, (bool, int, float)) and not node.users:
+            marks[i] = {_attrs.BAKED: ir.StringAttr.get(json.dumps(value))}
+    if marks:
+        _core_ir.add_signature_attrs(func, "arg_attrs", count, marks)
 
 
 def mark_boundary(func, program) -> None:

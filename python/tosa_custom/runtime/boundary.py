@@ -42,6 +42,7 @@ old convention: one result alone, several as a flat tuple.
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import numpy as np
@@ -49,7 +50,7 @@ import torch
 
 from torch_mlir import ir
 
-from ..core.attrs import DTYPE, RANGE
+from ..core.attrs import BAKED, DTYPE, RANGE
 from ..core.ir import function_type
 from ..core.quantization import dequantize, quantize, read_quantization
 from ..core.dtypes import scalar_kind
@@ -91,6 +92,7 @@ class Boundary:
         self.written_shapes = {p: _static_shape(results[i]) for i, p in self.inputs}  # None: a ? dim
         self.narrowed, self.widened = _int64_on_int32(func, "arg_attrs"), _int64_on_int32(func, "res_attrs")
         self.ranges = _ranges(func)
+        self.baked = _baked(func)  # position -> the Python number export baked in
         self.quantized = read_quantization(func, "arg_attrs")  # position -> QParams
         self.dequantized = read_quantization(func, "res_attrs")
 
@@ -112,7 +114,11 @@ class Boundary:
         return inputs
 
     def check(self, inputs) -> None:
-        """Refuse, before the call, an input the model writes that cannot be written."""
+        """Refuse, before the call, an input the model writes that cannot be
+        written, and a Python number other than the one export baked in."""
+        for p, value in self.baked.items():
+            if p < len(inputs):
+                _check_baked(p, inputs[p], value)
         for p in self.written:
             x = inputs[p] if p < len(inputs) else None
             if isinstance(x, np.ndarray):
@@ -192,6 +198,24 @@ def _int64_on_int32(func, key: str) -> list[int]:
                 str(ir.RankedTensorType(types[i]).element_type) == "i32":
             found.append(i)
     return found
+
+
+def _baked(func) -> dict[int, object]:
+    """Position -> the number of each argument marked `tosa_custom.baked` (CONTRACT.md 4.7)."""
+    if "arg_attrs" not in func.attributes:
+        return {}
+    return {i: json.loads(ir.StringAttr(ir.DictAttr(a)[BAKED]).value)
+            for i, a in enumerate(ir.ArrayAttr(func.attributes["arg_attrs"])) if BAKED in ir.DictAttr(a)}
+
+
+def _check_baked(p: int, x, value) -> None:
+    one = isinstance(x, torch.Tensor) and x.numel() == 1 or isinstance(x, np.ndarray) and x.size == 1
+    given = x.item() if one else x
+    same = given == value or (given != given and value != value)  # NaN baked, NaN given
+    if not isinstance(given, (bool, int, float)) or not same:
+        raise ValueError(f"input #{p} is {x!r}, but torch.export baked the Python number {value!r} into the program "
+                         f"(the model reads it as a constant): call it with {value!r}, or compile the model taking "
+                         "the number as a 0-d tensor, which stays an input")
 
 
 def _ranges(func) -> dict[int, tuple[int, int]]:

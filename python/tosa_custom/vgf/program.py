@@ -81,6 +81,10 @@ def _refuse_what_it_cannot_run(func: ir.Operation) -> None:
         raise CompileError(f"the program has a value of type {dynamic}: a VGF is static; run a program with `?` "
                            "dims on tosa_custom.runtime", category="dynamic-shape")
     double = _first_type(func, lambda t: str(t.element_type) == "f64")
+    if double is not None and str(double) in map(str, _ir.function_type(func).inputs):
+        # TOSA validation reads ops, not arguments: a Python float export baked in stays an unread f64 argument
+        raise CompileError(f"the program takes a value of type {double}: the ML SDK has no f64 tensors; run it on "
+                           "tosa_custom.runtime, iree or refmodel", category="executor-limit")
     if double is not None:
         raise CompileError(f"the program has a value of type {double}: TOSA has no f64, nor has the ML SDK "
                            "(compile with tosa_target=\"auto\" to narrow such values)", category="not-conformant")
