@@ -76,3 +76,28 @@ def test_unreadable_report_names_the_fix(tmp_path):
     (tmp_path / "audit.json").write_text("{")
     with pytest.raises(SystemExit, match="cannot read .*give folders written by tosa-custom-audit --report DIR"):
         compare.main([str(tmp_path), str(tmp_path)])
+
+
+def _report(folder: Path, cases: dict[str, str], versions: dict, unfinished=()) -> Path:
+    """An audit.json with only what `compare.load` reads: its mode, versions, unfinished cases, case rows."""
+    import json
+
+    folder.mkdir(parents=True)
+    meta = {"mode": "auto", "versions": versions, "unfinished": list(unfinished)}
+    rows = [{"name": n, "status": s, "category": None, "message": ""} for n, s in cases.items()]
+    (folder / "audit.json").write_text(json.dumps({"meta": meta, "cases": rows}))
+    return folder
+
+
+def test_a_partial_run_resumes_and_runs_of_other_versions_do_not_merge(tmp_path):
+    versions = {"torch": "2.13.0", "torch-mlir": "20261001", "tosa-custom": "0.1.0"}
+    # A Ctrl-C'd run (Ray) lists what it left: those are unpassed until a later part runs them.
+    _report(tmp_path / "run" / "1", {"A_basic": "pass", "B_basic": "fail"}, versions, unfinished=["C_basic", "D_basic"])
+    assert compare.unpassed(tmp_path / "run" / "1") == {"B_basic", "C_basic", "D_basic"}
+    _report(tmp_path / "run" / "2", {"B_basic": "pass", "C_basic": "pass"}, versions, unfinished=["D_basic"])
+    assert compare.unpassed(tmp_path / "run") == {"D_basic"}
+    assert {n: r["status"] for n, r in compare.load(tmp_path / "run")[1].items()} == {
+        "A_basic": "pass", "B_basic": "pass", "C_basic": "pass"}
+    _report(tmp_path / "run" / "3", {"D_basic": "pass"}, {**versions, "torch": "2.14.0"})
+    with pytest.raises(compare.ReportError, match=r"mixes runs of different package versions .*torch 2\.14\.0"):
+        compare.load(tmp_path / "run")

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence
 
+from . import opinfo
 from .registry import get_case
 from .runner import CaseResult
 
@@ -68,16 +69,15 @@ def host_facts(node_id: str = "") -> dict:
             "cpus": os.cpu_count() or 1, "versions": versions()}
 
 
-def _run_chunk(names: list[str], files: list[str], mode: str, ops, options: dict) -> tuple[list[dict], dict]:
+def _run_chunk(names: list[str], pairs, files: list[str], mode: str, ops, options: dict) -> tuple[list[dict], dict]:
     """A Ray task: run `names` with the local pool's supervisor on this node;
-    their results as JSON, and this host's facts."""
+    their results as JSON, and this host's facts. `pairs`: the OpInfo (op,
+    dtype) pairs of `names`, which only the driver, having loaded them, knows."""
     import ray
 
     from .pool import _Supervisor, load_case_files
-    from . import opinfo
 
-    pairs = opinfo.pairs_of(names)
-    load_case_files((Path(f) for f in files), pairs)  # once per Ray worker process: then a no-op
+    load_case_files((Path(f) for f in files), pairs)  # once per Ray worker process and pairs: then a no-op
     cases = [get_case(n) for n in names]
     results: list[dict] = []
     with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-ray-") as tmp:
@@ -156,7 +156,7 @@ class RayPool:
         ray = self.ray
         task = ray.remote(_run_chunk).options(num_cpus=1, max_retries=LOST_TASK_RETRIES, retry_exceptions=False)
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        pending = {task.remote(chunk, self.files, self.mode, self.ops, self.options): chunk
+        pending = {task.remote(chunk, opinfo.pairs_of(chunk), self.files, self.mode, self.ops, self.options): chunk
                    for chunk in _chunks(order, cpus)}
         try:
             while pending:
