@@ -3,7 +3,7 @@
 // Every IR step of compile(), of the weights tools and of the runtime lowering is a pass with a flag,
 // listed in order with its one-line description and options.
 // CHECK:      --convert-torch-backend-legal-to-tosa-custom
-// CHECK-NEXT: Convert selected torch ops at the backend contract to tosa.custom (options: ops=a,b encoding=json|const strict=true|false tosa-target=auto|none|'profiles=...')
+// CHECK-NEXT: Convert selected torch ops at the backend contract to tosa.custom (options: ops=a,b encoding=json|const strict=true|false tosa-target=auto|none|'profiles=...' quantized=a,b)
 // CHECK:      --tosa-custom-auto-at-import
 // CHECK:      --tosa-custom-bind-weights
 // CHECK-NEXT: (options: weights=FILE entry=NAME)
