@@ -76,6 +76,10 @@ def test_quick_slice(mode, names, audit):
                   for c in run.summary["cases"] if c["status"] not in ("pass", "xfail")}
     assert run.returncode == 0 and not unexpected, unexpected
     for c in run.summary["cases"]:
+        # PT2E's quantize/dequantize ops are kept whole for the integer lowering (quant/), which makes them integer
+        # TOSA, not tosa.custom; compile()'s report still lists them as converted (a gap of the report, issue 38).
+        c["converted"] = {k: v for k, v in c["converted"].items() if not k.startswith("torch.quantized_decomposed.")}
+        c["tunneled"] = [t for t in c["tunneled"] if not str(t[0]).startswith("torch.quantized_decomposed.")]
         if c["status"] == "pass":
             assert c["ops_seen"], c["name"]  # compile()'s report reached the audit
             if mode == "dummy":
