@@ -14,6 +14,7 @@ never call nms or roi_align), and skip, saying why, when that fails.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import pathlib
 import subprocess
@@ -25,15 +26,18 @@ import pytest
 __all__ = ["torchvision"]
 
 VERSION = "0.28.0"  # the torchvision release of torch 2.13.0 (pyproject.toml pins torch)
+PILLOW = "13.0.0"  # torchvision imports PIL at import time; installed beside it when the venv has none
 _DIR = pathlib.Path(os.environ.get("TOSA_CUSTOM_TORCHVISION_DIR",
                                    pathlib.Path(__file__).resolve().parents[1] / "build" / f"torchvision-{VERSION}"))
 
 
 def _install() -> None:
-    if (_DIR / "torchvision" / "__init__.py").exists():
+    wanted = [] if (_DIR / "torchvision" / "__init__.py").exists() else [f"torchvision=={VERSION}"]
+    if importlib.util.find_spec("PIL") is None and not (_DIR / "PIL" / "__init__.py").exists():
+        wanted.append(f"pillow=={PILLOW}")
+    if not wanted:
         return
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(_DIR),
-               f"torchvision=={VERSION}"]
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(_DIR), *wanted]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     if done.returncode:
         pytest.skip(f"torchvision {VERSION} could not be installed into {_DIR}: {done.stderr.strip()[-300:]}")

@@ -155,3 +155,19 @@ def test_gelu_runs_by_table(block):
     assert sum("table_kernel" in k for k in program.kernels) == 1, program.kernels
     inputs = [(torch.randn(1, 8, 32) * 2,)]
     _check_within({"runtime": [program(*inputs[0])]}, qm, inputs, scale)
+
+
+@pytest.mark.parametrize("mode", list(_MODES))
+def test_report_counts_the_integer_lowering_apart(block, mode):
+    """PT2E's quantize/dequantize ops (and, in auto mode, the gelu the lowering
+    tabulates) are carried by the tunnel only for the integer lowering: the
+    report counts them as `integer`, never as converted or tunneled."""
+    qm, args = block
+    report = tosa_custom.CompileReport()
+    tosa_custom.compile(qm, args, backend_legal_ops=_MODES[mode], report=report)
+    qdq = {k for k in report.ops_seen if k.startswith("torch.quantized_decomposed.")}
+    assert qdq and qdq <= set(report.integer), (qdq, report.integer)
+    assert not any(k.startswith("torch.quantized_decomposed.") for k in report.converted), report.converted
+    assert not any(s.identifier.startswith("torch.quantized_decomposed.") for s in report.tunneled)
+    assert {"torch.aten.layer_norm", "torch.aten.softmax.int"} <= set(report.converted), report.converted
+    assert ("torch.aten.gelu" in report.integer) == (mode == "auto"), (report.integer, report.converted)

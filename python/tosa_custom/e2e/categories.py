@@ -93,6 +93,9 @@ _add("timeout", "harness", "the case ran longer than the per-case timeout and it
 
 # -- per-op only: the op was not a candidate ----------------------------------
 _add("not-selected", "selection", "the mode did not ask for the op to be kept (stock mode, or not in --ops)")
+_add("lowered-to-integer", "selection",
+     "a PT2E quantize/dequantize op (or a function the quantized lowering tabulates), carried by the tunnel only "
+     "for that lowering, which made it integer TOSA (tosa.rescale, tosa.table): handled, not kept")
 _add("not-reached", "selection",
      "compilation stopped (for another reason, see the case) before the op could be converted")
 _add("unaccounted", "selection",

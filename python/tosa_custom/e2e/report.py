@@ -28,7 +28,7 @@ __all__ = ["build", "text_summary", "to_json", "to_markdown", "to_html", "write_
 # on it, "failing" when every case converted it but one failed on it at run
 # time, "partial" when only some cases converted it, "not-converted" when none did.
 OP_STATUSES = ("converted", "failing", "partial", "not-converted")
-_WEAK = ("not-selected", "not-reached", "unaccounted")  # reasons a real one outranks
+_WEAK = ("not-selected", "lowered-to-integer", "not-reached", "unaccounted")  # reasons a real one outranks
 _RUNTIME_BLAME = ("numeric-mismatch", "result-mismatch")
 _CONVERSION = tuple(c.name for c in categories() if c.stage in ("export", "conversion"))
 
@@ -105,7 +105,9 @@ def _op_table(results: list[CaseResult]) -> list[dict]:
         for op in r.ops_seen:
             if op in r.converted or op in explained:
                 continue
-            if not _asked(selection, op):
+            if op in r.integer:
+                problems[op].append(("lowered-to-integer", "", r.name))
+            elif not _asked(selection, op):
                 problems[op].append(("not-selected", "", r.name))
             elif r.category is not None and r.timings.get("load") is None:
                 problems[op].append(("not-reached", f"the case failed first: {r.category}", r.name))
@@ -124,7 +126,7 @@ def _op_table(results: list[CaseResult]) -> list[dict]:
             status = "converted"
         strong = [p for p in found if p[0] not in _WEAK] or found
         category, message, first = strong[0] if strong else (None, "", None)
-        if category == "not-selected":
+        if category in ("not-selected", "lowered-to-integer"):
             first = None  # not a failure: the mode never asked for the op
         entry.update(status=status, category=category, message=message, first_failing_case=first,
                      categories=dict(collections.Counter(p[0] for p in found)))

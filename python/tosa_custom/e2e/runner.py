@@ -69,6 +69,7 @@ class CaseResult:
     export_strict_error: str = ""  # why strict export failed, when non-strict was used
     ops_seen: dict[str, int] = dataclasses.field(default_factory=dict)
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
+    integer: dict[str, int] = dataclasses.field(default_factory=dict)  # CompileReport.integer
     skipped: list[SkippedOp] = dataclasses.field(default_factory=list)
     failing_ops: list[str] = dataclasses.field(default_factory=list)  # ops named by a run-time failure
     # The TOSA target compile() validated the output against ("" when it did not);
@@ -569,6 +570,7 @@ def _fill_from_report(result: CaseResult, report: CompileReport) -> None:
     result.export_strict_error = report.export_strict_error
     result.ops_seen = dict(report.ops_seen)
     result.converted = dict(report.converted)
+    result.integer = dict(report.integer)
     result.tosa_target = report.tosa_target
     result.skipped = [SkippedOp(s.identifier, s.category, s.message) for s in report.skipped]
     result.tunneled = [[s.identifier, s.category] for s in report.tunneled]

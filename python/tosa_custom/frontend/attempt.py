@@ -50,7 +50,7 @@ class Attempt:
         self.capture, self.settings = capture, capture.settings
         self.feedback = feedback or Feedback()  # auto mode: what earlier attempts learnt to tunnel at import
         self.stage = "import"  # the stage running, for auto mode's feedback when one fails
-        self.found = Findings()
+        self.found = Findings(integer_ops=self.settings.integer_ops)
         self.pipeline: list[str] = []
         self.log = DiagnosticLog()  # our passes' warnings from the final tunnel
         self.sources: dict[str, list[str]] = {}  # location -> the torch ops there, to name a TOSA op's source

@@ -28,6 +28,10 @@ class CompileReport:
     export_nonstrict_error: str = ""  # why a non-strict capture was redone strict (model state taken for constants)
     ops_seen: dict[str, int] = dataclasses.field(default_factory=dict)
     converted: dict[str, int] = dataclasses.field(default_factory=dict)
+    # A PT2E-quantized model: the ops compile() kept whole only for the integer
+    # lowering (quant/: quantize/dequantize, the functions it tabulates), which
+    # made them integer TOSA (tosa.rescale, tosa.table), not tosa.custom.
+    integer: dict[str, int] = dataclasses.field(default_factory=dict)
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
     # The TOSA target the output was validated against (tosa-attach-target's
     # options); empty when not validated (tosa_target=None, or not TOSA output).
@@ -43,6 +47,7 @@ class CompileReport:
         attempt's: a retry starts from a fresh import, so its findings are the
         whole story."""
         self.converted, self.skipped, self.tunneled = dict(found.converted), list(found.skipped), list(found.tunneled)
+        self.integer = dict(found.integer)
         self.tosa_target = found.tosa_target
 
     def tunneled_by_category(self) -> dict[str, collections.Counter]:
@@ -87,11 +92,19 @@ class Findings:
     skipped: list[Skipped] = dataclasses.field(default_factory=list)
     tunneled: list[Site] = dataclasses.field(default_factory=list)
     tosa_target: str = ""
+    integer: dict[str, int] = dataclasses.field(default_factory=dict)
+    # Identifiers the quantized lowering makes integer TOSA after the tunnel
+    # carried them (CompileReport.integer): counted there, not as converted.
+    integer_ops: tuple = ()  # torch-mlir names ("quantized_decomposed.quantize_per_tensor")
+
+    def _integer(self, identifier: str) -> bool:
+        return any(identifier == f"torch.{op}" or identifier.startswith(f"torch.{op}.") for op in self.integer_ops)
 
     def add(self, result: ConversionResult, skipped: bool = False) -> None:
         """A tunnel's result; with `skipped`, the ops it could not carry too."""
         for identifier, count in result.converted.items():
-            self.converted[identifier] = self.converted.get(identifier, 0) + count
-        self.tunneled.extend(result.sites)
+            into = self.integer if self._integer(identifier) else self.converted
+            into[identifier] = into.get(identifier, 0) + count
+        self.tunneled.extend(s for s in result.sites if not self._integer(s.identifier))
         if skipped:
             self.skipped.extend(result.skipped)

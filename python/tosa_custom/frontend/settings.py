@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..core.schema import OpSelection
+from ..quant.qdq import QDQ_OPS
 from ..tosa import target as _target
 from ..tunnel.options import PASS_ARGUMENT, parse_encoding
 from ..weights import export as _weights
@@ -31,6 +32,13 @@ class Settings:
     quantized: bool = False  # a PT2E-quantized model: lowered to integer TOSA (quant/)
     internal_ops: tuple = ()  # ops compile() keeps whole for that lowering, beside the user's (not reported as listed)
     tables: tuple = ()  # of those, the elementwise functions the lowering tabulates (the user's own are kept ops)
+
+    @property
+    def integer_ops(self) -> tuple:
+        """The ops the tunnel carries only for the quantized lowering, which
+        makes them integer TOSA: PT2E's quantize/dequantize ops and the
+        functions it tabulates (compile()'s report counts them apart)."""
+        return (*QDQ_OPS, *self.tables) if self.quantized else ()
 
     @property
     def tunnel(self) -> bool:
