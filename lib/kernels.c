@@ -1,7 +1,9 @@
 /*
  * The built-in native kernels (f32): layer_norm, rms_norm, softmax,
  * log_softmax, gelu (erf and tanh) and silu, for ops under the tosa.custom
- * contract (domain "torch_mlir"). They use the public ABI exactly as a
+ * contract (domain "torch_mlir"); and, in kernels_int8.c (included below),
+ * int8 layer_norm, softmax, gelu and silu for the kept ops of quantized
+ * models. They use the public ABI exactly as a
  * backend team's library would (tosa_custom_kernel.h); the runtime prefers
  * them to the Python reference kernels.
  *
@@ -591,6 +593,9 @@ static int32_t prepare_silu(tck_call *call) {
     return make_plan(call, silu_row, x, 0, call->inputs[x].rank, -1, -1, 0.0, 1, call->inputs[x].rank);
 }
 
+/* int8: kept ops of quantized models (CONTRACT.md §18). */
+#include "kernels_int8.c"
+
 static const tck_kernel builtin_kernels[] = {
     {DOMAIN, "torch.aten.layer_norm", TCK_F32, prepare_layer_norm, run_plan, release_plan, "layer_norm f32"},
     {DOMAIN, "torch.aten.rms_norm", TCK_F32, prepare_rms_norm, run_plan, release_plan, "rms_norm f32"},
@@ -600,6 +605,11 @@ static const tck_kernel builtin_kernels[] = {
     {DOMAIN, "torch.aten._log_softmax", TCK_F32, prepare_log_softmax, run_plan, release_plan, "log_softmax f32"},
     {DOMAIN, "torch.aten.gelu", TCK_F32, prepare_gelu, run_plan, release_plan, "gelu f32 (erf and tanh)"},
     {DOMAIN, "torch.aten.silu", TCK_F32, prepare_silu, run_plan, release_plan, "silu f32"},
+    {DOMAIN, "torch.aten.layer_norm", TCK_I8, prepare_layer_norm_i8, run_qplan, release_plan, "layer_norm int8 (quantized)"},
+    {DOMAIN, "torch.aten.softmax.int", TCK_I8, prepare_softmax_i8, run_qplan, release_plan, "softmax int8 (quantized)"},
+    {DOMAIN, "torch.aten._softmax", TCK_I8, prepare_softmax_i8, run_qplan, release_plan, "softmax int8 (quantized)"},
+    {DOMAIN, "torch.aten.gelu", TCK_I8, prepare_gelu_i8, run_qplan, release_plan, "gelu int8 (quantized, by table)"},
+    {DOMAIN, "torch.aten.silu", TCK_I8, prepare_silu_i8, run_qplan, release_plan, "silu int8 (quantized, by table)"},
 };
 
 TCK_DEFINE_LIBRARY(builtin_kernels)

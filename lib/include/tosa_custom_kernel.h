@@ -39,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef __cplusplus
@@ -262,6 +263,117 @@ static inline void tck_split_leading(tck_call *call, int32_t k) {
         if (t->rank != rank) continue;
         for (int32_t p = 0; p < k; ++p) tck_split_dim(call, o, p, p);
     }
+}
+
+/* ---- Quantization of a kept op (CONTRACT.md §18), from implementation_attrs. */
+/* In a quantized model, a kept op's operands and results are integers and its
+ * implementation_attrs carries "quantization": {"operands": {"<k>": Q, ...},
+ * "results": {"<k>": Q, ...}}; the op means quantize(op(dequantize(operands))).
+ * tck_quantization_of reads one Q (the text is parsed at each call: call it in
+ * prepare, keep what it gives in the plan). The value an integer q stands for
+ * is (q - zero_point) * scale. No change of the ABI: it reads the string every
+ * version passes. */
+typedef struct tck_quantization {
+    double scale;         /* per tensor; per channel, the first of the scales */
+    int64_t zero_point;
+    int64_t quant_min, quant_max;
+    int32_t axis;         /* -1 per tensor; per channel, the dim the scales lie along */
+    int32_t num_scales;   /* 1 per tensor; per channel, how many */
+} tck_quantization;
+
+#define TCK_QUANT_MALFORMED (-1) /* the key is there but not as CONTRACT.md §18.2 writes it */
+#define TCK_QUANT_NONE 0         /* not listed: the operand or result is what the ATen call takes or gives */
+#define TCK_QUANT_PER_TENSOR 1
+#define TCK_QUANT_PER_CHANNEL 2
+
+static inline const char *tck_json_space(const char *p) {
+    while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') ++p;
+    return p;
+}
+
+/* Past the JSON value at p (NULL if it is cut short). */
+static inline const char *tck_json_skip(const char *p) {
+    int32_t depth = 0;
+    do {
+        p = tck_json_space(p);
+        if (*p == '"') {
+            for (++p; *p && *p != '"'; ++p)
+                if (*p == '\\' && p[1]) ++p;
+            if (!*p) return NULL;
+            ++p;
+        } else if (*p == '{' || *p == '[') {
+            ++depth, ++p;
+        } else if (*p == '}' || *p == ']') {
+            --depth, ++p;
+        } else if (*p == ',' || *p == ':') {
+            ++p;
+        } else if (*p) {
+            while (*p && !strchr(",:]} \n\t\r", *p)) ++p;
+        } else {
+            return NULL;
+        }
+    } while (depth > 0);
+    return depth == 0 ? p : NULL;
+}
+
+/* The value of `key` in the JSON object at p, or NULL. */
+static inline const char *tck_json_member(const char *p, const char *key) {
+    p = p ? tck_json_space(p) : NULL;
+    if (!p || *p != '{') return NULL;
+    size_t n = strlen(key);
+    for (p = tck_json_space(p + 1); *p == '"'; p = tck_json_space(p + 1)) {
+        const char *name = p + 1, *end = tck_json_skip(p);
+        if (!end) return NULL;
+        p = tck_json_space(end);
+        if (*p != ':') return NULL;
+        p = tck_json_space(p + 1);
+        if ((size_t)(end - 1 - name) == n && strncmp(name, key, n) == 0) return p;
+        p = tck_json_skip(p);
+        if (!p || *(p = tck_json_space(p)) != ',') return NULL;
+    }
+    return NULL;
+}
+
+static inline int tck_json_integer(const char *p, int64_t *out) {
+    char *end;
+    if (!p) return 0;
+    *out = (int64_t)strtoll(p, &end, 10);
+    return end != p && !strchr(".eE", *end);
+}
+
+/* The quantization of operand (`result` 0) or result (`result` 1) `index`:
+ * TCK_QUANT_PER_TENSOR or _PER_CHANNEL with *q filled, TCK_QUANT_NONE, or
+ * TCK_QUANT_MALFORMED. */
+static inline int32_t tck_quantization_of(const tck_call *call, int32_t result, int32_t index, tck_quantization *q) {
+    char key[16];
+    snprintf(key, sizeof key, "%d", (int)index);
+    const char *side = tck_json_member(tck_json_member(call->implementation_attrs, "quantization"),
+                                       result ? "results" : "operands");
+    const char *o = tck_json_member(side, key);
+    if (!o) return TCK_QUANT_NONE;
+    const char *scale = tck_json_member(o, "scale"), *axis = tck_json_member(o, "axis");
+    int64_t a = -1;
+    if (!scale || !tck_json_integer(tck_json_member(o, "zero_point"), &q->zero_point) ||
+        !tck_json_integer(tck_json_member(o, "quant_min"), &q->quant_min) ||
+        !tck_json_integer(tck_json_member(o, "quant_max"), &q->quant_max) || (axis && !tck_json_integer(axis, &a)))
+        return TCK_QUANT_MALFORMED;
+    q->axis = (int32_t)a;
+    q->num_scales = 1;
+    int list = *scale == '[';
+    if (list) { /* per channel: count the scales, read the first */
+        const char *p = tck_json_space(scale + 1);
+        for (q->num_scales = 0; *p != ']'; ++q->num_scales) {
+            if (!(p = tck_json_skip(p))) return TCK_QUANT_MALFORMED;
+            p = tck_json_space(p);
+            if (*p == ',') p = tck_json_space(p + 1);
+            else if (*p != ']') return TCK_QUANT_MALFORMED;
+        }
+        scale = tck_json_space(scale + 1);
+    }
+    char *end;
+    q->scale = strtod(scale, &end);
+    if (end == scale || !(q->scale > 0.0) || list != (axis != NULL)) return TCK_QUANT_MALFORMED;
+    return axis ? TCK_QUANT_PER_CHANNEL : TCK_QUANT_PER_TENSOR;
 }
 
 /* Define the three exported functions from a static array of kernels:

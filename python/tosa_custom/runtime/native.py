@@ -527,9 +527,12 @@ def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True)
     types = list(site.input_types) + list(site.output_types)
     if any(t not in ELEMENT_TYPES for t in types):
         return None
-    if {torch.int64, torch.float32} & set(getattr(decoded, "operand_dtypes", {}).values()):
-        return None  # an int64 or float32 operand carried as int32 (CONTRACT.md 3.5, §18): the C ABI would see int32
-    element_type = site.input_types[0] if site.input_types else (site.output_types[0] if site.output_types else None)
+    carried = getattr(decoded, "operand_dtypes", {})
+    if torch.int64 in carried.values():
+        return None  # an int64 operand carried as int32 (CONTRACT.md 3.5): the kernel would read other values
+    # A float32 constant carried as int32 of the same bits (CONTRACT.md §18.4) is f32 to the kernel.
+    input_types = [("f32" if carried.get(i) == torch.float32 else t) for i, t in enumerate(site.input_types)]
+    element_type = input_types[0] if input_types else (site.output_types[0] if site.output_types else None)
     if element_type is None:
         return None
     libraries = [(lib, k) for lib in kernel_libraries(builtin)
@@ -546,7 +549,7 @@ def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True)
         error = ctypes.create_string_buffer(_ERROR_CAPACITY)
         strings = [s.encode() for s in (site.domain_name, site.operator_name, site.implementation_attrs,
                                          site.location)]
-        inputs = _types(site.input_types, site.input_shapes, keep)
+        inputs = _types(input_types, site.input_shapes, keep)
         outputs = _types(site.output_types, site.output_shapes, keep)
         keep += [error, strings, inputs, outputs]
         s = Site()
