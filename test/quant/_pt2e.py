@@ -31,12 +31,25 @@ def _symmetric_activations():
     return xnn.QuantizationConfig(act, act, base.weight, base.bias, base.is_qat)
 
 
+def _a16w8():
+    """16-bit activations with 8-bit weights, as ExecuTorch's Arm backend
+    declares its a16w8 config: activations int16, symmetric per tensor
+    (zero point 0) from a histogram, weights int8 symmetric per output channel.
+    ExecuTorch narrows quant_min to -32767; the full int16 range is kept here
+    so the lowering's -32768 end is exercised too."""
+    base = xnn.get_symmetric_quantization_config(is_per_channel=True)
+    act = QuantizationSpec(dtype=torch.int16, quant_min=-32768, quant_max=32767, qscheme=torch.per_tensor_symmetric,
+                           observer_or_fake_quant_ctr=HistogramObserver.with_args(eps=2 ** -12))
+    return xnn.QuantizationConfig(act, act, base.weight, base.bias, base.is_qat)
+
+
 # name -> a quantization config. XNNPACK's "symmetric" config is symmetric in the weights and
 # affine (asymmetric) in the activations.
 CONFIGS = {
     "per-channel": lambda: xnn.get_symmetric_quantization_config(is_per_channel=True),
     "per-tensor": lambda: xnn.get_symmetric_quantization_config(is_per_channel=False),
     "symmetric-activations": _symmetric_activations,
+    "a16w8": _a16w8,
 }
 
 

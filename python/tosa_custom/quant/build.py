@@ -34,10 +34,10 @@ def const(values, element: str, shape: Sequence[int] | None = None) -> ir.Value:
     array = np.asarray(values, dtype=NUMPY[element])
     if shape is not None:
         array = array.reshape(shape)
-    if element == "i48":
-        ty = ir.RankedTensorType.get(list(array.shape), ir.IntegerType.get_signless(48))
-        attr = ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=ty.element_type, shape=list(array.shape))
-        return _b.tosa_const(attr)
+    if element == "i48":  # no buffer layout holds i48: its (few) values as text, a bias or a zero point
+        shape = "x".join(map(str, array.shape))
+        text = f"dense<{np.array2string(array, separator=', ', threshold=array.size + 1)}> : tensor<{shape}xi48>"
+        return _b.tosa_const(ir.Attribute.parse(text.replace("tensor<xi48>", "tensor<i48>")))
     return _b.tosa_const(ir.DenseElementsAttr.get(np.ascontiguousarray(array)))
 
 
@@ -48,16 +48,18 @@ def zero_point(value: int, element: str) -> ir.Value:
 
 def rescale(x: ir.Value, ratios: np.ndarray, in_zp: int, out_zp: int, out_element: str) -> ir.Value:
     """RESCALE of `x` by `ratios` (one, or one per element of the last dim)
-    from `in_zp` to `out_zp`, SINGLE_ROUND, scale32, saturating to the
-    output type."""
+    from `in_zp` to `out_zp`, SINGLE_ROUND, saturating to the output type;
+    scale32 (i32 multipliers), except from i48, for which the specification
+    requires i16 multipliers (scale32=false)."""
     ratios = np.atleast_1d(np.asarray(ratios, dtype=np.float64))
-    pairs = [multiplier_shift(float(r)) for r in ratios]
     in_element = element_of(x)
+    scale32 = in_element != "i48"
+    pairs = [multiplier_shift(float(r), 32 if scale32 else 16) for r in ratios]
     per_channel = len(pairs) > 1
-    operands = [x, const([m for m, _ in pairs], "i32"), const([s for _, s in pairs], "i8"),
+    operands = [x, const([m for m, _ in pairs], "i32" if scale32 else "i16"), const([s for _, s in pairs], "i8"),
                 zero_point(in_zp, in_element), zero_point(out_zp, out_element)]
     attrs = {"input_unsigned": ir.BoolAttr.get(False), "output_unsigned": ir.BoolAttr.get(False),
-             "per_channel": ir.BoolAttr.get(per_channel), "scale32": ir.BoolAttr.get(True),
+             "per_channel": ir.BoolAttr.get(per_channel), "scale32": ir.BoolAttr.get(scale32),
              "rounding_mode": ir.Attribute.parse("#tosa.rounding_mode<SINGLE_ROUND>")}
     return _b.create("tosa.rescale", int_type(x, out_element), operands, attrs)
 

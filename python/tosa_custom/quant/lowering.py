@@ -92,7 +92,7 @@ def _erase_dead(block: ir.Block) -> None:
 @register_pass(LOWER_QUANTIZED,
                "Lower a quantized model's dequantize -> op -> quantize groups (PT2E's ops kept as tosa.custom, "
                "the ops between lowered in float) to integer TOSA: int8 convolutions and matmul with zero points "
-               "into i32, RESCALE to each quantize's parameters, TABLE for elementwise functions")
+               "into i32 (int16 activations: into i48, EXT-INT16), RESCALE to each quantize's parameters, TABLE for elementwise functions")
 def lower_quantized(module: ir.Operation, ctx: PassContext) -> None:
     blobs = ResourceBlobs(module)
     for func in public_functions(module):

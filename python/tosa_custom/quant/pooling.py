@@ -25,7 +25,8 @@ from torch_mlir import ir
 from ..core import builders as _b
 from . import build as _build
 from . import qdq as _qdq
-from .scales import QParams
+from . import wide as _wide
+from .scales import BITS, QParams
 from .values import QValue, materialize
 
 __all__ = ["avg_pool", "even_divisor", "divide_half_even", "quantize_average"]
@@ -34,26 +35,29 @@ _EXACT = 1e-6  # how close n * ratio must be to 1 for the ratio to be 1 / n (a f
 
 
 def avg_pool(low, op) -> bool:
-    """AVG_POOL2D without padding of an int8 value, read only by quantizes
-    (through data movement), as the i32 sum of each window (scale s / n),
+    """AVG_POOL2D without padding of an int8 or int16 value (zero point 0
+    for int16), read only by quantizes (through data movement), as the sum
+    of each window (scale s / n: i32, or i48 narrowed to i32 for int16),
     rounded once by the quantize; False, building nothing, for any other
-    (AVG_POOL2D's own int8 result, rounded to the input's scale, then stands
+    (AVG_POOL2D's own result, rounded to the input's scale, then stands
     for the float average a quantizer left unquantized)."""
     x = low.need(op, 0)
     pad = list(ir.DenseI64ArrayAttr(op.attributes["pad"]))
-    if any(pad) or x.per_channel or x.element != "i8" or not _quantized_later(op.results[0]):
+    if (any(pad) or x.per_channel or x.element not in _wide.ACCUMULATOR or x.element == "i16" and x.zero_point
+            or not _quantized_later(op.results[0])):
         return False
     kernel = list(ir.DenseI64ArrayAttr(op.attributes["kernel"]))
     channels = ir.RankedTensorType(x.value.type).shape[-1]
+    acc = _wide.ACCUMULATOR[x.element]
     ones = _build.const(np.ones(kernel + [channels, 1], dtype=np.int8), "i8")
     attrs = {"pad": op.attributes["pad"], "stride": op.attributes["stride"],
              "dilation": ir.DenseI64ArrayAttr.get([1, 1]),
-             "acc_type": ir.TypeAttr.get(ir.IntegerType.get_signless(32))}
-    operands = [x.value, ones, _build.const(np.zeros(channels, dtype=np.int64), "i32"),
-                _build.zero_point(x.zero_point, "i8"), _build.zero_point(0, "i8")]
-    total = _b.create("tosa.depthwise_conv2d", _build.int_type(op.results[0], "i32"), operands, attrs)
+             "acc_type": ir.TypeAttr.get(ir.IntegerType.get_signless(BITS[acc]))}
+    operands = [x.value, ones, _build.const(np.zeros(channels, dtype=np.int64), acc),
+                _build.zero_point(x.zero_point, x.element), _build.zero_point(0, "i8")]
+    total = _b.create("tosa.depthwise_conv2d", _build.int_type(op.results[0], acc), operands, attrs)
     n = kernel[0] * kernel[1]
-    low.set(op, QValue(total, np.asarray(float(x.scale) / n)))
+    low.set(op, _wide.narrowed(QValue(total, np.asarray(float(x.scale) / n)), _wide.magnitude(x) * n))
     return True
 
 

@@ -1,7 +1,8 @@
 """The integer form of each TOSA op that computes on quantized values, one
 rule per op family, as the specification defines them: convolutions and
 matmul on int8 with zero points into an i32 accumulator (scale: input
-scale x weight scale, per channel); adds on a common i32 scale; products
+scale x weight scale, per channel), on int16 into i48, narrowed to i32
+at once (wide.py); adds on a common i32 scale; products
 of integers (scale: the product); sums in i32; average pooling with zero
 points; max pooling, clamps and data movement on the integers themselves;
 elementwise functions as TABLE. Each rule records what its result stands
@@ -22,7 +23,8 @@ from . import build as _build
 from . import kept as _kept
 from . import qdq as _qdq
 from . import tables as _tables
-from .scales import QParams
+from . import wide as _wide
+from .scales import BITS, QParams
 from .pooling import quantize_average
 from .values import QValue, from_qparams, to_i32
 
@@ -87,6 +89,8 @@ def _custom(low: Lowering, op) -> None:
 
 def _table(low: Lowering, op) -> None:
     x = _stored(low.need(op, 0), op, "a table")
+    if x.element == "i16":
+        raise PassFailure(_tables.no_int16_table(op), op)
     users = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in op.results[0].uses]
     if x.element != "i8" or x.per_channel or not users or any(_qdq.kind(u) != "quantize" for u in users):
         raise PassFailure(f"{op.name}: an elementwise function is a TABLE only from int8 to a quantize", op)
@@ -170,16 +174,20 @@ def _concat(low: Lowering, op) -> None:
 _WEIGHT_AXIS = {"tosa.conv2d": 0, "tosa.transpose_conv2d": 0, "tosa.depthwise_conv2d": 2, "tosa.conv3d": 0}
 
 
-def _bias(low: Lowering, op, scale: np.ndarray, channels: int) -> ir.Value:
-    """The float bias constant in i32 at the accumulator's scale (per channel)."""
+def _bias(low: Lowering, op, channels: int) -> np.ndarray:
+    """The float bias constant, one per output channel."""
     bias = low.constant(op.operands[2])
     if bias is None:
         raise PassFailure(f"{op.name}: a bias computed at run time (it must be a constant)", op)
-    values = np.broadcast_to(bias.astype(np.float64).reshape(-1), (channels,)) / np.broadcast_to(scale, (channels,))
-    ints = np.round(values)
-    if np.any(np.abs(ints) >= 2 ** 31):
-        raise PassFailure(f"{op.name}: the bias does not fit i32 at the accumulator's scale", op)
-    return _build.const(ints.astype(np.int64), "i32")
+    return np.broadcast_to(bias.astype(np.float64).reshape(-1), (channels,))
+
+
+def _in_accumulator(bias: np.ndarray, scale: np.ndarray, element: str, op) -> np.ndarray:
+    """`bias` as integers at the accumulator's `scale` (per channel), checked to fit `element`."""
+    ints = np.round(bias / np.broadcast_to(scale, bias.shape))
+    if np.any(np.abs(ints) >= 2.0 ** (BITS[element] - 1)):
+        raise PassFailure(f"{op.name}: the bias does not fit {element} at the accumulator's scale", op)
+    return ints.astype(np.int64)
 
 
 def _why(op) -> str:
@@ -191,28 +199,49 @@ def _why(op) -> str:
 
 def _conv(low: Lowering, op) -> None:
     x, w = _stored(low.need(op, 0), op, "a convolution"), _stored(low.need(op, 1), op, "a convolution")
-    if x.per_channel or x.element != "i8" or w.element != "i8":
-        raise PassFailure(f"{op.name}: an int8 input per tensor and int8 weights are lowered", op)
+    if x.per_channel or w.element != "i8":
+        raise PassFailure(f"{op.name}: an int8 or int16 input per tensor and int8 weights are lowered", op)
+    acc = _wide.accumulator(x.element, op)
+    _wide.zero_point_zero(x, op, "the input")
     weight_shape = list(ir.RankedTensorType(w.value.type).shape)
     if w.per_channel and (w.axis != _WEIGHT_AXIS[op.name] or (op.name == "tosa.depthwise_conv2d"
                                                               and weight_shape[3] != 1)):
         raise PassFailure(f"{op.name}: per-channel weight scales along dim {w.axis} of {weight_shape}{_why(op)}",
                           op)
     channels = list(ir.RankedTensorType(op.results[0].type).shape)[-1]
-    scale = float(x.scale) * (w.scale if w.per_channel else float(w.scale))
-    operands = [x.value, w.value, _bias(low, op, np.asarray(scale), channels),
-                _build.zero_point(x.zero_point, "i8"), _build.zero_point(w.zero_point, "i8")]
-    value = _build.clone_with(op, operands, "i32", {"acc_type": ir.TypeAttr.get(ir.IntegerType.get_signless(32))})
+    scale = np.asarray(float(x.scale) * (w.scale if w.per_channel else float(w.scale)))
+    bias = _bias(low, op, channels)
+    wide = acc == "i48"  # its bias joins after the narrowing: IREE misreads negative i48 constants
+    inside = _in_accumulator(np.zeros_like(bias) if wide else bias, scale, acc, op)
+    operands = [x.value, w.value, _build.const(inside, acc),
+                _build.zero_point(x.zero_point, x.element), _build.zero_point(w.zero_point, "i8")]
+    width = ir.IntegerType.get_signless(BITS[acc])
+    value = _build.clone_with(op, operands, acc, {"acc_type": ir.TypeAttr.get(width)})
     rank = ir.RankedTensorType(value.type).rank
-    low.set(op, QValue(value, np.asarray(scale), 0, rank - 1 if w.per_channel else None))
+    result = QValue(value, scale, 0, rank - 1 if w.per_channel else None)
+    if wide:
+        terms = math.prod(weight_shape) // channels  # products summed into each output
+        result = _wide.narrowed(result, _wide.magnitude(x) * _wide.magnitude(w) * terms
+                                + float(np.max(np.abs(bias / np.broadcast_to(scale, bias.shape)))))
+        ints = _in_accumulator(bias, result.scale, "i32", op).reshape([1] * (rank - 1) + [channels])
+        result = result.replace(value=_b.create("tosa.add", result.value.type,
+                                                [result.value, _build.const(ints, "i32")]))
+    low.set(op, result)
 
 
 def _matmul(low: Lowering, op) -> None:
     a, b = _stored(low.need(op, 0), op, "a matmul"), _stored(low.need(op, 1), op, "a matmul")
-    if a.per_channel or a.element != "i8" or b.element != "i8" or (b.per_channel and b.axis != 2):
-        raise PassFailure("tosa.matmul: int8 operands, the first per tensor, the second per tensor or per "
-                          "output column", op)
+    if a.per_channel or (b.per_channel and b.axis != 2):
+        raise PassFailure("tosa.matmul: int8 or int16 operands, the first per tensor, the second per tensor or "
+                          "per output column", op)
+    if "i16" in (a.element, b.element):  # TOSA's MATMUL is i8 x i8 or i16 x i16 (EXT-INT16): int8 weights widen
+        a, b = _wide.as_element(a, "i16"), _wide.as_element(b, "i16")
+        _wide.zero_point_zero(a, op, "the first operand")
+        _wide.zero_point_zero(b, op, "the second operand")
+    acc = _wide.accumulator(a.element, op)
     scale = float(a.scale) * (b.scale if b.per_channel else float(b.scale))
-    value = _build.clone_with(op, [a.value, b.value, _build.zero_point(a.zero_point, "i8"),
-                                   _build.zero_point(b.zero_point, "i8")], "i32")
-    low.set(op, QValue(value, np.asarray(scale), 0, 2 if b.per_channel else None))
+    value = _build.clone_with(op, [a.value, b.value, _build.zero_point(a.zero_point, a.element),
+                                   _build.zero_point(b.zero_point, b.element)], acc)
+    terms = ir.RankedTensorType(a.value.type).shape[-1]
+    bound = _wide.magnitude(a) * _wide.magnitude(b) * terms
+    low.set(op, _wide.narrowed(QValue(value, np.asarray(scale), 0, 2 if b.per_channel else None), bound))

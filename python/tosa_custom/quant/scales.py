@@ -21,18 +21,21 @@ BITS = {"i8": 8, "i16": 16, "i32": 32, "i48": 48}
 _LOWEST_SHIFT, _HIGHEST_SHIFT = 2, 62  # RESCALE's REQUIRE on shift (scale32)
 
 
-def multiplier_shift(ratio: float) -> tuple[int, int]:
+def multiplier_shift(ratio: float, bits: int = 32) -> tuple[int, int]:
     """(multiplier, shift) with multiplier / 2^shift closest to `ratio`, the
-    multiplier in [2^30, 2^31) as RESCALE's scale32 wants it. A ratio too
-    small for the shift's range keeps shift 62 with a smaller multiplier
-    (0 when it rounds away); one of 2^29 or more has no form: ValueError."""
+    multiplier in [2^30, 2^31) as RESCALE's scale32 wants it (`bits=16`:
+    in [2^14, 2^15), the i16 multiplier of scale32=false, which an i48 input
+    requires). A ratio too small for the shift's range keeps shift 62 with a
+    smaller multiplier (0 when it rounds away); one too large for shift 2
+    has no form: ValueError."""
     if not ratio > 0 or not math.isfinite(ratio):
         raise ValueError(f"a rescale by {ratio} (scales must be positive and finite)")
+    top = bits - 1
     fraction, exponent = math.frexp(ratio)  # ratio = fraction * 2^exponent, fraction in [0.5, 1)
-    multiplier = round(fraction * (1 << 31))
-    if multiplier == 1 << 31:
-        multiplier, exponent = 1 << 30, exponent + 1
-    shift = 31 - exponent
+    multiplier = round(fraction * (1 << top))
+    if multiplier == 1 << top:
+        multiplier, exponent = 1 << (top - 1), exponent + 1
+    shift = top - exponent
     if shift < _LOWEST_SHIFT:
         raise ValueError(f"a rescale by {ratio} is beyond RESCALE's range (shift {shift} < {_LOWEST_SHIFT})")
     if shift > _HIGHEST_SHIFT:

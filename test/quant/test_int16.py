@@ -1,0 +1,107 @@
+"""int16 activations with int8 weights (a16w8, ExecuTorch's 16x8 configs)
+as integer TOSA under EXT-INT16: each op family strictly pro_int + int16,
+i16 x i8 convolutions and i16 x i16 matmuls into i48 accumulators, within
+1 LSB of PT2E eager, the reference model equal to our runtime bit for bit;
+and what int16 cannot do (tables, asymmetric int16 products) refused,
+naming the op and the fix."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+
+import pytest
+import torch
+from torch import nn
+
+from _families import FAMILIES
+from _pt2e import CONFIGS, compile_and_check, lsb_error, quantize, xnn
+from torchao.quantization.pt2e.observer import HistogramObserver
+from torchao.quantization.pt2e.quantizer import QuantizationSpec
+
+from tosa_custom.core.diagnostics import CompileError
+
+# The families whose float op becomes an i48 product (conv, depthwise, linear, matmul; avg pools by ones).
+_PRODUCTS = {"conv2d", "conv2d_relu", "depthwise_relu6", "depthwise_hardtanh", "linear", "linear_relu", "matmul",
+             "bmm", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "mean", "cat", "data_movement"}
+_TABLES = [name for name in FAMILIES if name.startswith("table_")]
+
+
+def _compile(name: str, config="a16w8", **kw):
+    make, shapes = FAMILIES[name]
+    torch.manual_seed(0)
+    args = tuple(torch.randn(s) for s in shapes)
+    qm = quantize(make(), args, config)
+    inputs = [tuple(torch.randn(s) * 2 for s in shapes) for _ in range(3)]
+    return qm, inputs, compile_and_check(qm, args, inputs, **kw)
+
+
+def _int16_boundary(module) -> None:
+    text = str(module)
+    assert re.search(r'tosa_custom.tosa_target = "profiles=pro_int extensions=int16 ', text), "not pro_int + int16"
+    assert 'dtype = "int16"' in text and "xi16>" in text
+
+
+@pytest.mark.parametrize("name", [n for n in FAMILIES if n not in _TABLES])
+def test_family_a16w8(name):
+    qm, inputs, (out, scales, module) = _compile(name)
+    _int16_boundary(module)
+    if name in _PRODUCTS - {"max_pool2d", "avg_pool2d", "cat", "data_movement", "mean", "adaptive_avg_pool2d"}:
+        assert "xi48>" in str(module), "the product of int16 activations accumulates in i48"
+    for x, got, ref in zip(inputs, out["runtime"], out["refmodel"]):
+        assert torch.equal(got, ref), "the reference model and the runtime differ"
+        assert lsb_error(got, qm(*x), scales[0]) <= 1.0 + 1e-6
+
+
+def test_conv_transpose_a16w8():
+    """A strided transposed convolution of int16 input (weights per output channel, ch_axis=1)."""
+    base = CONFIGS["a16w8"]()
+    config = dataclasses.replace(base, weight=dataclasses.replace(base.weight, ch_axis=1))
+    model = nn.Sequential(nn.ConvTranspose2d(8, 6, 3, stride=2, padding=1), nn.ReLU())
+    torch.manual_seed(0)
+    args = (torch.randn(1, 8, 6, 6),)
+    qm = quantize(model, args, xnn.XNNPACKQuantizer().set_global(config))
+    inputs = [(torch.randn(1, 8, 6, 6) * 2,) for _ in range(2)]
+    out, scales, module = compile_and_check(qm, args, inputs)
+    assert re.search(r"tosa.transpose_conv2d .*xi16>.*xi8>.*-> tensor<[0-9x]*xi48>", str(module))
+    for x, got, ref in zip(inputs, out["runtime"], out["refmodel"]):
+        assert torch.equal(got, ref), "the reference model and the runtime differ"
+        assert lsb_error(got, qm(*x), scales[0]) <= 1.0 + 1e-6
+
+
+@pytest.mark.parametrize("name", ["table_sigmoid", "table_gelu"])
+def test_int16_table_is_refused(name):
+    """TOSA's int16 TABLE interpolates; it is not PT2E's function of each input."""
+    aten = "aten." + name.split("_", 1)[1]
+    with pytest.raises(CompileError, match=rf"{aten} of an int16 value: TOSA's int16 TABLE interpolates .*"
+                                           rf'backend_legal_ops=\["{aten}"\].*quantize its input and output to int8'):
+        _compile(name)
+
+
+def test_int16_table_kept_on_the_integers():
+    """The refusal's first fix: sigmoid kept as a tosa.custom on int16 (CONTRACT.md §18), exactly PT2E eager."""
+    qm, inputs, (out, scales, module) = _compile("table_sigmoid", backend_legal_ops=["aten.sigmoid"])
+    _int16_boundary(module)
+    kept = [op for op in module.body.operations[0].regions[0].blocks[0].operations if op.name == "tosa.custom"]
+    assert len(kept) == 1
+    quantization = json.loads(kept[0].attributes["implementation_attrs"].value)["quantization"]
+    assert {q["dtype"] for side in quantization.values() for q in side.values()} == {"int16"}
+    for x, got, ref in zip(inputs, out["runtime"], out["refmodel"]):
+        assert torch.equal(got, ref), "the reference model and the runtime differ"
+        assert lsb_error(got, qm(*x), scales[0]) <= 1.0 + 1e-6
+
+
+def _asymmetric_int16():
+    """int16 activations with a zero point (per_tensor_affine): TOSA's int16 products take zero point 0."""
+    base = CONFIGS["a16w8"]()
+    act = QuantizationSpec(dtype=torch.int16, quant_min=-32768, quant_max=32767, qscheme=torch.per_tensor_affine,
+                           observer_or_fake_quant_ctr=HistogramObserver.with_args(eps=2 ** -12))
+    return xnn.XNNPACKQuantizer().set_global(dataclasses.replace(base, input_activation=act, output_activation=act))
+
+
+def test_asymmetric_int16_product_is_refused():
+    with pytest.raises(CompileError, match=r"tosa.conv2d: the input is int16 with zero point -?[1-9][0-9]*; TOSA's "
+                                           r"int16 products take zero point 0 only: quantize int16 activations "
+                                           r"symmetrically \(qscheme=torch.per_tensor_symmetric"):
+        _compile("conv2d_relu", _asymmetric_int16())
