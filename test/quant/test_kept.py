@@ -4,8 +4,9 @@ annotated) in stock (refused, naming the op), selective, auto and dummy
 mode, and the MLP and small CNN in auto and dummy mode: strictly pro_int with
 no float tensor inside, kept ops on int8 operands carrying their
 quantization, >= 99% of the elements within 1 LSB of PT2E eager on our
-runtime and the reference model (IREE refuses a kept op on int8 plainly: it
-runs native kernels only, and ours are f32); decode() of such an op."""
+runtime, the reference model and IREE (whose kept layer_norm, softmax and
+gelu run the built-in int8 native kernels, as the runtime's do; an op the
+native library lacks is refused at load, naming it); decode() of such an op."""
 
 from __future__ import annotations
 
@@ -85,12 +86,34 @@ def test_block(block, mode):
         assert all(torch.equal(a, b) for a, b in zip(out["runtime"], out[ex]))
 
 
-def test_block_iree_refuses_int8_kept_ops(block):
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["selective", "auto"])
+def test_block_on_iree(block, mode):
+    """IREE runs every kept op by the built-in int8 native kernels, the same
+    the runtime binds: its outputs equal the runtime's, within 1 LSB of PT2E eager."""
     pytest.importorskip("iree.runtime")
     qm, args = block
-    module = tosa_custom.compile(qm, args, backend_legal_ops=KEPT_OPS)
-    with pytest.raises(tosa_custom.CompileError, match="no native kernel"):
+    inputs = [(torch.randn(1, 8, 32) * 2,) for _ in range(2)]
+    out, scales, module = compile_and_check(qm, args, inputs, executors=("runtime", "iree"),
+                                            backend_legal_ops=_MODES[mode])
+    _check_within(out, qm, inputs, scales[0])
+    assert all(torch.equal(a, b) for a, b in zip(out["runtime"], out["iree"]))
+    program = tosa_custom.iree.load(parse_module(module.operation.get_asm(binary=True), make_context()))
+    expected = {"layer_norm", "softmax"} | ({"gelu"} if mode == "selective" else set())
+    assert {k.split(": ")[1].split()[0] for k in program.kernels} == expected, program.kernels
+    assert all("int8 (quantized" in k for k in program.kernels), program.kernels
+
+
+def test_block_iree_refuses_a_kept_op_without_a_native_kernel(block):
+    """Dummy mode keeps the linears too, on int8: no native kernel has them,
+    and IREE runs native kernels only: refused at load, naming the op."""
+    pytest.importorskip("iree.runtime")
+    qm, args = block
+    module = tosa_custom.compile(qm, args, backend_legal_ops=_MODES["dummy"])
+    with pytest.raises(tosa_custom.CompileError, match=r"torch.aten.linear has no native kernel \(element types i8") \
+            as refused:
         tosa_custom.iree.load(parse_module(module.operation.get_asm(binary=True), make_context()))
+    assert refused.value.ops == ("torch.aten.linear",)
 
 
 @pytest.mark.slow
@@ -146,15 +169,23 @@ def test_decode_refuses(change, message):
 
 
 
-def test_gelu_runs_by_table(block):
-    """The built-in kernel of a kept int8 gelu is a table lookup (integer indexing at run time)."""
+def test_kept_ops_run_native_kernels(block):
+    """The runtime binds each kept int8 op of the block to the built-in native
+    kernel; without native kernels, gelu runs by the Python table (integer
+    indexing) and the rest by the generic torch kernel, with the same results."""
     qm, args = block
     module = tosa_custom.compile(qm, args, backend_legal_ops=KEPT_OPS)
     scale = output_scale(module)[0]
-    program = tosa_custom.runtime.load(module)
-    assert sum("table_kernel" in k for k in program.kernels) == 1, program.kernels
+    text = module.operation.get_asm(binary=True)
+    program = tosa_custom.runtime.load(parse_module(text, make_context()))
+    assert [k.split(": ")[1] for k in program.kernels] == [
+        "layer_norm int8 (quantized))", "softmax int8 (quantized))", "layer_norm int8 (quantized))",
+        "gelu int8 (quantized, by table))"], program.kernels
+    python = tosa_custom.runtime.load(parse_module(text, make_context()), native=False)
+    assert sum("table_kernel" in k for k in python.kernels) == 1, python.kernels
     inputs = [(torch.randn(1, 8, 32) * 2,)]
-    _check_within({"runtime": [program(*inputs[0])]}, qm, inputs, scale)
+    _check_within({"runtime": [program(*inputs[0])], "python": [python(*inputs[0])]}, qm, inputs, scale)
+    assert (program(*inputs[0]) - python(*inputs[0])).abs().max() <= scale * _LSB
 
 
 @pytest.mark.parametrize("mode", list(_MODES))
