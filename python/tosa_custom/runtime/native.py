@@ -2,7 +2,8 @@
 
 A kernel library is a shared object that exports `tosa_custom_kernel_abi_version`
 and `tosa_custom_kernel_lookup` (and, for listings, `tosa_custom_kernel_at`).
-The package ships one, the built-in f32 kernels (lib/kernels.c); a user adds
+The package ships one, the built-in kernels (lib/kernels.c: f32, and int8 for
+the kept ops of quantized models, CONTRACT.md §18.6); a user adds
 theirs with `load_kernel_library(path)`. Lookup is by (domain, operator, element
 type of input 0), newest library first, the built-in one last.
 
@@ -275,7 +276,7 @@ _USER_LIBRARIES: list[KernelLibrary] = []  # newest first
 
 @functools.lru_cache(maxsize=None)
 def builtin_library() -> KernelLibrary:
-    """The package's own f32 kernels (lib/kernels.c)."""
+    """The package's own kernels (lib/kernels.c: f32, and int8 kept ops)."""
     return KernelLibrary(_library_file("tosa_custom_kernels"))
 
 

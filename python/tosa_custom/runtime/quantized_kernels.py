@@ -3,7 +3,9 @@ gelu and silu as a 256-entry table indexed by the input integers, computed
 once per quantization from the op itself (each int8 input dequantized, the
 op, quantized as PT2E does): at run time only integer indexing, and
 exactly the generic kernel's quantize(op(dequantize(x))). Any other kept
-op, and int16, is the generic torch kernel's."""
+op, and int16, is the generic torch kernel's. The native library's int8
+kernels (lib/kernels_int8.c) compute the same and run first; these serve
+with `native=False` or where a native kernel declines."""
 
 from __future__ import annotations
 
