@@ -19,6 +19,7 @@ draws for the tables, a few per ten thousand for the rows).
 from __future__ import annotations
 
 import ctypes
+import json
 
 import pytest
 import torch
@@ -171,3 +172,59 @@ def test_what_the_int8_kernels_leave_to_python():
                               output_types=(element,), output_shapes=((4, 6),), location="test", const_inputs=(None,))
         decoded = decode_attrs("torch.aten.softmax.int", text, 1)
         assert native.bind(site, decoded, native.ProgramStatus(), RuntimeError) is None, name
+
+
+_READER = r"""
+#include "tosa_custom_kernel.h"
+int32_t read(const char *text, int32_t result, int32_t index, double *scale, int64_t *ints) {
+    tck_call call;
+    memset(&call, 0, sizeof call);
+    call.implementation_attrs = text;
+    tck_quantization q;
+    int32_t kind = tck_quantization_of(&call, result, index, &q);
+    if (kind > 0) {
+        *scale = q.scale;
+        ints[0] = q.zero_point, ints[1] = q.quant_min, ints[2] = q.quant_max, ints[3] = q.axis, ints[4] = q.num_scales;
+    }
+    return kind;
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def reader(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("reader")
+    (tmp / "reader.c").write_text(_READER)
+    library = ctypes.CDLL(str(native.compile_kernel_library([tmp / "reader.c"], tmp / "libreader.so",
+                                                            ["-Wall", "-Werror"])))
+    library.read.argtypes = [ctypes.c_char_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p]
+
+    def read(text: str, result: int, index: int):
+        scale, ints = ctypes.c_double(), (ctypes.c_int64 * 5)()
+        kind = library.read(text.encode(), result, index, ctypes.byref(scale), ints)
+        return kind, (scale.value, *ints) if kind > 0 else None
+    return read
+
+
+def test_the_header_reads_an_ops_quantization(reader):
+    """tck_quantization_of on the canonical text, on JSON with spaces and
+    escapes, per channel, unlisted and malformed entries."""
+    q = {"operands": {"0": _q(0.25, -3, -128, 127), "2": {**_q(0.5, 0, -127, 127), "scale": [0.5, 1.5, 2e-3],
+                                                         "axis": 1}},
+         "results": {"0": _q(0.0078125, 11, -100, 90)}}
+    attrs = {"args": {"self": {"operand": 0}, "note": "a \"quantization\" string, {\"results\": 1}"},
+             "quantization": q, "version": 5}
+    for text in (canonical_json(attrs), json.dumps(attrs, indent=2)):
+        assert reader(text, 0, 0) == (1, (0.25, -3, -128, 127, -1, 1))
+        assert reader(text, 1, 0) == (1, (0.0078125, 11, -100, 90, -1, 1))
+        assert reader(text, 0, 2) == (2, (0.5, 0, -127, 127, 1, 3))
+        assert reader(text, 0, 1) == (0, None) and reader(text, 1, 1) == (0, None)
+    assert reader('{"args":{}}', 0, 0) == (0, None) and reader("not json", 0, 0) == (0, None)
+    bad = {**q, "operands": {"0": {**_q(0.25, 0, -128, 127), "scale": -1}}}
+    assert reader(canonical_json({"quantization": bad}), 0, 0)[0] == -1
+    no_zero = {"operands": {"0": {"scale": 0.25, "quant_min": -128, "quant_max": 127}}}
+    assert reader(canonical_json({"quantization": no_zero}), 0, 0)[0] == -1
+    text = canonical_json(attrs)
+    for end in range(len(text)):  # cut anywhere: never read past the end; refused, or the whole entry read
+        kind, found = reader(text[:end], 0, 2)
+        assert kind in (0, -1) or found == (0.5, 0, -127, 127, 1, 3), text[:end]
