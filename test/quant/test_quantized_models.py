@@ -1,6 +1,7 @@
 """Whole PT2E-quantized models as integer TOSA: an MLP, a small CNN with
 depthwise convolutions, batch norm and residuals, and (when torchvision
-imports) MobileNetV2 and ResNet18 with random weights on a small input.
+imports) MobileNetV2 and ResNet18 with random weights on a small input;
+the MLP and the CNN also with int16 activations and int8 weights (a16w8).
 At least 99% of the elements within 1 LSB of PT2E's graph evaluated in
 float64, within 1 LSB of PT2E eager as often as eager itself is within 1 LSB
 of that (and at least 99% when eager is), and the same top-1 class, on our
@@ -63,11 +64,15 @@ def _torchvision(name: str):
     return getattr(torchvision().models, name)(weights=None)
 
 
+# name -> (model maker, input shape, quantization config of _pt2e.CONFIGS)
 _MODELS = {
-    "mlp": (_MLP, (2, 32)),
-    "cnn": (_CNN, (1, 3, 32, 32)),
-    "mobilenet_v2": (lambda: _torchvision("mobilenet_v2"), (1, 3, 64, 64)),
-    "resnet18": (lambda: _torchvision("resnet18"), (1, 3, 64, 64)),
+    "mlp": (_MLP, (2, 32), "per-channel"),
+    "cnn": (_CNN, (1, 3, 32, 32), "per-channel"),
+    "mobilenet_v2": (lambda: _torchvision("mobilenet_v2"), (1, 3, 64, 64), "per-channel"),
+    "resnet18": (lambda: _torchvision("resnet18"), (1, 3, 64, 64), "per-channel"),
+    # int16 activations, int8 weights (EXT-INT16: i48 accumulators)
+    "mlp-a16w8": (_MLP, (2, 32), "a16w8"),
+    "cnn-a16w8": (_CNN, (1, 3, 32, 32), "a16w8"),
 }
 
 
@@ -78,11 +83,11 @@ def _within(got, want, scale: float) -> float:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(_MODELS))
 def test_model(name):
-    make, shape = _MODELS[name]
+    make, shape, config = _MODELS[name]
     torch.manual_seed(0)
     model = make()
     args = (torch.randn(shape),)
-    qm = quantize(model, args)
+    qm = quantize(model, args, config)
     inputs = [(torch.randn(shape) * 2,) for _ in range(2)]
     out, scales, _ = compile_and_check(qm, args, inputs, executors=("runtime", "iree", "refmodel"))
     for k, (x,) in enumerate(inputs):
