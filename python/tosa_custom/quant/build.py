@@ -65,7 +65,10 @@ def rescale(x: ir.Value, ratios: np.ndarray, in_zp: int, out_zp: int, out_elemen
 
 
 def table(x: ir.Value, entries: np.ndarray) -> ir.Value:
-    """TABLE of an i8 `x` by 256 i8 entries (entry i for input i - 128)."""
+    """TABLE of an i8 `x` by 256 i8 entries (entry i for input i - 128), or
+    of an i16 `x` by 513 i16 entries, interpolated into an i32 result."""
+    if element_of(x) == "i16":
+        return _b.create("tosa.table", int_type(x, "i32"), [x, const(entries, "i16")])
     return _b.create("tosa.table", x.type, [x, const(entries, "i8")])
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import torch
 from torch_mlir import ir
 
 from ..core import builders as _b
@@ -26,7 +27,7 @@ from . import tables as _tables
 from . import wide as _wide
 from .scales import BITS, QParams
 from .pooling import quantize_average
-from .values import QValue, from_qparams, to_i32
+from .values import QValue, from_qparams, materialize, to_i32
 
 __all__ = ["RULES", "Lowering"]
 
@@ -89,17 +90,34 @@ def _custom(low: Lowering, op) -> None:
 
 def _table(low: Lowering, op) -> None:
     x = _stored(low.need(op, 0), op, "a table")
-    if x.element == "i16":
-        raise PassFailure(_tables.no_int16_table(op), op)
     users = [u.owner.operation if hasattr(u.owner, "operation") else u.owner for u in op.results[0].uses]
-    if x.element != "i8" or x.per_channel or not users or any(_qdq.kind(u) != "quantize" for u in users):
-        raise PassFailure(f"{op.name}: an elementwise function is a TABLE only from int8 to a quantize", op)
+    if x.per_channel or not users or any(_qdq.kind(u) != "quantize" for u in users):
+        raise PassFailure(f"{op.name}: an elementwise function is a TABLE only from int8 or int16 to a quantize", op)
     wanted = [_qdq.read_qparams(u, low.blobs) for u in users]
     if any(not w.same_as(wanted[0]) for w in wanted):
         raise PassFailure(f"{op.name}: quantized to different parameters by its users", op)
+    if x.element == "i16":
+        low.set(op, from_qparams(_table16(x, op, wanted[0]), wanted[0]))
+        return
     given = QParams(np.asarray(x.scale), x.zero_point, max(x.low, -128), min(x.high, 127), wanted[0].dtype)
     result = _build.table(x.value, _tables.entries(op, given, wanted[0]))
     low.set(op, from_qparams(result, wanted[0]))
+
+
+def _table16(x: QValue, op, wanted: QParams) -> ir.Value:
+    """An int16 TABLE (513 interpolated entries; its i32 result at 1/128 of
+    `wanted`'s scale) RESCALEd to `wanted`; refused, naming the fixes, where
+    the interpolation is more than 1 LSB off PT2E (tables.entries16)."""
+    given = QParams(np.asarray(x.scale), x.zero_point, max(x.low, -32768), min(x.high, 32767), torch.int16)
+    try:
+        table = _tables.entries16(op, given, wanted)
+    except ValueError as e:
+        name = _tables.aten_name(op)
+        raise PassFailure(f"{name} of an int16 value: {e}, so it is not lowered. Keep it as a tosa.custom on the "
+                          f"integers (backend_legal_ops=[\"{name}\"], CONTRACT.md §18), or quantize its input and "
+                          "output to int8 (a 256-entry TABLE, exact)", op) from None
+    fine = QValue(_build.table(x.value, table), np.asarray(float(wanted.scale) / _tables.STEP16))
+    return materialize(fine, wanted, op)
 
 
 # --- Data movement -------------------------------------------------------------------------------
