@@ -31,15 +31,17 @@ def _symmetric_activations():
     return xnn.QuantizationConfig(act, act, base.weight, base.bias, base.is_qat)
 
 
-def _a16w8():
+def _a16w8(eps: float = 2 ** -12):
     """16-bit activations with 8-bit weights, as ExecuTorch's Arm backend
     declares its a16w8 config: activations int16, symmetric per tensor
-    (zero point 0) from a histogram, weights int8 symmetric per output channel.
-    ExecuTorch narrows quant_min to -32767; the full int16 range is kept here
-    so the lowering's -32768 end is exercised too."""
+    (zero point 0) from a histogram whose scale is at least `eps` (ExecuTorch's
+    2^-12: outputs of a few units then use a tenth of int16's range, so
+    "a16w8-fine" takes 2^-24 to use it all), weights int8 symmetric per output
+    channel. ExecuTorch narrows quant_min to -32767; the full int16 range is
+    kept here so the lowering's -32768 end is exercised too."""
     base = xnn.get_symmetric_quantization_config(is_per_channel=True)
     act = QuantizationSpec(dtype=torch.int16, quant_min=-32768, quant_max=32767, qscheme=torch.per_tensor_symmetric,
-                           observer_or_fake_quant_ctr=HistogramObserver.with_args(eps=2 ** -12))
+                           observer_or_fake_quant_ctr=HistogramObserver.with_args(eps=eps))
     return xnn.QuantizationConfig(act, act, base.weight, base.bias, base.is_qat)
 
 
@@ -50,6 +52,7 @@ CONFIGS = {
     "per-tensor": lambda: xnn.get_symmetric_quantization_config(is_per_channel=False),
     "symmetric-activations": _symmetric_activations,
     "a16w8": _a16w8,
+    "a16w8-fine": lambda: _a16w8(2 ** -24),
 }
 
 
