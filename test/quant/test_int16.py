@@ -123,6 +123,15 @@ def test_int16_table_kept_on_the_integers():
     _check_outputs(qm, inputs, out, scales)
 
 
+def test_auto_mode_keeps_an_int16_table_it_cannot_lower():
+    """Auto mode keeps exp (whose int16 TABLE would be refused) whole on the int16 integers, beside integer TOSA."""
+    qm, inputs, (out, scales, module) = _compile("table_exp", backend_legal_ops="auto")
+    _int16_boundary(module)
+    assert "torch.aten.exp" in str(module) and "tosa.table" not in str(module)
+    assert _kept_dtypes(module) == {"int16"}
+    _check_outputs(qm, inputs, out, scales)
+
+
 class _Normed(nn.Module):
     def __init__(self):
         super().__init__()

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import torch
 
 from ..quant.qdq import QDQ_OPS
-from ..quant.tables import TABLE_ATEN_OPS
+from ..quant.scales import QParams
+from ..quant.tables import TABLE_ATEN_OPS, entries16
 from .settings import Settings
 from ..core.diagnostics import CompileError
 from ..core.schema import OpSelection
@@ -68,9 +70,10 @@ def quantized_settings(model, s: Settings) -> Settings:
     if s.selection.everything:  # dummy mode: every group is a kept op (CONTRACT.md §18), none a TABLE
         return dataclasses.replace(s, quantized=True)
     extra = NO_INTEGER_FORM if s.selection.auto else ()
+    untabulable = _untabulable(model) if s.selection.auto else set()
     internal = [op for op in (*QDQ_OPS, *TABLE_ATEN_OPS, *extra) if op in present and not s.selection.matches(op)]
     selection = OpSelection([*s.selection.specs, *internal])
-    tables = tuple(op for op in internal if op in TABLE_ATEN_OPS)
+    tables = tuple(op for op in internal if op in TABLE_ATEN_OPS and op not in untabulable)
     return dataclasses.replace(s, selection=selection, quantized=True, internal_ops=tuple(internal), tables=tables)
 
 
@@ -78,6 +81,35 @@ def _name(node) -> str | None:
     if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
         return None
     return f"{node.target.namespace}.{node.target._opname}"
+
+
+def _node_qparams(node, kind: str) -> QParams | None:
+    """A per-tensor PT2E quantize/dequantize node's parameters (numbers in its call), else None."""
+    if not isinstance(node, torch.fx.Node) or _name(node) != f"quantized_decomposed.{kind}_per_tensor" \
+            or len(node.args) < 6 or any(isinstance(a, torch.fx.Node) for a in node.args[1:6]):
+        return None
+    scale, zero_point, low, high, dtype = node.args[1:6]
+    return QParams(np.asarray(float(scale)), int(zero_point), int(low), int(high), dtype)
+
+
+def _untabulable(model) -> set[str]:
+    """Auto mode: the table functions (TABLE_ATEN_OPS) of an int16 value
+    whose interpolated int16 TABLE the integer lowering would refuse (more
+    than 1 LSB off PT2E at some input: quant/tables.entries16). Auto mode
+    keeps these ops whole on the integers instead (CONTRACT.md §18)."""
+    found = set()
+    for node in getattr(getattr(model, "graph", None), "nodes", ()):
+        name = _name(node)
+        if name not in TABLE_ATEN_OPS or name in found or not node.args or len(node.users) != 1:
+            continue
+        given, wanted = _node_qparams(node.args[0], "dequantize"), _node_qparams(next(iter(node.users)), "quantize")
+        if given is None or wanted is None or given.dtype != torch.int16:
+            continue
+        try:
+            entries16(lambda x, node=node: node.target(x, *node.args[1:], **node.kwargs), given, wanted)
+        except ValueError:
+            found.add(name)
+    return found
 
 
 def refuse_without_integer_form(model, s: Settings) -> None:

@@ -110,7 +110,7 @@ def _table16(x: QValue, op, wanted: QParams) -> ir.Value:
     the interpolation is more than 1 LSB off PT2E (tables.entries16)."""
     given = QParams(np.asarray(x.scale), x.zero_point, max(x.low, -32768), min(x.high, 32767), torch.int16)
     try:
-        table = _tables.entries16(op, given, wanted)
+        table = _tables.entries16(_tables.function_of(op), given, wanted)
     except ValueError as e:
         name = _tables.aten_name(op)
         raise PassFailure(f"{name} of an int16 value: {e}, so it is not lowered. Keep it as a tosa.custom on the "

@@ -13,7 +13,7 @@ from torch_mlir import ir
 from ..contract.decode import custom_op_strings, decode
 from .scales import QParams, dequantize, quantize
 
-__all__ = ["TABLE_ATEN_OPS", "TOSA_TWINS", "tabulated", "entries", "entries16", "STEP16", "aten_name"]
+__all__ = ["TABLE_ATEN_OPS", "TOSA_TWINS", "tabulated", "entries", "entries16", "STEP16", "aten_name", "function_of"]
 
 # ATen ops compile() keeps whole in a quantized model, to be tabulated (one
 # input, elementwise). Each is a TABLE when its input is int8 and its result
@@ -33,7 +33,8 @@ def tabulated(op: ir.Operation) -> bool:
     return op.name in TOSA_TWINS
 
 
-def _function(op: ir.Operation):
+def function_of(op: ir.Operation):
+    """PyTorch's function a tabulated `op` computes, of one float tensor."""
     if op.name != "tosa.custom":
         return TOSA_TWINS[op.name]
     call = decode(op)
@@ -49,7 +50,7 @@ def entries(op: ir.Operation, given: QParams, wanted: QParams) -> np.ndarray:
     x = torch.arange(-128, 128, dtype=torch.int32).to(torch.int8)
     real = dequantize(x, given)
     with torch.no_grad():
-        y = _function(op)(real)
+        y = function_of(op)(real)
     return quantize(y.to(torch.float32), wanted).numpy().astype(np.int8)
 
 
@@ -67,8 +68,8 @@ def _interpolated(table: np.ndarray, x: np.ndarray) -> np.ndarray:
     return table[index] * STEP16 + (table[index + 1] - table[index]) * fraction
 
 
-def entries16(op: ir.Operation, given: QParams, wanted: QParams) -> np.ndarray:
-    """The 513 i16 entries of `op` from int16 `given` to `wanted`'s scale
+def entries16(function, given: QParams, wanted: QParams) -> np.ndarray:
+    """The 513 i16 entries of `function` (of a float tensor) from int16 `given` to `wanted`'s scale
     (zero point 0: the RESCALE by 1/128 after the TABLE adds wanted's),
     PyTorch's function at each entry's input, quantized as PT2E does.
 
@@ -78,7 +79,6 @@ def entries16(op: ir.Operation, given: QParams, wanted: QParams) -> np.ndarray:
     quantize(f(dequantize(x))). ValueError, saying by how much, when not
     (a function whose output clamps at its range's end inside a segment,
     exp's steep end, a coarse input scale: measured up to hundreds of LSB)."""
-    function = _function(op)
     nodes = torch.arange(-32768, 32768 + 1, STEP16, dtype=torch.int32)
     wide = QParams(np.asarray(float(wanted.scale)), 0, -32768, 32767, torch.int32)
     with torch.no_grad():
