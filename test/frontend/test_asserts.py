@@ -94,3 +94,35 @@ def test_size_as_divisor_in_a_view_compiles_without_asserts():
     for n in (2, 10, 64):
         x = torch.randn(2, n, 4)
         torch.testing.assert_close(program(x), Even()(x))
+
+
+class ItemBounded(torch.nn.Module):
+    def forward(self, x, i):
+        v = i[0].item()
+        torch._check(v < 10)
+        torch._check(v >= 0)
+        return x * v
+
+
+def test_an_assert_on_an_item_value_stays_though_its_range_implies_it():
+    """torch.export derives u0's range [0, 9] from the asserts themselves: they
+    are the only check of the value, so none goes (the graph keeps them)."""
+    program = torch.export.export(ItemBounded(), (torch.randn(5, 3), torch.tensor([2, 7])), strict=False)
+    program = program.run_decompositions()
+    before = len(_asserts(program.graph))
+    assert before and asserts_at_boundary(program) == 0
+    assert len(_asserts(program.graph)) == before
+
+
+def test_an_item_value_outside_its_asserted_range_raises_at_run_time_like_eager():
+    model, args = ItemBounded(), (torch.randn(5, 3), torch.tensor([2, 7]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = runtime.load(tosa_custom.compile(model, args, backend_legal_ops="auto"))
+    torch.testing.assert_close(program(*args), model(*args))
+    torch.testing.assert_close(program(args[0], torch.tensor([9, 0])), model(args[0], torch.tensor([9, 0])))
+    for bad in (10, -1):
+        with pytest.raises(RuntimeError, match="Expected cond to be True"):
+            model(args[0], torch.tensor([bad, 0]))
+        with pytest.raises(runtime.KernelError, match=r"Runtime assertion failed for expression u\d+ (<|>=) "):
+            program(args[0], torch.tensor([bad, 0]))

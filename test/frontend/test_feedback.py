@@ -52,9 +52,6 @@ def test_a_contract_failure_naming_no_op_tunnels_the_op_at_its_location():
     _matches_eager(module, model, args, tol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError, reason=(
-    "issue 41 follow-up: frontend/asserts.py now drops an assert its symbol's range implies, the range of an "
-    "unbacked item() value included, so the program no longer checks that value at run time as eager does"))
 def test_an_assert_left_for_torch_mlir_is_tunneled_after_the_lowering_fails():
     """The checks on an item() value become torch.runtime.assert, whose Bool.Tensor
     carrier TorchToTosa cannot lower: the lowering fails, the asserts are tunneled."""

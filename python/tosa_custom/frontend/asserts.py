@@ -13,7 +13,11 @@ assert the symbols' ranges imply goes; one that bounds a single input
 symbol narrows its range (`program.range_constraints`, which the boundary
 is written from) and goes; any other assert on input sizes (a divisibility,
 a relation of two symbols) cannot be checked there and is refused by name.
-An assert on a size the data makes (an unbacked symbol) is left as it is.
+An assert on any other symbol (a value the data makes, an unbacked u0 of
+`item()`; a SymInt argument) is left as it is, even when its range implies it:
+torch.export derived that range from the assert itself, so the assert is the
+only run-time check of the value eager makes (it stays for the lowering, or
+auto mode's tunnel).
 """
 
 from __future__ import annotations
@@ -97,16 +101,29 @@ def _erase_with_inputs(graph: torch.fx.Graph, node: torch.fx.Node) -> None:
             _erase_with_inputs(graph, source)
 
 
+def _input_dim_symbols(program: torch.export.ExportedProgram) -> set:
+    """The symbols of the user inputs' dims: the only ones the boundary checks."""
+    user = set(program.graph_signature.user_inputs)
+    found: set = set()
+    for node in program.graph.nodes:
+        value = node.meta.get("val") if node.op == "placeholder" and node.name in user else None
+        if isinstance(value, torch.Tensor):
+            for size in value.shape:
+                found |= size.node.expr.free_symbols if isinstance(size, torch.SymInt) else set()
+    return found
+
+
 def asserts_at_boundary(program: torch.export.ExportedProgram) -> int:
     """Turn `program`'s asserts on input sizes into ranges of its symbols
     (module doc), in place; the number of asserts erased."""
     ranges = dict(program.range_constraints)
+    checked = _input_dim_symbols(program) & set(ranges)
     graph = program.graph_module.graph
     erased = 0
     for node in [n for n in graph.nodes if n.op == "call_function" and (n.target is _ASSERT or n.target in _CONSTRAIN)]:
         expr = _expression(node)
-        if expr is None or not expr.free_symbols <= set(ranges):
-            continue  # a size the data makes: not the boundary's to check
+        if expr is None or not expr.free_symbols <= checked:
+            continue  # a value the data makes (or a SymInt argument): not the boundary's to check
         _check(expr, ranges, node)
         _erase_with_inputs(graph, node)
         erased += 1
