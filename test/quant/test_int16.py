@@ -22,6 +22,7 @@ from _pt2e import CONFIGS, compile_and_check, lsb_error, quantize, xnn
 from torchao.quantization.pt2e.observer import HistogramObserver
 from torchao.quantization.pt2e.quantizer import QuantizationSpec
 
+import tosa_custom
 from tosa_custom.core.diagnostics import CompileError
 
 # The families whose float op becomes an i48 product (conv, depthwise, linear, matmul; avg pools by ones).
@@ -72,6 +73,33 @@ def test_family_a16w8_full_range(name):
     _int16_boundary(module)
     assert max(float(qm(*x).abs().max()) for x in inputs) / scales[0] > 16384, "not using int16's range"
     _check_outputs(qm, inputs, out, scales)
+
+
+@pytest.mark.parametrize("config", ["a16w8", "a16w8-fine"])
+def test_long_sum_narrowed_by_a_power_of_two(config):
+    """A linear of 600 inputs: |sum| may reach 32768 x 127 x 600 > 2^30, so the i48 accumulator is
+    narrowed to i32 by 2^-2 (i16 multiplier 2^14, shift 16), the last two bits rounded away; still
+    within 1 LSB of PT2E eager at int16's whole range."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(600, 8), nn.ReLU())
+    args = (torch.randn(2, 600),)
+    qm = quantize(model, args, config)
+    inputs = [(torch.randn(2, 600) * 2,) for _ in range(3)]
+    out, scales, module = compile_and_check(qm, args, inputs)
+    text = str(module)
+    assert re.search(r"dense<16384> : tensor<1xi16>.*\n.*dense<16> : tensor<1xi8>.*\n(.*\n)*.*tosa.rescale "
+                     r".*scale32 = false.*tensor<[0-9x]*xi48>", text), "no narrowing by 2^-2"
+    _check_outputs(qm, inputs, out, scales)
+
+
+def test_int16_needs_the_int16_extension():
+    """Strict validation: the same program for pro_int without EXT-INT16 is refused, naming it per op."""
+    make, shapes = FAMILIES["linear"]
+    torch.manual_seed(0)
+    args = tuple(torch.randn(s) for s in shapes)
+    with pytest.raises(CompileError, match=r"'tosa.matmul' op illegal: requires any of \[int16\]") as refused:
+        tosa_custom.compile(quantize(make(), args, "a16w8"), args, tosa_target="profiles=pro_int")
+    assert {"tosa.matmul", "tosa.rescale"} <= set(refused.value.ops)
 
 
 def test_conv_transpose_a16w8():
