@@ -135,13 +135,14 @@ static void map_rows_i8(const tck_memref *in, const tck_memref *out, int32_t ran
     }
 }
 
-static void table_row(const int8_t *x, int8_t *y, int64_t n, const qplan *p, const row_params *rp, float *work) {
+/* HOT (kernels.c): the AVX2 clone rounds with roundss (SSE4.1) inline, the baseline calls rintf. */
+HOT static void table_row(const int8_t *x, int8_t *y, int64_t n, const qplan *p, const row_params *rp, float *work) {
     (void)rp, (void)work;
     for (int64_t i = 0; i < n; ++i) y[i] = p->table[x[i] + 128];
 }
 
 /* Dequantize the row, the f32 row kernel, quantize. */
-static void float_row(const int8_t *x, int8_t *y, int64_t n, const qplan *p, const row_params *rp, float *work) {
+HOT static void float_row(const int8_t *x, int8_t *y, int64_t n, const qplan *p, const row_params *rp, float *work) {
     float *xf = work, *yf = work + n;
     for (int64_t i = 0; i < n; ++i) xf[i] = dequantize_i8(x[i], &p->in);
     p->base.fn(xf, yf, n, rp);
