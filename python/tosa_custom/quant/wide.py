@@ -4,9 +4,11 @@ forms of convolutions, matmul and pooling.
 TOSA 1.0 multiplies i16 by i8 weights (CONV2D, DEPTHWISE_CONV2D,
 TRANSPOSE_CONV2D) or i16 by i16 (MATMUL) into an i48 accumulator, with the
 i16 operands' zero points 0. The lowering narrows each i48 accumulator to
-i32 right away, by a RESCALE whose ratio is a power of two (exact when the
-sum's bound fits i32, which is every convolution with fewer than 2^16
-terms per output of 16 x 8 bits): the i32 value then stands for its float
+i32 right away, by a RESCALE whose ratio is a power of two (1, exact, while
+the sum's bound is under 2^30: up to 258 products of int16 by int8 per
+output, a 3x3 convolution of 28 channels; each doubling of the terms beyond
+rounds one more bit away, far below the output's LSB, which is a sum's
+unit times about sqrt(terms) x 127): the i32 value then stands for its float
 as an int8 model's accumulator does, so adds, clamps, sums and the final
 RESCALE to the output's parameters (with scale32's 31-bit multiplier; one
 straight from i48 could only have scale32=false's 15 bits, about 1 LSB
