@@ -71,6 +71,40 @@ func.func @arange$bounded(%arg0: !torch.vtensor<[3,?],f32>) -> !torch.vtensor<[?
 
 // -----
 
+// arange(T), T a symbol with no largest value (Dim.AUTO): counted in base 256,
+// c3 = slice(256**3 * arange(256), ceil(T / 256**3)), then per digit the
+// flattened c[:, None] + 256**j * arange(256)[None, :] sliced to ceil(T / 256**j).
+// CHECK-LABEL: func.func @arange$unbounded(
+// CHECK-NOT:     torch.aten.arange
+// CHECK:         %[[C3:.*]] = "tosa.const"() {{.*}} : () -> tensor<256xi64>
+// CHECK:         %[[D3:.*]] = tosa.const_shape  {values = dense<16777216> : tensor<1xindex>}
+// CHECK:         %[[N3:.*]] = tosa.div_ceil_shape %{{.*}}, %[[D3]]
+// CHECK:         tosa.slice %[[C3]], %{{.*}}, %[[N3]] : (tensor<256xi64>, !tosa.shape<1>, !tosa.shape<1>) -> tensor<?xi64>
+// CHECK:         tosa.add %{{.*}}, %{{.*}} : (tensor<?x1xi64>, tensor<1x256xi64>) -> tensor<?x256xi64>
+// CHECK:         dense<65536> : tensor<1xindex>
+// CHECK:         tosa.add %{{.*}}, %{{.*}} : (tensor<?x1xi64>, tensor<1x256xi64>) -> tensor<?x256xi64>
+// CHECK:         dense<256> : tensor<1xindex>
+// CHECK:         tosa.add %{{.*}}, %{{.*}} : (tensor<?x1xi64>, tensor<1x256xi64>) -> tensor<?x256xi64>
+// CHECK:         tosa.reshape %{{.*}}, %{{.*}} : (tensor<?x256xi64>, !tosa.shape<1>) -> tensor<?xi64>
+// CHECK:         %[[D:.*]] = tosa.dim %{{.*}} {axis = 1 : i32}
+// CHECK-NEXT:    %[[R:.*]] = tosa.slice %{{.*}}, %{{.*}}, %[[D]] : (tensor<?xi64>, !tosa.shape<1>, !tosa.shape<1>) -> tensor<?xi64>
+// CHECK-NEXT:    torch_c.from_builtin_tensor %[[R]]
+func.func @arange$unbounded(%arg0: !torch.vtensor<[3,?],f32>) -> !torch.vtensor<[?],si64> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int4 = torch.constant.int 4
+  %false = torch.constant.bool false
+  %cpu = torch.constant.device "cpu"
+  %s0 = torch.symbolic_int "s0" {min_val = 2, max_val = 9223372036854775807} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (3, s0)> : !torch.vtensor<[3,?],f32>
+  %0 = torch.aten.size.int %arg0, %int1 : !torch.vtensor<[3,?],f32>, !torch.int -> !torch.int
+  %1 = torch.aten.arange.start_step %int0, %0, %int1, %int4, %int0, %cpu, %false : !torch.int, !torch.int, !torch.int, !torch.int, !torch.int, !torch.Device, !torch.bool -> !torch.vtensor<[?],si64>
+  torch.bind_symbolic_shape %1, [%s0], affine_map<()[s0] -> (s0)> : !torch.vtensor<[?],si64>
+  return %1 : !torch.vtensor<[?],si64>
+}
+
+// -----
+
 // BERT's token-type ids gathered by position ids [1,T]: tosa.gather of the
 // table as [1,40,1] by the ids as i32, reshaped to [1,T].
 // CHECK-LABEL: func.func @gather$dynamic_index(

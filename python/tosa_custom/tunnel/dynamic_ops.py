@@ -18,6 +18,7 @@ from ..core import builders as _b
 from ..core.dtypes import vtensor_element as _element
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
+from ..contract import shapes as _shapes
 from ..core.torch_ir import NOT_CONSTANT, constant
 from .sizes import Shapes, SizeExprs, _builtin_type, _const_shape, _dims, _replace_by_builtin, _to_builtin
 
@@ -87,26 +88,70 @@ _MAX_ARANGE = 1 << 16
 
 
 def _arange(op: ir.Operation, shapes: Shapes) -> bool:
-    """`arange(start, end, step)` whose length is a bounded symbol (`arange(T)`):
-    a slice, of the length computed at run time, of the constant arange of
-    the symbol's largest value."""
+    """`arange(start, end, step)` whose length is a symbol (`arange(T)`): a
+    slice, of the length computed at run time, of the constant arange of the
+    symbol's largest value; with no such bound (Dim.AUTO, Dim.DYNAMIC), for
+    step 1, built at run time by `_counted`."""
     start, step = constant(op.operands[0]), constant(op.operands[2])
     length = shapes.sizes.dim(op.results[0], 0)
     if not isinstance(start, int) or not isinstance(step, int) or step <= 0 or length is None \
             or length.symbol is None or not shapes.can(length):
         return False
     longest = shapes.sizes.ranges.get(length.symbol, (0, _INT64_MAX))[1]
-    if longest > _MAX_ARANGE:
-        return False
     ty = ir.RankedTensorType(_builtin_type(op.results[0].type))
-    full = ir.RankedTensorType.get([longest], ty.element_type)
-    values = [start + step * i for i in range(longest)]
-    text = ", ".join(str(float(v)) if isinstance(ty.element_type, (ir.F32Type, ir.F16Type, ir.BF16Type, ir.F64Type))
-                     else str(v) for v in values)
-    table = _b.tosa_const(ir.Attribute.parse(f"dense<[{text}]> : {full}") if values else
-                          ir.Attribute.parse(f"dense<> : {full}"))
-    _replace_by_builtin(op, _b.create("tosa.slice", ty, [table, _const_shape([0]), shapes.build_all([length])]))
+    if longest > _MAX_ARANGE:
+        if step != 1 or not _counts_exactly(ty.element_type):
+            return False
+        _replace_by_builtin(op, _counted(ty.element_type, start, length, shapes))
+        return True
+    _replace_by_builtin(op, _b.create("tosa.slice", ty, [_table(ty.element_type, [start + step * i for i in range(longest)]),
+                                                          _const_shape([0]), shapes.build_all([length])]))
     return True
+
+
+def _table(element: ir.Type, values: list[int], row: bool = False) -> ir.Value:
+    """A tosa.const of `values` (ints, written as floats for a float type), as
+    a vector or (`row`) as a [1, n] row."""
+    full = ir.RankedTensorType.get([1, len(values)] if row else [len(values)], element)
+    is_float = isinstance(element, (ir.F32Type, ir.F16Type, ir.BF16Type, ir.F64Type))
+    text = "[" + ", ".join(str(float(v)) if is_float else str(v) for v in values) + "]"
+    return _b.tosa_const(ir.Attribute.parse(f"dense<{f'[{text}]' if row else text}> : {full}" if values
+                                            else f"dense<> : {full}"))
+
+
+# The unbounded arange counts in base 256 over 4 digits: exact up to 2**32 elements (more than any tensor the
+# runtime holds: 2**32 int64 values are 32 GB), from four constants of 256 values.
+_DIGIT, _DIGITS = 256, 4
+
+
+def _counts_exactly(element: ir.Type) -> bool:
+    """Types whose digit tables (up to 255 * 256**3) are finite: not f16 or bf16, whose
+    count beyond 2**11 or 2**8 is not exact anyway."""
+    return isinstance(element, (ir.F32Type, ir.F64Type)) or \
+        isinstance(element, ir.IntegerType) and ir.IntegerType(element).width in (32, 64)
+
+
+def _counted(element: ir.Type, start: int, length, shapes: Shapes) -> ir.Value:
+    """start + arange(length) without a longest length: the count at digit j
+    is `c_j[i] = start + i * 256**j` for i < ceil(length / 256**j); c_3 is a
+    slice of a constant, and c_j that of the flattened sum c_{j+1}[:, None] +
+    (256**j * arange(256))[None, :] (index a * 256 + b holds (a * 256 + b) * 256**j).
+    Adds and reshapes only, so every value is exact in the result type."""
+    def count(j):
+        return length if j == 0 else _shapes.ShapeExpr("ceildiv", (length, _shapes.const(_DIGIT ** j)))
+
+    vector = ir.RankedTensorType.get([ir.ShapedType.get_dynamic_size()], element)
+    top = _DIGITS - 1
+    current = _b.create("tosa.slice", vector, [_table(element, [start + i * _DIGIT ** top for i in range(_DIGIT)]),
+                                               _const_shape([0]), shapes.build_all([count(top)])])
+    for j in range(top - 1, -1, -1):
+        column = _b.create("tosa.reshape", ir.RankedTensorType.get([vector.shape[0], 1], element),
+                           [current, shapes.build_all([count(j + 1), 1])])
+        row = _table(element, [i * _DIGIT ** j for i in range(_DIGIT)], row=True)
+        grid = _b.create("tosa.add", ir.RankedTensorType.get([vector.shape[0], _DIGIT], element), [column, row])
+        flat = _b.create("tosa.reshape", vector, [grid, shapes.build_all([count(j + 1) * _DIGIT])])
+        current = _b.create("tosa.slice", vector, [flat, _const_shape([0]), shapes.build_all([count(j)])])
+    return current
 
 
 def _gather(op: ir.Operation, shapes: Shapes) -> bool:
@@ -169,8 +214,8 @@ _LOWERINGS = {"torch.aten.max.dim": _max_values, "torch.aten.cat": _cat, "torch.
 
 @register_pass(LOWER_DYNAMIC_OPS,
                "Lower aten.to.dtype (to a float type, uint8 <-> int8, bool to an integer), aten.slice.Tensor (constant bounds, step 1) and "
-               "aten.arange.start_step (length a bounded symbol) with `?` dims to tosa.cast and tosa.slice (sizes by "
-               "TOSA shape ops; arange sliced from the constant arange of the longest length), and aten.gather along "
+               "aten.arange.start_step (length a symbol) with `?` dims to tosa.cast and tosa.slice (sizes by "
+               "TOSA shape ops; arange sliced from the constant arange of the longest length, or counted by adds in base 256 when unbounded), and aten.gather along "
                "dim 1 of a static 2-D tensor by a `?`-long index to tosa.gather, aten.cat along a static dim to tosa.concat, aten.max.dim with unread indices and several `?` dims to tosa.reduce_max, which TorchToTosa refuses on `?` dims only "
                "for want of static shapes; static instances are left to TorchToTosa")
 def lower_dynamic_ops(module: ir.Operation, ctx: PassContext) -> dict:
