@@ -3,7 +3,9 @@
 range's ends and 1 among them, each compared with eager. The programs a user
 tries first: an MLP and a conv net over a dynamic batch, a normalization
 block, attention over a dynamic sequence (softmax kept in selective mode),
-elementwise ops, a mean over a dynamic dim, a reshape that splits heads."""
+elementwise ops, a mean over a dynamic dim, a reshape that splits heads;
+scaled_dot_product_attention causal, plain and masked, with each way of
+declaring the length (Dim.AUTO, Dim.DYNAMIC, ranges from 1 and from 2)."""
 
 import torch
 from torch import nn
@@ -109,3 +111,52 @@ def DynamicElementwiseModule_batch():
 def DynamicMeanModule_sequence():
     """A mean over the dynamic dim: its divisor is the run-time length."""
     return Fn(lambda x: x.mean(dim=1))
+
+
+# scaled_dot_product_attention over a dynamic length T, in the three shapes a
+# model writes it (causal, plain, an explicit boolean mask of T x T), with each
+# way of declaring T: torch.export's hints (whose range is [2, inf): run at 2
+# and 64) and Dims whose range starts at 1 or at 2 (run at both ends).
+# Float32 sums of at most 64 products of unit-size terms: 1e-4 covers their rounding.
+_SDPA_TOL = {"rtol": 1e-4, "atol": 1e-4}
+_SDPA_DIMS = {"auto": (lambda: Dim.AUTO, 2, 64), "dynamic": (lambda: Dim.DYNAMIC, 2, 64),
+              "from1": (lambda: Dim("t", min=1, max=32), 1, 32), "from2": (lambda: Dim("t", min=2, max=32), 2, 32)}
+
+
+class _Sdpa(nn.Module):
+    """q, k, v of (B, H, T, D), and for `shape == "masked"` a (T, T) boolean mask."""
+
+    def __init__(self, shape: str):
+        super().__init__()
+        self.shape = shape
+
+    def forward(self, q, k, v, mask=None):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=self.shape == "causal")
+
+
+def _sdpa_inputs(shape: str, t: int) -> tuple:
+    qkv = tuple(torch.randn(2, 4, t, 8) for _ in range(3))
+    if shape != "masked":
+        return qkv
+    mask = torch.rand(t, t) < 0.7
+    return qkv + (mask | torch.eye(t, dtype=torch.bool),)  # no row masked whole: its softmax would be NaN
+
+
+def _sdpa_case(shape: str, dims: str) -> None:
+    make, low, high = _SDPA_DIMS[dims]
+
+    def spec():
+        t = make()
+        return ({2: t},) * 3 + (({0: t, 1: t},) if shape == "masked" else ())
+
+    def factory():
+        return _Sdpa(shape)
+
+    case(inputs=lambda: _sdpa_inputs(shape, 8), family=FAMILY, dynamic_shapes=spec,
+         sizes=lambda: [_sdpa_inputs(shape, t) for t in (low, high)], selective_ops=["aten.softmax.int"],
+         name=f"DynamicSdpaModule_{shape}_{dims}", **_SDPA_TOL)(factory)
+
+
+for _shape in ("causal", "plain", "masked"):
+    for _dims in _SDPA_DIMS:
+        _sdpa_case(_shape, _dims)
