@@ -159,3 +159,21 @@ func.func @tile_of_dynamic(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32
   %t = tosa.tile %x, %d : (tensor<?xf32>, !tosa.shape<1>) -> tensor<?xf32>
   return %t : tensor<?xf32>
 }
+
+// -----
+
+// GQA's repeat_kv over a dynamic batch and length: a constant tile of an
+// input with two `?` dims, which tosa-to-linalg would reshape with two -1s,
+// becomes the linalg.generic too (the ? axes read as they are, the size-1
+// axis at 0).
+// CHECK-LABEL: func.func @tile_of_two_dynamic_dims(
+// CHECK-DAG:     %[[B:.*]] = tensor.dim %arg0, %c0
+// CHECK-DAG:     %[[T:.*]] = tensor.dim %arg0, %c3
+// CHECK:         tensor.empty(%[[B]], %[[T]]) : tensor<?x2x2x?x8xf32>
+// CHECK:         linalg.generic
+// CHECK-NOT:     tosa.tile
+func.func @tile_of_two_dynamic_dims(%x: tensor<?x2x1x?x8xf32>) -> tensor<?x2x2x?x8xf32> {
+  %m = tosa.const_shape {values = dense<[1, 1, 2, 1, 1]> : tensor<5xindex>} : () -> !tosa.shape<5>
+  %t = tosa.tile %x, %m : (tensor<?x2x1x?x8xf32>, !tosa.shape<5>) -> tensor<?x2x2x?x8xf32>
+  return %t : tensor<?x2x2x?x8xf32>
+}

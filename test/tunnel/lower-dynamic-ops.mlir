@@ -105,6 +105,25 @@ func.func @arange$unbounded(%arg0: !torch.vtensor<[3,?],f32>) -> !torch.vtensor<
 
 // -----
 
+// GQA's repeat_kv, h[:, :, None] of [B, H, T, D] with B and T dynamic: a
+// tosa.reshape by the operand's dims with the 1 inserted (TorchToTosa would
+// write two -1s, which tosa.reshape refuses).
+// CHECK-LABEL: func.func @unsqueeze$two_dynamic_dims(
+// CHECK-NOT:     torch.aten.unsqueeze
+// CHECK:         %[[B:.*]] = tosa.dim %{{.*}} {axis = 0 : i32}
+// CHECK:         %[[T:.*]] = tosa.dim %{{.*}} {axis = 2 : i32}
+// CHECK:         tosa.reshape %{{.*}}, %{{.*}} : (tensor<?x2x?x8xf32>, !tosa.shape<5>) -> tensor<?x2x1x?x8xf32>
+func.func @unsqueeze$two_dynamic_dims(%arg0: !torch.vtensor<[?,2,?,8],f32>) -> !torch.vtensor<[?,2,1,?,8],f32> {
+  %int2 = torch.constant.int 2
+  %s0 = torch.symbolic_int "s0" {min_val = 1, max_val = 4} : !torch.int
+  %s1 = torch.symbolic_int "s1" {min_val = 1, max_val = 32} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0, %s1], affine_map<()[s0, s1] -> (s0, 2, s1, 8)> : !torch.vtensor<[?,2,?,8],f32>
+  %0 = torch.aten.unsqueeze %arg0, %int2 : !torch.vtensor<[?,2,?,8],f32>, !torch.int -> !torch.vtensor<[?,2,1,?,8],f32>
+  return %0 : !torch.vtensor<[?,2,1,?,8],f32>
+}
+
+// -----
+
 // BERT's token-type ids gathered by position ids [1,T]: tosa.gather of the
 // table as [1,40,1] by the ids as i32, reshaped to [1,T].
 // CHECK-LABEL: func.func @gather$dynamic_index(

@@ -28,3 +28,24 @@ def test_unbounded_arange_counts_like_eager(dtype):
     for n in (2, 255, 256, 257, 65537, 70000):
         x = torch.randint(-5, 5, (n,)).to(dtype)
         torch.testing.assert_close(program(x), model(x), rtol=0, atol=0)
+
+
+class RepeatKv(torch.nn.Module):
+    """transformers' repeat_kv (grouped-query attention) times 2."""
+
+    def forward(self, h):
+        b, k, s, d = h.shape
+        return h[:, :, None, :, :].expand(b, k, 2, s, d).reshape(b, k * 2, s, d) * 2
+
+
+def test_repeat_kv_over_dynamic_batch_and_length():
+    """An unsqueeze and a tile of two `?` dims: a tosa.reshape by shape ops
+    here, the tile a linalg.generic in the runtime (runtime/shape_ops.py)."""
+    dims = {0: Dim("b", min=1, max=4), 2: Dim("s", min=1, max=32)}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(RepeatKv(), (torch.randn(2, 2, 8, 8),), dynamic_shapes=(dims,))
+    program = runtime.load(module)
+    for b, s in ((1, 1), (3, 5), (4, 32)):
+        x = torch.randn(b, 2, s, 8)
+        torch.testing.assert_close(program(x), RepeatKv()(x), rtol=0, atol=0)

@@ -150,9 +150,17 @@ def _tile(op) -> ir.Value:
 _REWRITES = {"tosa.reshape": (_reshape, (1,)), "tosa.slice": (_slice, (1, 2)), "tosa.tile": (_tile, (1,))}
 
 
+def _tile_of_dynamic_dims(op) -> bool:
+    """A tile of an input with two or more `?` dims (GQA's repeat_kv over a
+    dynamic batch and length): tosa-to-linalg reshapes its broadcast with a
+    -1 for each, which tosa.reshape refuses past one; `_tile` takes it."""
+    return op.name == "tosa.tile" and sum(map(ir.ShapedType.is_dynamic_size,
+                                                ir.RankedTensorType(op.operands[0].type).shape)) >= 2
+
+
 @register_pass(LOWER_SHAPE_OPS,
                "Rewrite a tosa.reshape, tosa.slice or tosa.tile whose shape operands are computed by TOSA 1.1 shape ops "
-               "(tosa.dim, tosa.concat_shape, shape arithmetic) into tensor.reshape / tensor.extract_slice / linalg.generic by "
+               "(tosa.dim, tosa.concat_shape, shape arithmetic), and a tosa.tile of an input with two or more ? dims, into tensor.reshape / tensor.extract_slice / linalg.generic by "
                "index values, for tosa-to-linalg")
 def lower_shape_ops(module, ctx: PassContext | None = None) -> int:
     """Returns how many ops were rewritten."""
@@ -161,7 +169,7 @@ def lower_shape_ops(module, ctx: PassContext | None = None) -> int:
     with module.context:
         for op in found:
             rewrite, shapes = _REWRITES[op.name]
-            if all(_constant(op.operands[i]) for i in shapes):
+            if all(_constant(op.operands[i]) for i in shapes) and not _tile_of_dynamic_dims(op):
                 continue  # tosa-to-tensor / tosa-to-linalg take it (a reshape's one -1 included)
             with ir.InsertionPoint(op), op.location:
                 try:

@@ -154,6 +154,23 @@ def _counted(element: ir.Type, start: int, length, shapes: Shapes) -> ir.Value:
     return current
 
 
+def _unsqueeze(op: ir.Operation, shapes: Shapes) -> bool:
+    """`aten.unsqueeze` of a tensor with two or more `?` dims (GQA's repeat_kv,
+    `h[:, :, None]` of [B, H, T, D] with B and T dynamic): a tosa.reshape whose
+    sizes are the operand's, by TOSA shape ops, with the 1 inserted (TorchToTosa
+    writes a -1 for each `?`, which tosa.reshape refuses past one)."""
+    dim, in_dims = constant(op.operands[1]), _dims(op.operands[0].type)
+    if not isinstance(dim, int) or in_dims is None or in_dims.count(None) < 2:
+        return False
+    sizes = [d if d is not None else shapes.sizes.dim(op.operands[0], i) for i, d in enumerate(in_dims)]
+    if not all(shapes.can(s) for s in sizes):
+        return False
+    sizes.insert(dim % (len(in_dims) + 1), 1)
+    _replace_by_builtin(op, _b.create("tosa.reshape", _builtin_type(op.results[0].type),
+                                      [_to_builtin(op.operands[0]), shapes.build_all(sizes)]))
+    return True
+
+
 def _gather(op: ir.Operation, shapes: Shapes) -> bool:
     """`aten.gather(x, 1, index)` of a static 2-D `x` by an index of `?`
     length whose rows match x's (BERT's token-type ids by position):
@@ -209,6 +226,7 @@ def _max_values(op: ir.Operation, shapes: Shapes) -> bool:
 
 
 _LOWERINGS = {"torch.aten.max.dim": _max_values, "torch.aten.cat": _cat, "torch.aten.to.dtype": _cast, "torch.aten.slice.Tensor": _slice, "torch.aten.arange.start_step": _arange,
+              "torch.aten.unsqueeze": _unsqueeze,
               "torch.aten.gather": _gather}
 
 
@@ -216,7 +234,7 @@ _LOWERINGS = {"torch.aten.max.dim": _max_values, "torch.aten.cat": _cat, "torch.
                "Lower aten.to.dtype (to a float type, uint8 <-> int8, bool to an integer), aten.slice.Tensor (constant bounds, step 1) and "
                "aten.arange.start_step (length a symbol) with `?` dims to tosa.cast and tosa.slice (sizes by "
                "TOSA shape ops; arange sliced from the constant arange of the longest length, or counted by adds in base 256 when unbounded), and aten.gather along "
-               "dim 1 of a static 2-D tensor by a `?`-long index to tosa.gather, aten.cat along a static dim to tosa.concat, aten.max.dim with unread indices and several `?` dims to tosa.reduce_max, which TorchToTosa refuses on `?` dims only "
+               "dim 1 of a static 2-D tensor by a `?`-long index to tosa.gather, aten.cat along a static dim to tosa.concat, aten.max.dim with unread indices and several `?` dims to tosa.reduce_max, aten.unsqueeze of several `?` dims to tosa.reshape by shape ops, which TorchToTosa refuses on `?` dims only "
                "for want of static shapes; static instances are left to TorchToTosa")
 def lower_dynamic_ops(module: ir.Operation, ctx: PassContext) -> dict:
     shapes = Shapes(module, SizeExprs(module))
