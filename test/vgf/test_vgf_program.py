@@ -84,6 +84,35 @@ def test_equal_constant_operands_share_one_binding(fill):
         torch.testing.assert_close(program(x), model(x), **reduction_tolerance(32))
 
 
+class _TwoLayerNorms(torch.nn.Module):
+    """ConvNeXt's shape of program: kept LayerNorms of fresh (all-ones weight,
+    all-zeros bias) parameters with graph ops between."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(8), torch.nn.LayerNorm(8)
+
+    def forward(self, x):
+        return self.ln2(self.ln1(x.permute(0, 2, 3, 1)).permute(0, 3, 1, 2).mean((-2, -1)))
+
+
+def test_shaders_reading_equal_or_splat_constants_match_eager_at_every_load():
+    """The SDK merges equal constants two shaders read into one resource (the
+    second read garbage at every load), and a splat constant a shader reads
+    made later loads in a process wrong (vgf/constants.py): several loads in
+    this process, each matching eager."""
+    torch.manual_seed(0)
+    model, x = _TwoLayerNorms().eval(), torch.randn(2, 8, 8, 8)
+    module = _compile(model, (x,), ["aten.layer_norm"])
+    text = str(module)
+    with torch.no_grad():
+        want = model(x)
+    programs = []
+    for _ in range(4):
+        programs.append(vgf.load(text))
+        torch.testing.assert_close(programs[-1](x), want, **reduction_tolerance(8))
+
+
 GELU = """
 layout(local_size_x = 64) in;
 layout(std430, binding = TC_INPUT0_BINDING) readonly buffer X { float x[]; };

@@ -43,7 +43,8 @@ from ..weights.blobs import ResourceBlobs, resource_key
 from . import builtin_shaders  # noqa: F401  (registers the built-in shaders)
 from .shaders import NoShader, Shader, ShaderOp, TensorInfo, describe, find_shader
 
-__all__ = ["VULKAN_SHADERS", "VULKAN_DOMAIN", "VK_FORMATS", "vulkan_shaders", "ShaderSite", "EXECUTORS_HINT"]
+__all__ = ["VULKAN_SHADERS", "VULKAN_DOMAIN", "VK_FORMATS", "vulkan_shaders", "ShaderSite", "EXECUTORS_HINT",
+           "constant_bytes", "attribute_bytes"]
 
 VULKAN_SHADERS = "tosa-custom-vulkan-shaders"
 VULKAN_DOMAIN = "com.arm.VulkanCustomShader"
@@ -157,21 +158,32 @@ def _reshape(value: ir.Value, to: ir.Type) -> ir.Value:
     return create("tosa.reshape", to, [value, shape])
 
 
-def _identity(value: ir.Value, blobs: ResourceBlobs):
-    """What the converter sees as one value: the value, or for a tosa.const
-    its type and bytes (equal constants are merged)."""
+def constant_bytes(value: ir.Value, blobs: ResourceBlobs) -> bytes | None:
+    """The elements of a `tosa.const`'s value as bytes (dense, splat or a
+    resource blob), or None when `value` is not a constant."""
     owner = value.owner
     if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const":
-        return value
-    attr = owner.operation.attributes["values"]
+        return None
+    return attribute_bytes(owner.operation.attributes["values"], blobs)
+
+
+def attribute_bytes(attr: ir.Attribute, blobs: ResourceBlobs) -> bytes:
+    """The elements of a constant's `values` attribute as bytes."""
     key = resource_key(attr)
     if key is not None:
-        return ("const", str(value.type), blobs.get(key))
+        return blobs.get(key)
     dense = ir.DenseElementsAttr(attr)
     array = np.array(dense)
     if dense.is_splat:
         array = np.full(ir.ShapedType(dense.type).shape, array.reshape(-1)[0])
-    return ("const", str(value.type), np.ascontiguousarray(array).tobytes())
+    return np.ascontiguousarray(array).tobytes()
+
+
+def _identity(value: ir.Value, blobs: ResourceBlobs):
+    """What the converter sees as one value: the value, or for a tosa.const
+    its type and bytes (equal constants are merged)."""
+    data = constant_bytes(value, blobs)
+    return value if data is None else ("const", str(value.type), data)
 
 
 @register_pass(VULKAN_SHADERS,

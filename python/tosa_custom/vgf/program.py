@@ -42,6 +42,7 @@ from ..runtime.memref import MLIR_TO_TORCH, borrowed_array
 from ..runtime.weights import WeightSlots
 from . import scenario as _scenario
 from . import spirv
+from .constants import VULKAN_SHADER_CONSTANTS
 from .lowering import VULKAN_DOMAIN, VULKAN_SHADERS
 from .results import VULKAN_DISTINCT_RESULTS, result_map
 
@@ -118,7 +119,9 @@ def prepare(module: ir.Module) -> list[tuple[str, str]]:
     shaders = rewritten[0] if rewritten else []
     for op, (name, who) in zip(custom_ops(module), shaders):
         _check_shader(op.operation, name, who)
-    run_pipeline(module, [VULKAN_DISTINCT_RESULTS], "Returning each value once", category="runtime-lowering-failed")
+    run_pipeline(module, [VULKAN_SHADER_CONSTANTS, VULKAN_DISTINCT_RESULTS],
+                 "Giving each shader its own constants and returning each value once",
+                 category="runtime-lowering-failed")
     return shaders
 
 
