@@ -5,7 +5,7 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from tosa_custom.e2e import report
+from tosa_custom.e2e import report, report_html
 from tosa_custom.e2e.audit import AuditRun
 from tosa_custom.e2e.runner import CaseResult, SkippedOp
 
@@ -78,7 +78,7 @@ def test_formats_agree_and_escape():
     assert data["counts"]["fail"] == 1 and data["cases"][1]["message"].startswith("result #0")
     md = report.to_markdown(summary)
     assert "| MulModule_basic | elementwise | fail | numeric-mismatch | result #0: <b>x</b> \\| y second line |" in md
-    page = report.to_html(summary)
+    page = report_html.to_html(summary)
     assert "&lt;b&gt;x&lt;/b&gt;" in page and "<b>x</b>" not in page
     assert not re.search(r"<script|<link|\bsrc=", page)
     assert page.count("<svg") == 4  # cases and ops by family, failing cases and failing ops by reason
@@ -100,7 +100,7 @@ def test_export_modes_are_counted_and_fallbacks_listed_with_the_strict_error():
     assert "export: 1 strict, 1 non-strict after strict failed" in report.text_summary(summary)
     md = report.to_markdown(summary)
     assert "## Exported non-strict" in md and "| SinModule_basic | Unsupported: graph_break() \\| here |" in md
-    assert "<h2>Exported non-strict</h2>" in report.to_html(summary)
+    assert "<h2>Exported non-strict</h2>" in report_html.to_html(summary)
     quiet = _summary([strict])
     assert "## Exported non-strict" not in report.to_markdown(quiet)
 
@@ -127,7 +127,7 @@ def test_auto_mode_ranks_the_ops_a_backend_needs_kernels_for():
     markdown = report.to_markdown(summary)
     assert "| 1 | `torch.aten.sin` | 2 | 3 | no-tosa-lowering 3 | AModule_basic |" in markdown
     assert "| AModule_basic | pass | `aten.sin` (no-tosa-lowering) x2 |" in markdown
-    html = report.to_html(summary)
+    html = report_html.to_html(summary)
     assert "<h2>Ops a backend needs kernels for</h2>" in html and "<code>torch.aten.mul.Tensor</code>" in html
     assert _summary(results, mode="dummy")["kernels_needed"] is None
 
@@ -165,7 +165,7 @@ def test_conformance_is_counted_listed_and_shown_in_every_format():
     assert "## Not conformant to the TOSA target" in md
     assert "| AddF64Module_basic | profiles=pro_fp level=8k specification_version=1.0 | listed | computes in f64 " \
            "by design | tosa.add: 'tosa.add' op is not profile-aligned: element type 'f64' is not legal |" in md
-    page = report.to_html(summary)
+    page = report_html.to_html(summary)
     assert "<h2>Conformance to the TOSA target</h2>" in page and "stale &lt;entry&gt;" in page
     section = page[page.index("<h2>Conformance to the TOSA target</h2>"):]
     svg = ET.fromstring(re.search(r"<svg.*?</svg>", section, re.S)[0])
@@ -179,7 +179,7 @@ def test_conformance_is_counted_listed_and_shown_in_every_format():
 
 def test_no_conformance_section_without_validated_outputs():
     summary = _summary([_result("AddModule_basic", "pass", seen=[ADD], converted=[ADD])])
-    assert "Conformance to the TOSA target" not in report.to_html(summary)
+    assert "Conformance to the TOSA target" not in report_html.to_html(summary)
     assert "TOSA target:" not in report.text_summary(summary)
 
 

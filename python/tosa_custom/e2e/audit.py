@@ -23,7 +23,7 @@ from tqdm import tqdm
 import tosa_custom
 
 from ..core.schema import OpSelection
-from . import compare, opinfo, report
+from . import compare, opinfo, report, report_html
 from .pool import _STARTUP_TIMEOUT, AuditError, _Supervisor, default_suite, load_case_files, suite_files
 from .registry import EXECUTORS, MODES, Case
 from .report import failure_line, status_counts
@@ -311,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = report.build(run)
     print(report.text_summary(summary))
     if args.report:
-        for path in report.write_all(summary, args.report):
+        for path in report_html.write_all(summary, args.report):
             print(f"wrote {path}")
     if run.unfinished:  # Ctrl-C on Ray: what finished is reported; --rerun-unpassed runs the rest
         print(f"tosa-custom-audit: interrupted, {len(run.unfinished)} cases unfinished"
