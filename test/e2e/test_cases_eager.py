@@ -27,7 +27,7 @@ SUITE = pathlib.Path(__file__).resolve().parents[2] / "e2e"
 FAMILIES = (
     "elementwise", "comparison", "reduction", "matmul", "convolution", "pooling", "normalization",
     "activation", "softmax", "attention", "embedding", "indexing", "shape", "cumulative", "sort",
-    "conversion", "integer", "boolean", "random", "model", "misc", "inplace", "dynamic", "quantized",
+    "conversion", "integer", "boolean", "random", "model", "misc", "inplace", "dynamic", "dynamic_model", "quantized",
 )
 MIN_CASES = 300
 MIN_MODELS = 6

@@ -124,9 +124,10 @@ def _separate(func: ir.Operation, blobs: ResourceBlobs, serial: list[int]) -> No
 
 
 @register_pass(VULKAN_SHADER_CONSTANTS,
-               "Give each Vulkan shader after the first that reads a constant equal to an earlier shader's a copy "
-               "padded with trailing zeros, its own resource (the ML SDK merges equal constants into one resource, "
-               "which a second compute segment reads as garbage)")
+               "Give each Vulkan shader constant that is a splat, or equal to one an earlier shader reads, a copy "
+               "padded with trailing elements unequal to its first: its own resource, never a splat (the ML SDK "
+               "merges equal constants into one resource, which a second compute segment reads as garbage, and a "
+               "splat shader constant makes later loads in a process wrong)")
 def shader_constants(module_op, ctx: PassContext) -> None:
     blobs, serial = ResourceBlobs(module_op), [0]
     for func in _ir.public_functions(module_op):

@@ -44,7 +44,7 @@ from . import builtin_shaders  # noqa: F401  (registers the built-in shaders)
 from .shaders import NoShader, Shader, ShaderOp, TensorInfo, describe, find_shader
 
 __all__ = ["VULKAN_SHADERS", "VULKAN_DOMAIN", "VK_FORMATS", "vulkan_shaders", "ShaderSite", "EXECUTORS_HINT",
-           "constant_bytes", "attribute_bytes"]
+           "constant_bytes"]
 
 VULKAN_SHADERS = "tosa-custom-vulkan-shaders"
 VULKAN_DOMAIN = "com.arm.VulkanCustomShader"
@@ -164,11 +164,7 @@ def constant_bytes(value: ir.Value, blobs: ResourceBlobs) -> bytes | None:
     owner = value.owner
     if isinstance(owner, ir.Block) or owner.operation.name != "tosa.const":
         return None
-    return attribute_bytes(owner.operation.attributes["values"], blobs)
-
-
-def attribute_bytes(attr: ir.Attribute, blobs: ResourceBlobs) -> bytes:
-    """The elements of a constant's `values` attribute as bytes."""
+    attr = owner.operation.attributes["values"]
     key = resource_key(attr)
     if key is not None:
         return blobs.get(key)
