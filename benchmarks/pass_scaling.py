@@ -248,7 +248,7 @@ def profile_pass(n_ops: int, options: PassOptions, seed: int, top: int = 15) -> 
     pstats.Stats(profiler, stream=sys.stdout).strip_dirs().sort_stats("cumulative").print_stats(top)
 
 
-def main(argv=None) -> int:
+def _arguments(argv) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=_sizes, default=list(DEFAULT_SIZES),
                         help="comma-separated op counts (default 1000,10000,50000)")
@@ -262,54 +262,30 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.repeat is not None and args.repeat < 1:
         parser.error("--repeat must be >= 1")
+    return args
 
-    ops_text = ",".join(SELECTED)
-    options_text = f"ops={ops_text} encoding={args.encoding}"
-    options = PassOptions.parse(options_text)
-    print(f"pass: {PASS_ARGUMENT}{{{options_text}}}")
-    print(f"full: that pass + {BACKEND_PIPELINE} + {TOSA_PIPELINE}")
-    print(f"module: seeded DAG (seed {args.seed}), half the ops in {{{ops_text}}}, "
-          f"half in {{{','.join(UNSELECTED)}}}, tensors [4,16] f32")
 
-    # Warm-up: schema lookups, dialect loading and first-pipeline costs are
-    # paid once here, not by the first size.
-    warm_text, warm_expected = generate(60, args.seed)
-    warm_ctx = _ir.make_context()
-    time_pass(warm_ctx, warm_text, options, warm_expected)
-    time_full(warm_ctx, warm_text, options_text, warm_expected)
+def _measure(n: int, repeat: int, seed: int, options, options_text: str) -> dict:
+    """The best of `repeat` runs of the pass alone and of the whole lowering, on one module of n ops."""
+    text, expected = generate(n, seed)
+    ctx = _ir.make_context()
+    pass_runs, pass_cpu, parse_runs, full_runs, full_cpu, inner_runs = [], [], [], [], [], []
+    for _ in range(repeat):
+        p, pc, parse_s = time_pass(ctx, text, options, expected)
+        pass_runs.append(p)
+        pass_cpu.append(pc)
+        parse_runs.append(parse_s)
+        f, fc, inner = time_full(ctx, text, options_text, expected)
+        full_runs.append(f)
+        full_cpu.append(fc)
+        inner_runs.append(inner)
+    return dict(n=n, expected=expected, repeat=repeat, parse=min(parse_runs),
+                pass_=min(pass_runs), full=min(full_runs),
+                pass_cpu=min(pass_cpu), full_cpu=min(full_cpu),
+                tosa=min(f - i for f, i in zip(full_runs, inner_runs)))
 
-    rows, notes = [], []
-    load_before = _load()
-    started = time.perf_counter()
-    try:
-        for n in args.sizes:
-            text, expected = generate(n, args.seed)
-            repeat = args.repeat or default_repeat(n)
-            ctx = _ir.make_context()
-            pass_runs, pass_cpu, parse_runs, full_runs, full_cpu, inner_runs = [], [], [], [], [], []
-            for _ in range(repeat):
-                p, pc, parse_s = time_pass(ctx, text, options, expected)
-                pass_runs.append(p)
-                pass_cpu.append(pc)
-                parse_runs.append(parse_s)
-                f, fc, inner = time_full(ctx, text, options_text, expected)
-                full_runs.append(f)
-                full_cpu.append(fc)
-                inner_runs.append(inner)
-            best_full = min(full_runs)
-            if best_full > SLOW_FULL_SECONDS:
-                notes.append(f"{n} ops: the full TOSA lowering is slow ({best_full:.1f} s per run); "
-                             f"measured {repeat}x anyway")
-            rows.append(dict(n=n, expected=expected, repeat=repeat, parse=min(parse_runs),
-                             pass_=min(pass_runs), full=best_full,
-                             pass_cpu=min(pass_cpu), full_cpu=min(full_cpu),
-                             tosa=min(f - i for f, i in zip(full_runs, inner_runs))))
-            print(f"  measured {n} ops ({repeat}x) in {time.perf_counter() - started:.1f} s so far",
-                  file=sys.stderr, flush=True)
-    except (CheckFailed, ir.MLIRError, Warning) as e:
-        print(f"FAILED: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
 
+def _print_table(rows: list[dict]) -> None:
     header = (f"{'ops':>7} {'converted':>9} {'runs':>4} {'parse s':>8} {'pass s':>8} {'full s':>8} "
               f"{'tosa s':>8} {'pass/full':>9} {'pass cpu':>8} {'full cpu':>8} {'us/op':>6} "
               f"{'pass slope':>10} {'full slope':>10}")
@@ -332,18 +308,57 @@ def main(argv=None) -> int:
           "share of (b);\ncpu: process CPU seconds of (a) and (b); us/op: pass time per converted op; "
           "slopes: log-log, from the previous size.")
 
+
+def _print_verdicts(rows: list[dict]) -> None:
     worst = max(r["pass_"] / r["full"] for r in rows)
     verdict = "meets" if worst < FRACTION_TARGET else "MISSES"
     print(f"\npass fraction: worst {worst:.1%} -> {verdict} the < {FRACTION_TARGET:.0%} target")
-    if len(rows) >= 2:
-        fit = fitted_slope([r["n"] for r in rows], [r["pass_"] for r in rows])
-        verdict = "meets" if abs(fit - 1.0) <= SLOPE_TOLERANCE else "MISSES"
-        print(f"pass scaling exponent (least-squares over {len(rows)} sizes): {fit:.2f} -> {verdict} "
-              f"the ~1.0 (linear) target (tolerance +-{SLOPE_TOLERANCE})")
-        fit_full = fitted_slope([r["n"] for r in rows], [r["full"] for r in rows])
-        print(f"full lowering scaling exponent: {fit_full:.2f}")
-    else:
+    if len(rows) < 2:
         print("pass scaling exponent: needs two or more sizes")
+        return
+    fit = fitted_slope([r["n"] for r in rows], [r["pass_"] for r in rows])
+    verdict = "meets" if abs(fit - 1.0) <= SLOPE_TOLERANCE else "MISSES"
+    print(f"pass scaling exponent (least-squares over {len(rows)} sizes): {fit:.2f} -> {verdict} "
+          f"the ~1.0 (linear) target (tolerance +-{SLOPE_TOLERANCE})")
+    fit_full = fitted_slope([r["n"] for r in rows], [r["full"] for r in rows])
+    print(f"full lowering scaling exponent: {fit_full:.2f}")
+
+
+def main(argv=None) -> int:
+    args = _arguments(argv)
+    ops_text = ",".join(SELECTED)
+    options_text = f"ops={ops_text} encoding={args.encoding}"
+    options = PassOptions.parse(options_text)
+    print(f"pass: {PASS_ARGUMENT}{{{options_text}}}")
+    print(f"full: that pass + {BACKEND_PIPELINE} + {TOSA_PIPELINE}")
+    print(f"module: seeded DAG (seed {args.seed}), half the ops in {{{ops_text}}}, "
+          f"half in {{{','.join(UNSELECTED)}}}, tensors [4,16] f32")
+
+    # Warm-up: schema lookups, dialect loading and first-pipeline costs are
+    # paid once here, not by the first size.
+    warm_text, warm_expected = generate(60, args.seed)
+    warm_ctx = _ir.make_context()
+    time_pass(warm_ctx, warm_text, options, warm_expected)
+    time_full(warm_ctx, warm_text, options_text, warm_expected)
+
+    rows, notes = [], []
+    load_before = _load()
+    started = time.perf_counter()
+    try:
+        for n in args.sizes:
+            repeat = args.repeat or default_repeat(n)
+            rows.append(_measure(n, repeat, args.seed, options, options_text))
+            if rows[-1]["full"] > SLOW_FULL_SECONDS:
+                notes.append(f"{n} ops: the full TOSA lowering is slow ({rows[-1]['full']:.1f} s per run); "
+                             f"measured {repeat}x anyway")
+            print(f"  measured {n} ops ({repeat}x) in {time.perf_counter() - started:.1f} s so far",
+                  file=sys.stderr, flush=True)
+    except (CheckFailed, ir.MLIRError, Warning) as e:
+        print(f"FAILED: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+    _print_table(rows)
+    _print_verdicts(rows)
     for note in notes:
         print(f"note: {note}")
     print(f"total benchmark time {time.perf_counter() - started:.1f} s; 1-min load average "

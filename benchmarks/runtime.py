@@ -68,8 +68,8 @@ import torch
 import tosa_custom
 from tosa_custom import runtime
 from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
-from tosa_custom.runtime import kernels, native
-from tosa_custom.runtime.cpu import CpuTarget, cpu_target
+from tosa_custom.runtime.kernels import registry as kernels, native
+from tosa_custom.runtime.compiled.cpu import CpuTarget, cpu_target
 
 DIM, HEADS, BATCH, SEQ = 256, 4, 8, 64
 
@@ -230,25 +230,15 @@ def bench_call_overhead(rounds: int, budget: float) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def bench_block(rounds: int, budget: float, quick: bool) -> bool:
-    torch.manual_seed(0)
-    block = TransformerBlock(DIM, HEADS).eval()
-    sdpa = SDPABlock(DIM, HEADS).eval()
-    sdpa.load_state_dict(block.state_dict())
-    x = torch.randn(BATCH, SEQ, DIM)
-    with torch.no_grad():
-        expected = block(x)
-        expected_sdpa = sdpa(x)
-
+def _block_programs(block, sdpa, x, expected, expected_sdpa) -> tuple[dict, dict, bool]:
+    """The block and its SDPA twin compiled with each choice of kept ops and kernels, checked against eager."""
     def load(model, kept, **kw):
         t = time.perf_counter()
         module = tosa_custom.compile(model, (x,), backend_legal_ops=kept)
         program = runtime.load(module, **kw)
         return program, time.perf_counter() - t
 
-    programs = {}
-    load_times = {}
-    ok = True
+    programs, load_times, ok = {}, {}, True
     for name, model, kept, ref in [
         ("compiled, no op kept", block, None, expected),
         ("compiled, no op kept (SDPA block)", sdpa, None, expected_sdpa),
@@ -270,17 +260,10 @@ def bench_block(rounds: int, budget: float, quick: bool) -> bool:
     if not all(k.startswith("native") for k in native_ops):
         print(f"  WRONG: the native block runs {native_ops}")
         ok = False
+    return programs, load_times, ok
 
-    with torch.no_grad():
-        candidates = {
-            "eager PyTorch (1 thread)": lambda: block(x),
-            "eager PyTorch, SDPA block (1 thread)": lambda: sdpa(x),
-        }
-        candidates.update({name: (lambda p=p: p(x)) for name, p in programs.items()})
-        results = interleaved(candidates, rounds, budget)
-    notes = {name: f"(load {t:.1f} s)" for name, t in load_times.items()}
-    table(f"(b) encoder block: hidden {DIM}, {HEADS} heads, input ({BATCH}, {SEQ}, {DIM}) f32", results,
-          "eager PyTorch (1 thread)", notes)
+
+def _print_block_ratios(results: dict) -> None:
     eager = results["eager PyTorch (1 thread)"]
     stock = results["compiled, no op kept"]
     ratio = (stock[0] / eager[0], stock[1] / eager[1])
@@ -293,22 +276,29 @@ def bench_block(rounds: int, budget: float, quick: bool) -> bool:
         r = results[name][1] / results[base][1]
         print(f"  {name}: {r:.2f}x eager (median)")
 
-    # The same block at the top of the range the issue names, no op kept.
+
+def _bench_big_block(rounds: int, budget: float) -> bool:
+    """(b') the same block at the top of the range the issue names, no op kept."""
     torch.manual_seed(0)
     big, xb = TransformerBlock(512, 8).eval(), torch.randn(4, 128, 512)
     t = time.perf_counter()
     big_program = runtime.load(tosa_custom.compile(big, (xb,)))
     t_big = time.perf_counter() - t
     with torch.no_grad():
-        ok &= check("hidden 512 block, no op kept", big_program(xb), big(xb))
+        ok = check("hidden 512 block, no op kept", big_program(xb), big(xb))
         big_results = interleaved({"eager PyTorch (1 thread)": lambda: big(xb),
                                    "compiled, no op kept": lambda: big_program(xb)}, rounds, budget / 2)
     table("(b') the block at hidden 512, 8 heads, input (4, 128, 512) f32", big_results,
           "eager PyTorch (1 thread)", {"compiled, no op kept": f"(load {t_big:.1f} s)"})
+    return ok
 
-    # (c) the naive floor: slow, so a few calls only.
-    naive, t_load = load(block, None, vectorize=False)
-    ok &= check("naive loops, no op kept", naive(x), expected)
+
+def _bench_naive_block(block, x, expected, eager: float, stock: float, quick: bool) -> bool:
+    """(c) the naive floor: slow, so a few calls only."""
+    t = time.perf_counter()
+    naive = runtime.load(tosa_custom.compile(block, (x,)), vectorize=False)
+    t_load = time.perf_counter() - t
+    ok = check("naive loops, no op kept", naive(x), expected)
     n = 1 if quick else 3
     times = []
     for _ in range(n):
@@ -317,8 +307,36 @@ def bench_block(rounds: int, budget: float, quick: bool) -> bool:
         times.append(time.perf_counter() - t)
     best = min(times)
     print(f"\n(c) the same block lowered naively (convert-linalg-to-loops; load {t_load:.1f} s)")
-    print(f"  naive loops, no op kept: best {fmt(best)} over {n} calls = {best / eager[0]:.1f}x eager; "
-          f"tiled + vectorized is {best / stock[0]:.1f}x faster")
+    print(f"  naive loops, no op kept: best {fmt(best)} over {n} calls = {best / eager:.1f}x eager; "
+          f"tiled + vectorized is {best / stock:.1f}x faster")
+    return ok
+
+
+def bench_block(rounds: int, budget: float, quick: bool) -> bool:
+    torch.manual_seed(0)
+    block = TransformerBlock(DIM, HEADS).eval()
+    sdpa = SDPABlock(DIM, HEADS).eval()
+    sdpa.load_state_dict(block.state_dict())
+    x = torch.randn(BATCH, SEQ, DIM)
+    with torch.no_grad():
+        expected = block(x)
+        expected_sdpa = sdpa(x)
+    programs, load_times, ok = _block_programs(block, sdpa, x, expected, expected_sdpa)
+
+    with torch.no_grad():
+        candidates = {
+            "eager PyTorch (1 thread)": lambda: block(x),
+            "eager PyTorch, SDPA block (1 thread)": lambda: sdpa(x),
+        }
+        candidates.update({name: (lambda p=p: p(x)) for name, p in programs.items()})
+        results = interleaved(candidates, rounds, budget)
+    notes = {name: f"(load {t:.1f} s)" for name, t in load_times.items()}
+    table(f"(b) encoder block: hidden {DIM}, {HEADS} heads, input ({BATCH}, {SEQ}, {DIM}) f32", results,
+          "eager PyTorch (1 thread)", notes)
+    _print_block_ratios(results)
+    ok &= _bench_big_block(rounds, budget)
+    ok &= _bench_naive_block(block, x, expected, results["eager PyTorch (1 thread)"][0],
+                             results["compiled, no op kept"][0], quick)
     return ok
 
 
