@@ -29,7 +29,7 @@ import time
 import torch
 
 from tosa_custom import runtime
-from tosa_custom.runtime.cpu import ENV_VAR, cpu_target
+from tosa_custom.runtime.compiled.cpu import ENV_VAR, cpu_target
 
 _ZERO = '%z = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>'
 _SHIFT = '%sh = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>'

@@ -282,7 +282,7 @@ def _row(model: str, path: str, r: dict, cached: dict | None) -> str:
 
 
 def _host() -> str:
-    from tosa_custom.runtime.cpu import host_cpu
+    from tosa_custom.runtime.compiled.cpu import host_cpu
 
     cpu = host_cpu()
     return f"{cpu.host.model_name or platform.processor()} ({cpu.describe()}), {os.cpu_count()} cores"

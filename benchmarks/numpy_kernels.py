@@ -37,8 +37,8 @@ import numpy as np
 import torch
 
 from tosa_custom.contract.encoding import DecodedCall, Operand
-from tosa_custom.runtime import numpy_kernels
-from tosa_custom.runtime.kernels import KernelCall
+from tosa_custom.runtime.kernels import numpy_kernels
+from tosa_custom.runtime.kernels.registry import KernelCall
 
 _SLICE = 20  # the per-element erf runs on 1/_SLICE of the tensor
 

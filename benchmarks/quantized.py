@@ -44,7 +44,7 @@ import torch  # noqa: E402
 import tosa_custom  # noqa: E402
 from tosa_custom import iree  # noqa: E402
 from tosa_custom import runtime as tc_runtime  # noqa: E402
-from tosa_custom.runtime.cpu import cpu_target  # noqa: E402
+from tosa_custom.runtime.compiled.cpu import cpu_target  # noqa: E402
 
 
 def _describe_host(cpus):

@@ -531,7 +531,7 @@ def _half_triple(dtype):
 
 # Eager rounds each half-type op's result before the next op takes it; the
 # runtime fused a * b + c into one FMA, and its bfloat16 emulation folded the
-# rounding between two ops away (runtime/half_rounding.py). Compared exactly.
+# rounding between two ops away (runtime/lower/half_rounding.py). Compared exactly.
 @case(inputs=lambda: _half_triple(torch.float16), family=FAMILY)
 def ElementwiseHalfChainModule_float16():
     return Fn(lambda a, b, c: (a * -1.5 + b * 2 - c * 0.5, a * b + c))

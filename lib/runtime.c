@@ -14,7 +14,7 @@
  * sizes and strides of that call's memrefs say what to zero), and
  * the Python side raises KernelError after the compiled code returns.
  *
- * tck_site's layout is mirrored by ctypes in python/tosa_custom/runtime/native.py;
+ * tck_site's layout is mirrored by ctypes in python/tosa_custom/runtime/kernels/native.py;
  * tck_runtime_sizes() lets it check the mirror.
  */
 #include <string.h>

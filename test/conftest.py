@@ -40,7 +40,7 @@ def _every_tosa_output_strictly_validated(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def _compiled_code_cache_off(monkeypatch):
-    """The compiled-code cache (runtime/cache.py) off, in this process and the
+    """The compiled-code cache (runtime/compiled/cache.py) off, in this process and the
     subprocesses it starts: a test loads what it compiles, so one that patches
     the lowering or the engine is never served a program stored earlier. The
     cache's own tests turn it on, in a folder of their own."""

@@ -60,7 +60,7 @@ def _runtime_pipeline() -> str:
     """The runtime lowering's pipeline text, from the package itself (so a
     test replays exactly what `Program.pipeline` shows), planned for AVX-512
     whatever the host: the tests check IR (vector widths), never run it."""
-    from tosa_custom.runtime.lowering import pipeline
+    from tosa_custom.runtime.lower.lowering import pipeline
 
     return pipeline(vectorize=True, cpu="avx512")
 

@@ -193,7 +193,7 @@ def test_python_kernels_fill_results_sized_by_result_shapes(ctx):
     on the actual operands, allocate, call the kernel. The built-in Python
     kernels (numpy ones and the generic torch one) take their sizes from the
     tensors they are given, at every size, never from the IR's types."""
-    from tosa_custom.runtime.kernels import KernelCall, find_kernel, torch_kernel
+    from tosa_custom.runtime.kernels.registry import KernelCall, find_kernel, torch_kernel
 
     b, t, s = Dim("b", min=1, max=16), Dim("t", min=2, max=64), Dim("s", min=2, max=64)
     example = _heads_inputs(2, 5, 7)

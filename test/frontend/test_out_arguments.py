@@ -1,5 +1,5 @@
 """`out=` arguments of another shape end as eager PyTorch leaves them
-(frontend/out_arguments.py, and the runtime's write-back, runtime/boundary.py).
+(frontend/out_arguments.py, and the runtime's write-back, runtime/execute/boundary.py).
 
 Found on a program nobody here wrote: `torch.arange(start=1, end=13, out=x)`
 with a [3, 4] `x` raised at write-back ("size of tensor a (4) must match ...

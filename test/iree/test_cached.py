@@ -18,7 +18,7 @@ pytest.importorskip("iree.runtime")
 pytest.importorskip("iree.compiler")
 
 from tosa_custom import iree  # noqa: E402
-from tosa_custom.runtime import cache  # noqa: E402
+from tosa_custom.runtime.compiled import cache  # noqa: E402
 
 # gelu(2x) + 1 with gelu kept (the built-in native gelu): test/runtime/test_compiled_code.py's module.
 MODULE = r"""

@@ -199,7 +199,7 @@ def test_tosa_to_linalg_fixes_run_before_iree_compile():
     """IREE lowers TOSA with MLIR's tosa-to-linalg too: a float16 depthwise
     convolution rounded its sum to float16 and added the bias after (the
     reference runtime's tosa_fixes), several ulps off where they cancel."""
-    from tosa_custom.runtime.tosa_fixes import TOSA_FIXES
+    from tosa_custom.runtime.lower.tosa_fixes import TOSA_FIXES
 
     torch.manual_seed(0)
     conv = torch.nn.Conv2d(6, 12, 3, groups=6, padding=1).half()

@@ -19,7 +19,7 @@ import torch
 import tosa_custom
 from tosa_custom import runtime
 from tosa_custom.core.diagnostics import CompileError
-from tosa_custom.runtime import native
+from tosa_custom.runtime.kernels import native
 from tosa_custom.tools.example import KEPT_OPS, TransformerBlock
 
 from _models import small_bert

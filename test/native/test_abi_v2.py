@@ -15,8 +15,8 @@ import torch
 
 from tosa_custom import runtime
 from tosa_custom.contract.encoding import Operand
-from tosa_custom.runtime import native
-from tosa_custom.runtime.outline import CustomCallSite
+from tosa_custom.runtime.kernels import native
+from tosa_custom.runtime.lower.outline import CustomCallSite
 
 F = torch.nn.functional
 _RUN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(native.Call), ctypes.c_void_p, ctypes.c_void_p)

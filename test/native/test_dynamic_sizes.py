@@ -19,9 +19,9 @@ import torch
 from _tolerance import reduction_tolerance
 
 from tosa_custom.contract.encoding import Operand
-from tosa_custom.runtime import native
-from tosa_custom.runtime.memref import descriptor_for
-from tosa_custom.runtime.outline import CustomCallSite
+from tosa_custom.runtime.kernels import native
+from tosa_custom.runtime.execute.memref import descriptor_for
+from tosa_custom.runtime.lower.outline import CustomCallSite
 
 F = torch.nn.functional
 # Leading sizes x row length: 1, small, odd, large (a strided row of 4099
@@ -183,7 +183,7 @@ def test_a_result_of_another_size_than_the_input_is_refused():
 
 
 def test_dynamic_dims_reach_prepare_as_tck_dynamic():
-    """None in a site's shapes (runtime/outline.py) is TCK_DYNAMIC (-1) in
+    """None in a site's shapes (runtime/lower/outline.py) is TCK_DYNAMIC (-1) in
     tck_tensor_type.shape; static dims stay as they are."""
     binding = _bind("torch.aten.gelu", [(None, 7, None)], [(None, 7, None)],
                     {"self": Operand(0), "approximate": "none"})

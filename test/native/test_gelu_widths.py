@@ -15,7 +15,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tosa_custom.runtime import native
+from tosa_custom.runtime.kernels import native
 
 KERNELS = Path(__file__).parents[2] / "lib" / "kernels.c"
 FLAGS = ["-O3", "-fopenmp-simd", "-fno-math-errno", "-fno-trapping-math", "-DGELU_HOT="]  # CMakeLists' _fast

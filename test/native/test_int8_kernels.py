@@ -25,9 +25,9 @@ import pytest
 import torch
 
 from tosa_custom.contract.encoding import canonical_json, decode_attrs
-from tosa_custom.runtime import native
-from tosa_custom.runtime.memref import descriptor_for
-from tosa_custom.runtime.outline import CustomCallSite
+from tosa_custom.runtime.kernels import native
+from tosa_custom.runtime.execute.memref import descriptor_for
+from tosa_custom.runtime.lower.outline import CustomCallSite
 
 # (scale, zero_point, quant_min, quant_max) of the input and of the result.
 PARAMS = {

@@ -14,7 +14,7 @@ import torch
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.runtime import native
+from tosa_custom.runtime.kernels import native
 
 FIXTURE = Path(__file__).with_name("fixture_kernels.c")
 F = torch.nn.functional

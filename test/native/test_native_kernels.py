@@ -21,9 +21,9 @@ from _tolerance import reduction_tolerance
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.runtime import native
-from tosa_custom.runtime.memref import descriptor_for
-from tosa_custom.runtime.outline import CustomCallSite
+from tosa_custom.runtime.kernels import native
+from tosa_custom.runtime.execute.memref import descriptor_for
+from tosa_custom.runtime.lower.outline import CustomCallSite
 from tosa_custom.e2e import Fn
 
 F = torch.nn.functional
@@ -248,7 +248,7 @@ def test_bert_block_runs_four_native_kernels():
 
 
 def test_a_registered_python_kernel_wins(monkeypatch):
-    from tosa_custom.runtime import kernels
+    from tosa_custom.runtime.kernels import registry as kernels
 
     kernels.registered_kernels()
     monkeypatch.setitem(kernels._KERNELS._entries, "torch_mlir::torch.aten.gelu", lambda call: call.inputs[0] * 3)

@@ -76,7 +76,7 @@ _BUGS = {
 _CALLER = """
 import ctypes, os
 from pathlib import Path
-from tosa_custom.runtime import native
+from tosa_custom.runtime.kernels import native
 
 def test_bug(tmp_path):
     assert native.builtin_library().path.parent == Path(os.environ["TOSA_CUSTOM_NATIVE_DIR"]).resolve()

@@ -38,6 +38,18 @@ _BELOW = {
 # above the compiler layers; "" stands for them.
 _TOP = {"core", "contract", "weights", "tosa", "quant", "tunnel", "frontend", ""}
 
+# Inside runtime, the stages a module passes through, each importing only
+# those before it: the kernels (registry, native ABI, built-in kernels) at the
+# bottom, the compiled code and its CPU on them (a shared object's imports
+# are the native trampolines), the lowering on both (it plans for the CPU and
+# outlines the TOSA ops run as kernels), the Program on everything.
+# runtime/__init__.py, the public names, sits on all four.
+_RUNTIME_BELOW = {
+    "kernels": set(),
+    "compiled": {"kernels"},
+    "lower": {"kernels", "compiled"},
+    "execute": {"kernels", "compiled", "lower"},
+}
 MODULES = modules()
 # Installed by CMake beside the modules (the native kernel libraries), not in the source tree.
 _INSTALLED = {f"{PACKAGE}._native": "runtime"}
@@ -72,6 +84,33 @@ def test_each_layer_imports_only_layers_below_it():
     assert not wrong, "imports against the layering:\n" + "\n".join(wrong)
 
 
+def _stage(module: str) -> str | None:
+    """The runtime subpackage of a module, "" for runtime's own __init__, None outside runtime."""
+    parts = module.split(".")
+    if parts[:2] != [PACKAGE, "runtime"]:
+        return None
+    return parts[2] if len(parts) > 2 else ""
+
+
+def test_every_runtime_module_is_in_a_stage():
+    loose = [m for m in MODULES if _stage(m) not in (None, "") and _stage(m) not in _RUNTIME_BELOW]
+    assert not loose, f"runtime modules outside its subpackages (put each in the stage of its role): {loose}"
+
+
+def test_runtime_stages_import_only_stages_below_them():
+    wrong = []
+    for module, targets in _edges().items():
+        stage = _stage(module)
+        if not stage:
+            continue
+        allowed = _RUNTIME_BELOW[stage] | {stage}
+        for target, line in targets:
+            if _stage(target) is not None and _stage(target) not in allowed:
+                wrong.append(f"{MODULES[module].name}:{line}: {module} ({stage}) imports {target} "
+                             f"({_stage(target) or 'runtime/__init__'})")
+    assert not wrong, "imports against the runtime's stages:\n" + "\n".join(wrong)
+
+
 def test_no_import_cycles():
     graph = {m: {t for t, _ in targets if t != m} for m, targets in _edges().items()}
     cycles, state = [], {}
@@ -97,10 +136,10 @@ def test_the_checker_sees_function_level_and_relative_imports(tmp_path):
     path.write_text(textwrap.dedent("""
         from ..core import passes
         def f():
-            from ..runtime import program
+            from ..runtime.execute import program
             import tosa_custom.tunnel.auto
     """))
-    known = {f"{PACKAGE}.core.passes", f"{PACKAGE}.runtime.program", f"{PACKAGE}.tunnel.auto"}
+    known = {f"{PACKAGE}.core.passes", f"{PACKAGE}.runtime.execute.program", f"{PACKAGE}.tunnel.auto"}
     found = {t for t, _ in imports(f"{PACKAGE}.frontend.m", path, known)}
     assert found == known
 
@@ -121,7 +160,7 @@ def test_compile_loads_no_runtime(call):
         assert "tosa.custom" in str(module)
         print(sorted(m for m in sys.modules if m.startswith("tosa_custom.runtime") or "execution_engine" in m))
         tosa_custom.runtime.load(module)
-        print("tosa_custom.runtime.program" in sys.modules, "torch_mlir.execution_engine" in sys.modules)
+        print("tosa_custom.runtime.execute.program" in sys.modules, "torch_mlir.execution_engine" in sys.modules)
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr

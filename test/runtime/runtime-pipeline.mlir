@@ -1,5 +1,5 @@
 // RUN: tosa-custom-opt %s -split-input-file --pass-pipeline="%{runtime_pipeline}" | FileCheck %s
-// The pipeline text is `tosa_custom.runtime.lowering.pipeline()` (lit.cfg.py
+// The pipeline text is `tosa_custom.runtime.lower.lowering.pipeline()` (lit.cfg.py
 // substitutes it), so what Program.pipeline prints replays here.
 
 // One value returned twice (an input mutation in torch.export): it reaches

@@ -1,4 +1,4 @@
-"""The program behaves like eager PyTorch at its boundary (runtime/boundary.py):
+"""The program behaves like eager PyTorch at its boundary (runtime/execute/boundary.py):
 inputs the model writes are written back, buffers it writes are state carried
 to the next call, outputs come back in the model's structure and Python types.
 

@@ -1,4 +1,4 @@
-"""The compiled-code cache's store (runtime/cache.py): entries verified before
+"""The compiled-code cache's store (runtime/compiled/cache.py): entries verified before
 use, written atomically, bounded by least recent use, moved and turned off
 by the environment."""
 
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tosa_custom.runtime import cache
+from tosa_custom.runtime.compiled import cache
 
 KEY_A, KEY_B, KEY_C = ("a" * 64), ("b" * 64), ("c" * 64)
 

@@ -1,4 +1,4 @@
-"""runtime.load through the compiled-code cache (runtime/compiled_code.py):
+"""runtime.load through the compiled-code cache (runtime/compiled/compiled_code.py):
 a second process loads the linked library instead of compiling, with its
 imports bound to that process's kernels; what changes the code misses; a
 damaged entry is compiled again; concurrent loads all succeed."""
@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from tosa_custom import runtime
-from tosa_custom.runtime import cache, compiled_code
+from tosa_custom.runtime.compiled import cache, compiled_code
 
 pytestmark = pytest.mark.skipif(compiled_code._supported() != "", reason=compiled_code._supported() or "-")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tosa_custom.runtime import cpu
+from tosa_custom.runtime.compiled import cpu
 
 ZEN3 = ("fpu sse sse2 ssse3 fma cx16 sse4_1 sse4_2 avx f16c avx2 bmi2")
 ZEN4 = ZEN3 + " avx512f avx512dq avx512cd avx512bw avx512vl"

@@ -25,7 +25,7 @@ from torch import nn
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.runtime import kernels
+from tosa_custom.runtime.kernels import registry as kernels
 from tosa_custom.e2e import Fn
 
 FLOATS = [torch.float32, torch.float64, torch.float16, torch.bfloat16]
@@ -324,7 +324,7 @@ def test_kernel_wrong_dtype_is_an_error(dtype, wrong, as_numpy, monkeypatch):
 
 def test_registered_numpy_kernel_wrong_dtype_is_an_error(monkeypatch):
     """Replacing a registered (numpy) kernel: softmax returning float64 for float32."""
-    from tosa_custom.runtime import numpy_kernels  # noqa: F401  (registers the builtin kernels)
+    from tosa_custom.runtime.kernels import numpy_kernels  # noqa: F401  (registers the builtin kernels)
 
     key = "torch_mlir::torch.aten.softmax.int"
     assert key in kernels._KERNELS

@@ -17,7 +17,7 @@ from _tolerance import reduction_tolerance
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.runtime import memref
+from tosa_custom.runtime.execute import memref
 
 # Every program here is tiled and vectorized: the naive fallback's warning fails the test.
 pytestmark = pytest.mark.filterwarnings("error:tosa_custom.runtime. tiling/vectorization failed:RuntimeWarning")
@@ -134,7 +134,7 @@ func.func @main(%x: tensor<?x?xf32> {tosa_custom.shape = ["s0", "s1"]}) -> (tens
 def _row_lengths(cpu) -> list[int]:
     """Rows whose `?` remainder is empty, one element, a vector but one, one
     vector, one more, and several masked vectors, for the plan's lanes."""
-    from tosa_custom.runtime.tiling import tile_config
+    from tosa_custom.runtime.lower.tiling import tile_config
     lanes, cap = tile_config(cpu).lanes, tile_config(cpu).elementwise
     return sorted({1, lanes - 1, lanes, lanes + 1, cap - 1, cap, cap + 1, cap + lanes + 1, 2 * cap + 3})
 

@@ -1,4 +1,4 @@
-"""The kernel registry (runtime/kernels.py): a user's kernel replaces a
+"""The kernel registry (runtime/kernels/registry.py): a user's kernel replaces a
 built-in one only when asked (`override=True`), and then really runs, ahead of
 the built-in native kernel; `kernels="user"` names the ops without one."""
 
@@ -15,7 +15,7 @@ from _tolerance import reduction_tolerance
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.runtime import kernels
+from tosa_custom.runtime.kernels import registry as kernels
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def test_duplicate_names_the_users_function_and_the_fix(private_registry):
         return call.inputs[0]
 
     with pytest.raises(ValueError, match=r"cannot register .*my_gelu for torch_mlir::torch.aten.gelu: the built-in "
-                                         r"kernel tosa_custom.runtime.numpy_kernels.gelu is registered for it "
+                                         r"kernel tosa_custom.runtime.kernels.numpy_kernels.gelu is registered for it "
                                          r"already; pass register_kernel\(\.\.\., override=True\) to replace it"):
         runtime.register_kernel("torch.aten.gelu")(my_gelu)
 

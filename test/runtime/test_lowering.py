@@ -13,7 +13,7 @@ from torch_mlir import ir
 from tosa_custom.core import ir as _ir
 from tosa_custom.core.passes import run_pipeline
 from tosa_custom import runtime
-from tosa_custom.runtime import lowering, tiling
+from tosa_custom.runtime.lower import lowering, tiling
 from _runtime_ir import _matmul, _names, _ops, _parse  # noqa: F401  (shared IR helpers)
 
 

@@ -63,7 +63,7 @@ def test_f32_narrowing_builtins_round_once(dtype, name):
     instruction (bf16 without AVX512-BF16, which the JIT leaves out)."""
     import ctypes
 
-    from tosa_custom.runtime import native
+    from tosa_custom.runtime.kernels import native
 
     fn = getattr(native._runtime(), name)
     fn.argtypes, fn.restype = [ctypes.c_float], ctypes.c_float

@@ -33,8 +33,8 @@ import tosa_custom
 from tosa_custom.core import ir as _ir
 from tosa_custom import runtime
 from tosa_custom.contract.encoding import DOMAIN, DecodedCall, Operand, canonical_json
-from tosa_custom.runtime import kernels, numpy_kernels
-from tosa_custom.runtime.kernels import KernelCall
+from tosa_custom.runtime.kernels import registry as kernels, numpy_kernels
+from tosa_custom.runtime.kernels.registry import KernelCall
 from tosa_custom.core.schema import overload_name
 from tosa_custom.e2e import Fn
 

@@ -12,7 +12,7 @@ from torch_mlir import ir, passmanager
 from tosa_custom.core import ir as _ir
 from tosa_custom import runtime
 from tosa_custom.core.diagnostics import CompileError
-from tosa_custom.runtime import lowering, outline, tiling
+from tosa_custom.runtime.lower import lowering, outline, tiling
 from _runtime_ir import _matmul, _names, _ops, _parse  # noqa: F401  (shared IR helpers)
 
 

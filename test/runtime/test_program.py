@@ -60,8 +60,8 @@ def test_non_contiguous_input(block):
 
 
 def test_kernel_exception_surfaces_naming_the_op(monkeypatch):
-    from tosa_custom.runtime import numpy_kernels  # noqa: F401
-    from tosa_custom.runtime import kernels
+    from tosa_custom.runtime.kernels import numpy_kernels  # noqa: F401
+    from tosa_custom.runtime.kernels import registry as kernels
 
     def broken(call):
         raise RuntimeError("boom")
@@ -79,8 +79,8 @@ def test_kernel_exception_surfaces_naming_the_op(monkeypatch):
     (np.zeros((3, 4), dtype=np.float64), r"float64, expected \[3, 4\] float32"),
 ])
 def test_wrong_kernel_result_is_an_error(monkeypatch, result, message):
-    from tosa_custom.runtime import numpy_kernels  # noqa: F401
-    from tosa_custom.runtime import kernels
+    from tosa_custom.runtime.kernels import numpy_kernels  # noqa: F401
+    from tosa_custom.runtime.kernels import registry as kernels
 
     monkeypatch.setitem(kernels._KERNELS._entries, "torch_mlir::torch.aten.gelu", lambda call: result)
     program = runtime.load(_gelu_module())
@@ -99,7 +99,7 @@ func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 
 def test_user_kernel_registered_by_decorator(monkeypatch):
-    from tosa_custom.runtime import kernels
+    from tosa_custom.runtime.kernels import registry as kernels
 
     # A private copy of the registry, so this registration does not outlive the test.
     kernels.registered_kernels()
@@ -133,7 +133,7 @@ def test_a_result_nothing_reads_is_not_checked(monkeypatch, returned):
     """PyTorch's CPU embedding_bag returns an empty offset2bag where its meta
     function (and so the op's result type) says [N]: a program that never
     reads it must run; one that does gets the mismatch."""
-    from tosa_custom.runtime import kernels
+    from tosa_custom.runtime.kernels import registry as kernels
 
     kernels.registered_kernels()
     monkeypatch.setattr(kernels._KERNELS, "_entries", dict(kernels._KERNELS._entries))
@@ -154,7 +154,7 @@ def test_a_result_nothing_reads_is_not_checked(monkeypatch, returned):
 
 
 def test_engine_failure_is_a_compile_error(monkeypatch):
-    from tosa_custom.runtime import program as program_mod
+    from tosa_custom.runtime.execute import program as program_mod
 
     class Refusing:
         def __init__(self, *args, **kwargs):
@@ -246,7 +246,7 @@ func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {
 
 def test_pipeline_is_the_text_that_ran():
     """Program.pipeline is the runtime lowering's text: outline, TOSA to linalg, tile, bufferize, LLVM."""
-    from tosa_custom.runtime import lowering
+    from tosa_custom.runtime.lower import lowering
 
     program = runtime.load(_gelu_module())
     assert program.pipeline == lowering.pipeline(vectorize=True)

@@ -12,7 +12,7 @@ from _tolerance import reduction_tolerance
 
 from tosa_custom import runtime
 from tosa_custom.core.passes import run_pipeline
-from tosa_custom.runtime import lowering, tiling
+from tosa_custom.runtime.lower import lowering, tiling
 
 pytestmark = pytest.mark.filterwarnings("error:tosa_custom.runtime. tiling/vectorization failed:RuntimeWarning")
 

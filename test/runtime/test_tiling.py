@@ -11,8 +11,8 @@ from torch_mlir import ir
 from tosa_custom.core import ir as _ir
 from tosa_custom import runtime
 from tosa_custom.core.passes import run_pipeline, split_pipeline
-from tosa_custom.runtime import lowering, tiling
-from tosa_custom.runtime.cpu import cpu_target
+from tosa_custom.runtime.lower import lowering, tiling
+from tosa_custom.runtime.compiled.cpu import cpu_target
 from _runtime_ir import _matmul, _names, _ops, _parse  # noqa: F401  (shared IR helpers)
 from _tolerance import assert_reduction_close
 

@@ -40,7 +40,7 @@ class RepeatKv(torch.nn.Module):
 
 def test_repeat_kv_over_dynamic_batch_and_length():
     """An unsqueeze and a tile of two `?` dims: a tosa.reshape by shape ops
-    here, the tile a linalg.generic in the runtime (runtime/shape_ops.py)."""
+    here, the tile a linalg.generic in the runtime (runtime/lower/shape_ops.py)."""
     dims = {0: Dim("b", min=1, max=4), 2: Dim("s", min=1, max=32)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

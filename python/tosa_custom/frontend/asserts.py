@@ -8,7 +8,7 @@ compiled as it is, a model's own `torch._check`. Each reads the sizes with
 `aten.sym_size.int` (located at torch/fx/passes/runtime_assert.py), which
 TorchToTosa cannot lower and TOSA has no use for: the program's boundary
 already refuses an input whose dim is outside its symbol's range, naming the
-input, the dim and the range (runtime/dynamic.py, CONTRACT.md §15.1). So an
+input, the dim and the range (runtime/execute/dynamic.py, CONTRACT.md §15.1). So an
 assert the symbols' ranges imply goes; one that bounds a single input
 symbol narrows its range (`program.range_constraints`, which the boundary
 is written from) and goes; any other assert on input sizes (a divisibility,

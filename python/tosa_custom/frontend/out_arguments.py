@@ -3,7 +3,7 @@
 An `out=` tensor whose shape is not the result's is resized by eager
 PyTorch, and the exported graph types the written value with the result's
 shape: the runtime resizes the caller's tensor when it writes the value back
-(runtime/boundary.py). But not every op resizes alike: the range factories
+(runtime/execute/boundary.py). But not every op resizes alike: the range factories
 (`arange`, `linspace`, `logspace`, `randperm`) resize only when the element
 count differs, so `torch.arange(0, 12, out=x)` leaves a [3, 4] `x` [3, 4],
 holding 0..11 in its order, where PyTorch's meta kernel, and so the exported

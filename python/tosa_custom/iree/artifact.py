@@ -23,7 +23,7 @@ import torch
 from torch_mlir import ir
 
 from ..core import ir as _ir
-from ..runtime.weights import WeightSlots
+from ..runtime.execute.weights import WeightSlots
 from . import plugin as _plugin
 from .program import build, host_array, parse_module
 from .sites import free_ids, write_sites

@@ -1,5 +1,5 @@
 """IREE's compiled module (the .vmfb) kept in the compiled-code cache
-(runtime/cache.py), so that a second process loading the same module skips
+(runtime/compiled/cache.py), so that a second process loading the same module skips
 the dispatch pass and iree-compile.
 
 The key: the module as given (its bytecode), the entry, the worker count and
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from ..runtime import cache as _cache
-from ..runtime.compiled_code import LAYERS as _RUNTIME_LAYERS
-from ..runtime.cpu import host_cpu
+from ..runtime.compiled import cache as _cache
+from ..runtime.compiled.compiled_code import LAYERS as _RUNTIME_LAYERS
+from ..runtime.compiled.cpu import host_cpu
 from .plugin import plugin_path
 from .sites import ID_CHUNK, ID_LIMIT, BoundSite, bind_kernels, free_ids, mark_sites, new_ids, reserve_ids
 

@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 import torch
 
-from ..runtime.memref import borrowed_array
+from ..runtime.execute.memref import borrowed_array
 
 __all__ = ["Marshal", "DeviceWeights", "PolledWait", "host_array", "ALIGNMENT", "ASYNC_FLAG"]
 
@@ -190,7 +190,7 @@ def host_array(t: torch.Tensor) -> np.ndarray:
     keeping its rank (np.ascontiguousarray makes a 0-d array 1-d, which IREE
     refuses); bfloat16, which numpy lacks, as ml_dtypes' (IREE's own).
     A view borrows the tensor's memory without `Tensor.numpy()`, which
-    would leave the user's tensor unresizable (runtime.memref.borrowed_array)."""
+    would leave the user's tensor unresizable (runtime.execute.memref.borrowed_array)."""
     if type(t) is torch.Tensor and t.dtype in _NUMPY_DTYPES and not t.requires_grad and t.device.type == "cpu" \
             and t.is_contiguous():
         return borrowed_array(t)

@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 
 from ..core.diagnostics import CompileError
-from ..runtime import native
+from ..runtime.kernels import native
 
 __all__ = ["plugin_path", "load_sites", "release_site", "take_error"]
 

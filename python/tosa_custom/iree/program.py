@@ -3,8 +3,8 @@ tosa.custom run by its native kernel inside IREE's multi-threaded runtime.
 
 The calling convention and the result semantics are the reference
 runtime's (`tosa_custom.runtime.load`), from the same code: the entry's
-signature and weight arguments (`runtime.weights.WeightSlots`: checking,
-swapping, state), and what each result is (`runtime.boundary.Boundary`:
+signature and weight arguments (`runtime.execute.weights.WeightSlots`: checking,
+swapping, state), and what each result is (`runtime.execute.boundary.Boundary`:
 in-place write-back, buffer state, the model's structure). Only the engine
 differs: the module is bound (sites.py), rewritten by the dispatch pass,
 printed in generic form (IREE's MLIR parses it; torch-mlir's custom
@@ -34,10 +34,10 @@ from ..core import ir as _ir
 from ..core.diagnostics import CompileError, Diagnostic
 from ..core.passes import pipeline_text, run_pipeline
 from ..runtime import KernelError
-from ..runtime.boundary import Boundary
-from ..runtime.program import _SCALAR_TYPES, _apply_torch_dtypes, _spec
-from ..runtime.tosa_fixes import TOSA_FIXES
-from ..runtime.weights import WeightSlots
+from ..runtime.execute.boundary import Boundary
+from ..runtime.execute.program import _SCALAR_TYPES, _apply_torch_dtypes, _spec
+from ..runtime.lower.tosa_fixes import TOSA_FIXES
+from ..runtime.execute.weights import WeightSlots
 from . import plugin as _plugin
 from .calls import ASYNC_FLAG, DeviceWeights, Marshal, PolledWait, host_array
 from .dispatch import DISPATCH_NATIVE, workgroups_for
@@ -132,7 +132,7 @@ def make_device(threads: int | None):
 
 def dispatch_pipeline(invocation: bool, threads: int | None = 0) -> list[str]:
     """The passes before iree-compile: the TOSA rewrites of the reference
-    runtime (runtime/tosa_fixes.py), then the dispatch pass for a program
+    runtime (runtime/lower/tosa_fixes.py), then the dispatch pass for a program
     run by `threads` workers (0: the pass's own default split; None: IREE's
     default worker count)."""
     options = ["invocation=true"] if invocation else []

@@ -2,8 +2,8 @@
 the plugin (lib/iree_plugin.c) prepares the same calls from.
 
 The reference runtime's facts are reused, not repeated: call sites are found
-by `runtime.outline`, arguments decoded by the contract, and the kernel
-chosen and prepared by `runtime.native.bind` (the user's libraries newest
+by `runtime.lower.outline`, arguments decoded by the contract, and the kernel
+chosen and prepared by `runtime.kernels.native.bind` (the user's libraries newest
 first, then the built-in one, CONTRACT.md 11.3), which also reads the split
 the kernel declared. Each op then gets a process-wide site id and the two
 attributes the dispatch pass reads. The plugin cannot call Python, so the
@@ -29,8 +29,8 @@ from torch_mlir import ir
 from ..contract.decode import custom_ops
 from ..contract.encoding import DOMAIN, ContractError, Operand, decode_attrs
 from ..core.diagnostics import CompileError
-from ..runtime import native
-from ..runtime.outline import CustomCallSite, find_custom_call_sites
+from ..runtime.kernels import native
+from ..runtime.lower.outline import CustomCallSite, find_custom_call_sites
 from .dispatch import SITE_ATTR, SPLIT_ATTR
 
 __all__ = ["BoundSite", "bind_sites", "bind_kernels", "mark_sites", "reserve_ids", "new_ids", "free_ids",

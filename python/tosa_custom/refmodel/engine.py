@@ -32,7 +32,7 @@ import torch
 
 from ..core import tosa_flatbuffer, tosa_tools
 from ..core.diagnostics import CompileError
-from ..runtime.memref import borrowed_array
+from ..runtime.execute.memref import borrowed_array
 
 __all__ = ["ReferenceModelError", "serialize", "Segment"]
 

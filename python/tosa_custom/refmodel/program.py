@@ -3,9 +3,9 @@ segment by segment, each tosa.custom by our kernels in between.
 
 The calling convention and the result semantics are the reference
 runtime's, from the same code, as tosa_custom.iree has them: the entry's
-signature and weight arguments (`runtime.weights.WeightSlots`), the input
+signature and weight arguments (`runtime.execute.weights.WeightSlots`), the input
 checks (the runtime's own `Program._check_inputs`), and what each result is
-(`runtime.boundary.Boundary`: in-place write-back, buffer state, Python
+(`runtime.execute.boundary.Boundary`: in-place write-back, buffer state, Python
 numbers, the model's structure). The entry is cut at its kept ops
 (split.py); each TOSA segment is serialized once at load and run by the
 reference model's Python extension (engine.py), and each kept op is a
@@ -38,11 +38,11 @@ from torch_mlir import ir
 from ..core import ir as _ir
 from ..core.diagnostics import CompileError
 from ..runtime import load as runtime_load
-from ..runtime import program as _runtime_program
-from ..runtime.boundary import Boundary
-from ..runtime.sources import parse_source
-from ..runtime.memref import MLIR_TO_TORCH
-from ..runtime.weights import WeightSlots
+from ..runtime.execute import program as _runtime_program
+from ..runtime.execute.boundary import Boundary
+from ..runtime.execute.sources import parse_source
+from ..runtime.execute.memref import MLIR_TO_TORCH
+from ..runtime.execute.weights import WeightSlots
 from . import engine, split
 
 __all__ = ["Program", "PieceReport", "load"]

@@ -125,7 +125,7 @@ WRONG_LOWERINGS: tuple[WrongLowering, ...] = (
                   "(eager: float32): a result near 0, where the two terms near 1 cancel, is off by an ulp of 1 "
                   "(2% of it)", "logaddexp/float16/4", 4.88e-4),
     # OpInfo float16 and bfloat16 samples (auto against dummy). In bfloat16 they matched eager only while the
-    # runtime kept 1 + x (and exp(x)) unrounded between ops (runtime/half_rounding.py).
+    # runtime kept 1 + x (and exp(x)) unrounded between ops (runtime/lower/half_rounding.py).
     WrongLowering("torch.aten.log1p", ("f16", "bf16"), "it computes log(1 + x) in the half type (eager: log1p in "
                   "float32): 1 + x rounds away a small x's low bits, a result near 0 off by 1-7% of itself",
                   "log1p/float16/0", 4.88e-4),

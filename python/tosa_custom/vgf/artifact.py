@@ -20,9 +20,9 @@ from torch_mlir import ir
 
 from ..core import ir as _ir
 from ..core.diagnostics import CompileError
-from ..runtime import program as _runtime_program
-from ..runtime.sources import parse_source
-from ..runtime.weights import WeightSlots
+from ..runtime.execute import program as _runtime_program
+from ..runtime.execute.sources import parse_source
+from ..runtime.execute.weights import WeightSlots
 from . import scenario as _scenario
 from .program import WHAT, _numpy, _refuse_what_it_cannot_run, _stored, prepare
 

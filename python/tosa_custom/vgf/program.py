@@ -3,9 +3,9 @@ kept op a compute shader.
 
 The calling convention and result semantics are the reference runtime's,
 from the same code, as tosa_custom.refmodel has them: the signature and
-weight arguments (`runtime.weights.WeightSlots`), the input checks
-(`runtime.program.Program._check_inputs`) and what each result is
-(`runtime.boundary.Boundary`: in-place write-back, buffer state, Python
+weight arguments (`runtime.execute.weights.WeightSlots`), the input checks
+(`runtime.execute.program.Program._check_inputs`) and what each result is
+(`runtime.execute.boundary.Boundary`: in-place write-back, buffer state, Python
 numbers, the model's structure).
 
 At load, the pass `tosa-custom-vulkan-shaders` (lowering.py) gives each
@@ -35,11 +35,11 @@ from ..contract.decode import custom_op_strings, custom_ops
 from ..core import ir as _ir
 from ..core.diagnostics import CompileError
 from ..core.passes import run_pipeline
-from ..runtime import program as _runtime_program
-from ..runtime.boundary import Boundary
-from ..runtime.sources import parse_source
-from ..runtime.memref import MLIR_TO_TORCH, borrowed_array
-from ..runtime.weights import WeightSlots
+from ..runtime.execute import program as _runtime_program
+from ..runtime.execute.boundary import Boundary
+from ..runtime.execute.sources import parse_source
+from ..runtime.execute.memref import MLIR_TO_TORCH, borrowed_array
+from ..runtime.execute.weights import WeightSlots
 from . import scenario as _scenario
 from . import spirv
 from .constants import VULKAN_SHADER_CONSTANTS

@@ -11,7 +11,7 @@
 - `checkpoint`: weights on disk (`read_checkpoint`) and the saved program's layout.
 
 The runtime side (binding, checking and saving the weights of a program) is
-`tosa_custom.runtime.weights`; it reads through `blobs` and `checkpoint`.
+`tosa_custom.runtime.execute.weights`; it reads through `blobs` and `checkpoint`.
 """
 
 from .export import WEIGHT_MODES

@@ -107,7 +107,7 @@ def _sources_digest(layers: tuple[str, ...]) -> str:
     version does not move when an editable checkout changes a pass, this
     does; the layers a loader does not import (the frontend, say) stay out,
     so that their edits keep its entries."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     h = hashlib.sha256()
     for layer in layers:
         for path in sorted((root / layer).rglob("*.py")):

@@ -40,7 +40,7 @@ import tempfile
 import weakref
 
 from . import cache as _cache
-from . import native as _native
+from ..kernels import native as _native
 from .cpu import CpuTarget
 
 __all__ = ["Import", "CodeCache", "SharedObject", "imports", "link", "site_identity", "KIND", "LAYERS"]

@@ -50,11 +50,11 @@ import torch
 
 from torch_mlir import ir
 
-from ..core.attrs import BAKED, DTYPE, RANGE
-from ..core.ir import function_type
-from ..core.quantization import dequantize, quantize, read_quantization
-from ..core.dtypes import scalar_kind
-from ..contract.signature import MUTATES_BUFFER_ATTR, MUTATES_INPUT_ATTR, OUTPUT_ATTR, read_roles, rebuild
+from ...core.attrs import BAKED, DTYPE, RANGE
+from ...core.ir import function_type
+from ...core.quantization import dequantize, quantize, read_quantization
+from ...core.dtypes import scalar_kind
+from ...contract.signature import MUTATES_BUFFER_ATTR, MUTATES_INPUT_ATTR, OUTPUT_ATTR, read_roles, rebuild
 
 __all__ = ["Boundary"]
 

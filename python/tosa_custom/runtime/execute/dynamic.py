@@ -20,9 +20,9 @@ import dataclasses
 
 from torch_mlir import ir
 
-from ..contract.shapes import ShapeError, ShapeExpr, const, parse
-from ..core.attrs import SHAPE, SYMBOLS
-from ..core.diagnostics import CompileError
+from ...contract.shapes import ShapeError, ShapeExpr, const, parse
+from ...core.attrs import SHAPE, SYMBOLS
+from ...core.diagnostics import CompileError
 
 __all__ = ["SYMBOLS_ATTR", "SHAPE_ATTR", "UNBOUNDED", "InputShapes", "describe_dims"]
 

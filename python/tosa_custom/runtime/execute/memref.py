@@ -26,7 +26,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from ..core import dtypes as _dtypes
+from ...core import dtypes as _dtypes
 
 __all__ = [
     "descriptor_class", "descriptor_for", "tensor_view", "ViewCache", "DescriptorBlock", "owned_tensor",

@@ -58,25 +58,25 @@ import numpy as np
 import torch
 from torch_mlir import execution_engine, ir
 
-from ..core import ir as _ir
-from ..core import dtypes as _dtypes
-from ..core.attrs import DTYPE
-from ..contract.encoding import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
-from ..core.diagnostics import CompileError, Diagnostic
-from ..core.passes import pipeline_text, run_pipeline, split_pipeline
-from ..core import mlir_files as _mlir_files
-from . import native as _native
-from .compiled_code import CodeCache, imports
-from .cpu import CpuTarget, cpu_target
-from .kernels import KernelCall, find_kernel, is_builtin, registered_kernels
-from .lowering import OUTLINE, lower
-from .tiling import TileConfig
+from ...core import ir as _ir
+from ...core import dtypes as _dtypes
+from ...core.attrs import DTYPE
+from ...contract.encoding import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
+from ...core.diagnostics import CompileError, Diagnostic
+from ...core.passes import pipeline_text, run_pipeline, split_pipeline
+from ...core import mlir_files as _mlir_files
+from ..kernels import native as _native
+from ..compiled.compiled_code import CodeCache, imports
+from ..compiled.cpu import CpuTarget, cpu_target
+from ..kernels.registry import KernelCall, find_kernel, is_builtin, registered_kernels
+from ..lower.lowering import OUTLINE, lower
+from ..lower.tiling import TileConfig
 from .memref import MLIR_TO_TORCH, DescriptorBlock, ViewCache, owned_tensor
 from .boundary import Boundary
 from .dynamic import InputShapes, describe_dims
-from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, find_custom_call_sites, set_kernel_contexts
-from .tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
-from ..weights.checkpoint import MODULE_FILE, is_saved_program, read_saved
+from ..lower.outline import OUTLINE_CUSTOM_OPS, CustomCallSite, find_custom_call_sites, set_kernel_contexts
+from ..kernels.tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
+from ...weights.checkpoint import MODULE_FILE, is_saved_program, read_saved
 from .weights import WeightSlots
 
 __all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "TilingReport", "load"]

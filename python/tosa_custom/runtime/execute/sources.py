@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..core import ir as _ir
-from ..core.diagnostics import CompileError, Diagnostic
+from ...core import ir as _ir
+from ...core.diagnostics import CompileError, Diagnostic
 from .program import _module_text
 from .weights import is_saved_program, read_saved
 

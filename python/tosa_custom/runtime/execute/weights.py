@@ -26,8 +26,8 @@ import torch
 from safetensors.torch import save_file
 from torch_mlir import ir
 
-from ..weights.blobs import ResourceBlobs, module_values, tensor_value
-from ..weights.checkpoint import (
+from ...weights.blobs import ResourceBlobs, module_values, tensor_value
+from ...weights.checkpoint import (
     MANIFEST_FILE,
     MODULE_FILE,
     WEIGHTS_FILE,
@@ -36,7 +36,7 @@ from ..weights.checkpoint import (
     read_checkpoint,
     read_saved,
 )
-from ..weights.manifest import INPUT_ATTR, WEIGHT_ATTR, Manifest, argument_attrs, read_manifest, set_argument_attrs
+from ...weights.manifest import INPUT_ATTR, WEIGHT_ATTR, Manifest, argument_attrs, read_manifest, set_argument_attrs
 
 # The checkpoint reader and the saved program's layout live in the weights
 # layer (the bind pass reads checkpoints too); they stay importable from here.

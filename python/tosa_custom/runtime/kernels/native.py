@@ -42,8 +42,8 @@ from typing import Any, Sequence
 
 import torch
 
-from ..core import dtypes as _dtypes
-from ..contract.encoding import Operand
+from ...core import dtypes as _dtypes
+from ...contract.encoding import Operand
 
 __all__ = [
     "ABI_VERSION", "KernelLibrary", "KernelLibraryError", "NativeBinding", "ProgramStatus",
@@ -141,7 +141,7 @@ def _native_dir() -> Path:
     if override:
         return Path(override)
     try:
-        from .. import _native  # installed by CMakeLists.txt (editable installs too)
+        from ... import _native  # installed by CMakeLists.txt (editable installs too)
     except ImportError:
         raise KernelLibraryError(
             "the native libraries are not installed (no tosa_custom._native): reinstall the package with "

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 import torch.utils._pytree as pytree
 
-from .kernels import KernelCall, builtin_kernel, torch_kernel
+from .registry import KernelCall, builtin_kernel, torch_kernel
 
 __all__: list[str] = []
 

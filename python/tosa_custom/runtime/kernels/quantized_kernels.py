@@ -13,8 +13,8 @@ import functools
 
 import torch
 
-from ..core.quantization import QParams, dequantize, quantize
-from .kernels import KernelCall, builtin_quantized_kernel, torch_kernel
+from ...core.quantization import QParams, dequantize, quantize
+from .registry import KernelCall, builtin_quantized_kernel, torch_kernel
 
 __all__ = ["table_kernel"]
 

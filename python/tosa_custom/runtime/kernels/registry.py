@@ -28,8 +28,8 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from ..core.registry import Registry
-from ..contract.encoding import DOMAIN, DecodedCall
+from ...core.registry import Registry
+from ...contract.encoding import DOMAIN, DecodedCall
 
 __all__ = ["KernelCall", "Kernel", "register_kernel", "builtin_kernel", "registered_kernels", "find_kernel",
            "torch_kernel", "is_builtin", "builtin_quantized_kernel"]

@@ -18,9 +18,9 @@ from __future__ import annotations
 import torch
 from torch_mlir import ir
 
-from ..core.ir import collect_ops
-from ..core.passes import PassContext, register_pass
-from .kernels import KernelCall, builtin_kernel
+from ...core.ir import collect_ops
+from ...core.passes import PassContext, register_pass
+from .registry import KernelCall, builtin_kernel
 
 __all__ = ["RUNTIME_DOMAIN", "OUTLINE_TOSA_FALLBACKS", "outline_tosa_fallbacks"]
 

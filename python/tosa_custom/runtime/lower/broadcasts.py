@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..core.ir import collect_ops
-from ..core.passes import PassContext, register_pass
-from .dynamic import SHAPE_ATTR
+from ...core.attrs import SHAPE
+from ...core.ir import collect_ops
+from ...core.passes import PassContext, register_pass
 from .exact_sizes import same_size
 
 __all__ = ["UNIFY_BOUNDARY_DIMS", "DROP_IDENTITY_BROADCASTS", "unify_boundary_dims", "drop_identity_broadcasts"]
@@ -42,9 +42,9 @@ def _binders(func) -> dict[tuple[int, int], tuple[int, int]]:
     same = {}
     for i, attrs in enumerate(ir.ArrayAttr(func.attributes["arg_attrs"])):
         attrs = ir.DictAttr(attrs)
-        if SHAPE_ATTR not in attrs:
+        if SHAPE not in attrs:
             continue
-        for d, attr in enumerate(ir.ArrayAttr(attrs[SHAPE_ATTR])):
+        for d, attr in enumerate(ir.ArrayAttr(attrs[SHAPE])):
             if isinstance(attr, ir.StringAttr) and attr.value.isidentifier():
                 binder = first.setdefault(attr.value, (i, d))
                 if binder != (i, d):

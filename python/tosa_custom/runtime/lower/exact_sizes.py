@@ -27,8 +27,8 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..core.ir import collect_ops
-from ..core.passes import PassContext, register_pass
+from ...core.ir import collect_ops
+from ...core.passes import PassContext, register_pass
 
 __all__ = ["FOLD_EXACT_SIZES", "fold_exact_sizes", "same_size"]
 

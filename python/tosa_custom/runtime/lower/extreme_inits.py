@@ -17,9 +17,9 @@ from __future__ import annotations
 import torch
 from torch_mlir import ir
 
-from ..core.builders import create
-from ..core.ir import collect_ops, defining_op
-from ..core.passes import PassContext, register_pass
+from ...core.builders import create
+from ...core.ir import collect_ops, defining_op
+from ...core.passes import PassContext, register_pass
 
 __all__ = ["MAX_MIN_FROM_INFINITY", "max_min_from_infinity"]
 

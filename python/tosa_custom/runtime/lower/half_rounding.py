@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..core.ir import collect_ops
-from ..core.passes import PassContext, register_pass
+from ...core.ir import collect_ops
+from ...core.passes import PassContext, register_pass
 
 __all__ = ["ROUND_EMULATED_FLOATS", "round_emulated_floats"]
 

@@ -38,10 +38,10 @@ from torch_mlir.dialects import memref as memref_d
 from torch_mlir.dialects import math as math_d
 from torch_mlir.dialects import vector as vector_d
 
-from ..core.ir import collect_ops
-from ..core.diagnostics import CompileError
-from ..core.passes import Option, PassContext, parse_names, pipeline_text, register_pass, run_pipeline
-from .cpu import CpuTarget, cpu_target
+from ...core.ir import collect_ops
+from ...core.diagnostics import CompileError
+from ...core.passes import Option, PassContext, parse_names, pipeline_text, register_pass, run_pipeline
+from ..compiled.cpu import CpuTarget, cpu_target
 from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .extreme_inits import MAX_MIN_FROM_INFINITY
 from .half_rounding import ROUND_EMULATED_FLOATS
@@ -68,7 +68,7 @@ from .tiling import (
     single_use,
     tile_and_vectorize,
 )
-from .tosa_kernels import OUTLINE_TOSA_FALLBACKS
+from ..kernels.tosa_kernels import OUTLINE_TOSA_FALLBACKS
 
 __all__ = [
     "CustomCallSite", "outline_custom_ops", "lower", "lower_to_vectors", "plan_tiling", "tile_and_vectorize",

@@ -33,8 +33,8 @@ import math
 from torch_mlir import ir
 from torch_mlir.dialects import arith, ub, vector
 
-from ..core.ir import collect_ops
-from ..core.passes import PassContext, register_pass
+from ...core.ir import collect_ops
+from ...core.passes import PassContext, register_pass
 from .transform_scripts import apply_script, patterns_script
 
 __all__ = ["LOWER_MASKS", "lower_masks"]

@@ -33,11 +33,11 @@ from torch_mlir import ir
 from torch_mlir.dialects import arith as arith_d
 from torch_mlir.dialects import tensor as tensor_d
 
-from ..contract.encoding import ContractError, parse_result_shapes
-from ..contract.shapes import ShapeExpr
-from ..contract.decode import constant_operand, custom_op_strings, custom_ops
-from ..core.diagnostics import CompileError
-from ..core.passes import PassContext, register_pass
+from ...contract.encoding import ContractError, parse_result_shapes
+from ...contract.shapes import ShapeExpr
+from ...contract.decode import constant_operand, custom_op_strings, custom_ops
+from ...core.diagnostics import CompileError
+from ...core.passes import PassContext, register_pass
 
 __all__ = ["CustomCallSite", "KERNEL_CONTEXT_ATTR", "FIND_CUSTOM_CALLS", "OUTLINE_CUSTOM_OPS", "result_shapes",
            "find_custom_call_sites", "set_kernel_contexts", "outline_custom_ops", "read_constant",

@@ -17,8 +17,8 @@ from torch_mlir import ir
 from torch_mlir.dialects import arith
 from torch_mlir.dialects import math as math_d
 
-from ..core.ir import collect_ops
-from ..core.passes import PassContext, register_pass
+from ...core.ir import collect_ops
+from ...core.passes import PassContext, register_pass
 
 __all__ = ["EXPAND_MATH", "expand_math"]
 

@@ -25,8 +25,8 @@ from torch_mlir.dialects import arith
 from torch_mlir.dialects import memref as memref_d
 from torch_mlir.dialects import scf
 
-from ..core.ir import collect_ops, public_functions
-from ..core.passes import PassContext, register_pass
+from ...core.ir import collect_ops, public_functions
+from ...core.passes import PassContext, register_pass
 
 __all__ = ["OFFER_RESULT_BUFFERS", "offer_result_buffers"]
 

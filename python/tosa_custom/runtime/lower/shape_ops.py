@@ -25,8 +25,8 @@ from torch_mlir import ir
 from torch_mlir.dialects import arith as arith_d
 from torch_mlir.dialects import tensor as tensor_d
 
-from ..core.ir import collect_ops
-from ..core.passes import PassContext, register_pass
+from ...core.ir import collect_ops
+from ...core.passes import PassContext, register_pass
 
 __all__ = ["LOWER_SHAPE_OPS", "lower_shape_ops"]
 

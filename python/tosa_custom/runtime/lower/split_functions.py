@@ -23,8 +23,8 @@ from __future__ import annotations
 from torch_mlir import ir
 from torch_mlir.dialects import func as func_d
 
-from ..core.ir import collect_ops
-from ..core.passes import Option, PassContext, parse_count, register_pass
+from ...core.ir import collect_ops
+from ...core.passes import Option, PassContext, parse_count, register_pass
 
 __all__ = ["SPLIT_FUNCTIONS", "DEFAULT_OPS", "DEFAULT_ABOVE", "split_functions"]
 

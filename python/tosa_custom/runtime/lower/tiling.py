@@ -28,9 +28,9 @@ from torch_mlir.dialects import func as func_d
 from torch_mlir.dialects import linalg as linalg_d
 from torch_mlir.dialects import tensor as tensor_d
 
-from ..core.ir import collect_ops
-from ..core.passes import Option, PassContext, register_pass
-from .cpu import CpuTarget, cpu_target
+from ...core.ir import collect_ops
+from ...core.passes import Option, PassContext, register_pass
+from ..compiled.cpu import CpuTarget, cpu_target
 from .remainders import rewrite_remainders
 from .transform_scripts import (PLAN_ATTR, VECTOR_LOWERING_SCRIPT, TilePlan, apply_script, generalize_script,
                                 tiling_script, vectorize_script)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ..contract.decode import constant_operand
-from ..core.builders import create, retyped, tosa_cast, tosa_const, tosa_const_shape
-from ..core.ir import collect_ops, replace_each
-from ..core.passes import PassContext, register_pass
+from ...contract.decode import constant_operand
+from ...core.builders import create, retyped, tosa_cast, tosa_const, tosa_const_shape
+from ...core.ir import collect_ops, replace_each
+from ...core.passes import PassContext, register_pass
 
 __all__ = ["INTEGER_NEGATE_AS_SUB", "HALF_CAST_THROUGH_F32", "DEPTHWISE_IN_ACCUMULATOR_TYPE", "WIDE_TRANSPOSE_CONV_AS_CONV", "TOSA_FIXES"]
 

@@ -1,0 +1,10 @@
+"""The compiled code: the CPU it is planned for (`cpu`), the persistent
+cache every loader shares (`cache`), and the runtime's code kept there as a
+shared object (`compiled_code`).
+
+It sits on the kernels (a shared object's imports are the native kernels'
+trampolines) and under the lowering, which plans its tiles for the CPU
+named here.
+"""
+
+__all__ = ["cache", "compiled_code", "cpu"]
