@@ -12,7 +12,9 @@
  * Sites come from a sites file that tosa_custom.iree writes (format below):
  * loaded by tck_iree_load_sites() (the Python program does it through
  * ctypes, in-process) or at plugin load from $TOSA_CUSTOM_IREE_SITES (so that
- * iree-run-module runs a saved program without Python).
+ * iree-run-module runs a saved program without Python). An op that has only
+ * a Python kernel is registered in-process by tck_iree_add_site() with a
+ * callback of the same ABI; no sites file can name one.
  *
  * The plugin interface is IREE's runtime/src/iree/hal/local/executable_plugin.h,
  * version 0.1, which the PyPI wheels do not ship: the few declarations used
@@ -89,6 +91,7 @@ typedef struct site {
     int32_t ranks[MAX_OPERANDS];
     int32_t words;      /* descriptor words of all operands */
     uint64_t id;
+    int32_t python;     /* a Python kernel's site (tck_iree_add_site): its memory is the caller's */
     char *strings;      /* one block: names, shapes, attribute values */
     void *keep[4];      /* other blocks owned by the site */
     char error[ERROR_CAPACITY];
@@ -140,8 +143,9 @@ static const char *status_name(int32_t status) {
 }
 
 static void describe(char *out, size_t capacity, const site *s, int32_t status, const char *message) {
-    snprintf(out, capacity, "kernel for %s at %s failed: native (%s): %s (status %d): %s", s->call.operator_name,
-             s->call.location, s->kernel->description ? s->kernel->description : "", status_name(status),
+    snprintf(out, capacity, "kernel for %s at %s failed: %s (%s): %s (status %d): %s", s->call.operator_name,
+             s->call.location, s->python ? "python" : "native", s->kernel->description ? s->kernel->description : "",
+             status_name(status),
              (int)status, message[0] ? message : "(no message)");
 }
 
@@ -433,6 +437,37 @@ TCK_EXPORT int32_t tck_iree_load_sites(const char *path, char *error, size_t cap
         ok = expect(&r, "site") && read_site(&r, dir);
     free(text);
     return ok ? count : -1;
+}
+
+/* Register site `id` as `call` run by `kernel`, both prepared and owned by
+ * the caller, who keeps them alive until tck_iree_release_site(id): how an
+ * in-process program gives an op its Python kernel (a ctypes callback with
+ * tck_run_fn's signature, which takes the GIL itself on whichever thread
+ * IREE calls it). The call is run whole (no split), as any other site's.
+ * Returns 1, or 0 with a message in `error`. */
+TCK_EXPORT int32_t tck_iree_add_site(uint64_t id, const tck_call *call, const tck_kernel *kernel, char *error,
+                                     size_t capacity) {
+    reader r = {0, 0, error, capacity};
+    const int32_t n = call->num_inputs + call->num_outputs;
+    if (call->num_inputs < 0 || call->num_outputs < 1 || n > MAX_OPERANDS || !kernel || !kernel->run)
+        return fail(&r, "site %llu: operand count or kernel", (unsigned long long)id);
+    site *s = calloc(1, sizeof(site));
+    if (!s) return fail(&r, "out of memory");
+    s->call = *call;
+    s->kernel = kernel;
+    s->python = 1;
+    s->id = id;
+    for (int32_t k = 0; k < n; ++k) {
+        const tck_tensor_type *t = k < call->num_inputs ? &call->inputs[k] : &call->outputs[k - call->num_inputs];
+        s->ranks[k] = t->rank;
+        s->words += 3 + 2 * t->rank;
+    }
+    s->call.error = s->error, s->call.error_capacity = sizeof s->error;
+    if (s->words > MAX_WORDS || !put_site(id, s)) {
+        free(s);
+        return fail(&r, "site %llu is already loaded, out of range or too large", (unsigned long long)id);
+    }
+    return 1;
 }
 
 /* Release (and forget) site `id`; a program calls it when it is freed. */

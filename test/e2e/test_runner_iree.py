@@ -1,11 +1,13 @@
 """The audit's IREE executor, in process: a case runs on IREE (compiled by
-IREE, each kept op by its native kernel) and is compared with eager; what
-IREE refuses by design (an op without a native kernel, TOSA that does not
-conform) is an expected refusal with its category; an `xfail` keyed "iree"
-holds on IREE only."""
+IREE, each kept op by the runtime's choice of kernel: native, else Python)
+and is compared with eager; what IREE refuses by design (an op without an
+allowed kernel, TOSA that does not conform) is an expected refusal with its
+category; an `xfail` keyed "iree" holds on IREE only."""
 
 import pytest
 import torch
+
+import tosa_custom
 
 from tosa_custom.e2e import runner
 from tosa_custom.e2e.registry import Case, case
@@ -42,14 +44,19 @@ def test_a_case_runs_on_iree_with_native_kernels():
     assert r.converted == {"torch.aten.gelu": 1, "torch.aten.layer_norm": 1}
 
 
-def test_an_op_without_native_kernel_is_an_expected_refusal():
+def test_an_op_without_native_kernel_runs_its_python_kernel():
     c = _case("Atan2Module_iree", _Atan2, lambda: (torch.randn(3, 4),))
     r = runner.run_case(c, "selective", ["aten.atan2"], executor="iree")
+    assert (r.status, r.category, r.refused) == ("pass", None, False), r.message
+
+
+def test_an_op_without_an_allowed_kernel_is_an_expected_refusal():
+    """Only the user's kernels (--only-user-kernels): atan2 has none."""
+    c = _case("Atan2Module_iree", _Atan2, lambda: (torch.randn(3, 4),))
+    r = runner.run_case(c, "selective", ["aten.atan2"], executor="iree", kernels="user")
     assert (r.status, r.category, r.refused) == ("xfail", "no-kernel", True), r.message
-    assert r.failing_ops == ["torch.aten.atan2"] and "has no native kernel" in r.message
+    assert r.failing_ops == ["torch.aten.atan2"] and "no kernel for torch_mlir::torch.aten.atan2" in r.message
     assert r.xfail_reason == runner.REFUSALS["no-kernel"]
-    # The reference runtime runs it (a numpy or torch kernel).
-    assert runner.run_case(c, "selective", ["aten.atan2"]).status == "pass"
 
 
 def test_tosa_that_does_not_conform_is_an_expected_refusal():
@@ -68,6 +75,26 @@ def test_an_iree_expectation_holds_on_iree_only():
         case(inputs=lambda: (), family="x", xfail={"cuda": "no"}, name="CudaModule_basic")(lambda: None)
     with pytest.raises(ValueError, match="unknown executor 'tvm'"):
         runner.run_case(c, "selective", executor="tvm")
+
+
+def test_an_iree_expectation_of_one_mode_holds_in_that_mode_only():
+    c = _case("GeluLayerNormModule_mode", _GeluLayerNorm, lambda: (torch.randn(2, 16),),
+              xfail={"iree/stock": "stock's", "iree": "any mode's", "dummy": "dummy's"})
+    assert runner.expected_reason(c, "stock", "iree") == "stock's"
+    assert runner.expected_reason(c, "selective", "iree") == "any mode's"
+    assert runner.expected_reason(c, "stock") is None and runner.expected_reason(c, "dummy") == "dummy's"
+    with pytest.raises(ValueError, match=r"xfail modes \['iree/eager'\] are not among"):
+        case(inputs=lambda: (), family="x", xfail={"iree/eager": "no"}, name="EagerModule_basic")(lambda: None)
+
+
+def test_a_kept_op_without_results_is_an_expected_refusal():
+    """IREE removes a dispatch nobody reads: a result-less kept op (an
+    assertion torch.export adds for .int()) is refused under executor-limit."""
+    c = _case("IntCastModule_iree", lambda: tosa_custom.e2e.Fn(lambda x: x.int() + 1), lambda: (torch.arange(4),))
+    r = runner.run_case(c, "dummy", executor="iree")
+    assert (r.status, r.category, r.refused) == ("xfail", "executor-limit", True), r.message
+    assert r.failing_ops == ["torch.aten._assert_tensor_metadata"] and "has no results" in r.message
+    assert runner.run_case(c, "dummy").status == "pass"  # the reference runtime runs it
 
 
 def test_a_dynamic_shape_is_an_expected_refusal():

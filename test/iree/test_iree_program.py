@@ -1,8 +1,8 @@
 """tosa_custom.iree.load: tunneled programs run by IREE (3.13, pinned), each
 tosa.custom by its native kernel through the plugin, at 1 and 2 threads,
 against eager PyTorch; the result semantics of runtime.load (in-place
-write-back, state, weights as arguments); the refusal of an op without a
-native kernel; a kernel's failure as a KernelError naming the op."""
+write-back, state, weights as arguments); the refusal of an op without an
+allowed kernel; a kernel's failure as a KernelError naming the op."""
 
 from __future__ import annotations
 
@@ -182,12 +182,17 @@ def test_weights_as_arguments_swap_without_recompiling():
         torch.testing.assert_close(program(x), other(x), **reduction_tolerance(4 * 32))
 
 
-def test_op_without_native_kernel_is_refused_naming_it():
+def test_op_without_an_allowed_kernel_is_refused_naming_it():
+    """atan2 has no native kernel: it runs by the generic torch kernel
+    (test_python_kernels.py), unless only the user's kernels may run."""
     module = _compile(tosa_custom.e2e.Fn(lambda x: torch.atan2(x, x + 1)), (torch.randn(3, 4),), ["aten.atan2"])
-    with pytest.raises(CompileError, match=r"torch_mlir::torch.aten.atan2 has no native kernel.*reference "
-                                           r"runtime \(tosa_custom.runtime.load\)") as info:
-        iree.load(module)
+    text = module.operation.get_asm()
+    with pytest.raises(CompileError, match=r"no kernel for torch_mlir::torch.aten.atan2 \(element types f32, f32\); "
+                                           r"kernels='user' leaves out the built-in ones") as info:
+        iree.load(text, kernels="user")
     assert info.value.category == "no-kernel" and tuple(info.value.ops) == ("torch.aten.atan2",)
+    with pytest.raises(CompileError, match=r"the generic torch kernel is off \(torch_fallback=False\)"):
+        iree.load(text, torch_fallback=False)
 
 
 _CHECKED_SQRT = """

@@ -186,6 +186,19 @@ def test_kept_layer_norm_a16w8():
     _check_outputs(qm, inputs, out, scales)
 
 
+def test_int16_kept_op_on_iree():
+    """exp kept on int16 integers (no native kernel takes int16) runs on IREE
+    by the Python kernel the runtime runs, called back: equal to the runtime."""
+    pytest.importorskip("iree.runtime")
+    qm, inputs, (out, scales, module) = _compile("table_exp", backend_legal_ops=["aten.exp"],
+                                                 executors=("runtime", "refmodel", "iree"))
+    assert _kept_dtypes(module) == {"int16"}
+    _check_outputs(qm, inputs, out, scales)
+    assert all(torch.equal(a, b) for a, b in zip(out["runtime"], out["iree"]))
+    program = tosa_custom.iree.load(module.operation.get_asm())
+    assert program.kernels == [f"python ({tosa_custom.runtime.torch_kernel.__module__}.torch_kernel)"], program.kernels
+
+
 def _asymmetric_int16():
     """int16 activations with a zero point (per_tensor_affine): TOSA's int16 products take zero point 0."""
     base = CONFIGS["a16w8"]()

@@ -6,7 +6,7 @@ no float tensor inside, kept ops on int8 operands carrying their
 quantization, >= 99% of the elements within 1 LSB of PT2E eager on our
 runtime, the reference model and IREE (whose kept layer_norm, softmax and
 gelu run the built-in int8 native kernels, as the runtime's do; an op the
-native library lacks is refused at load, naming it); decode() of such an op."""
+native library lacks runs its Python kernel, called back); decode() of such an op."""
 
 from __future__ import annotations
 
@@ -104,16 +104,24 @@ def test_block_on_iree(block, mode):
     assert all("int8 (quantized" in k for k in program.kernels), program.kernels
 
 
-def test_block_iree_refuses_a_kept_op_without_a_native_kernel(block):
+def test_block_dummy_mode_on_iree(block):
     """Dummy mode keeps the linears too, on int8: no native kernel has them,
-    and IREE runs native kernels only: refused at load, naming the op."""
+    so IREE calls back the Python kernel the runtime runs (the generic torch
+    kernel on the dequantized values), beside the native int8 ones: IREE's
+    outputs equal the runtime's bit for bit."""
     pytest.importorskip("iree.runtime")
     qm, args = block
-    module = tosa_custom.compile(qm, args, backend_legal_ops=_MODES["dummy"])
-    with pytest.raises(tosa_custom.CompileError, match=r"torch.aten.linear has no native kernel \(element types i8") \
-            as refused:
-        tosa_custom.iree.load(parse_module(module.operation.get_asm(binary=True), make_context()))
-    assert refused.value.ops == ("torch.aten.linear",)
+    inputs = [(torch.randn(1, 8, 32) * 2,) for _ in range(2)]
+    out, scales, module = compile_and_check(qm, args, inputs, executors=("runtime", "iree"),
+                                            backend_legal_ops=_MODES["dummy"])
+    assert all(torch.equal(a, b) for a, b in zip(out["runtime"], out["iree"]))
+    _check_within(out, qm, inputs, scales[0])
+    text = module.operation.get_asm(binary=True)
+    program = tosa_custom.iree.load(parse_module(text, make_context()))
+    assert program.kernels == tosa_custom.runtime.load(parse_module(text, make_context())).kernels
+    kinds = dict(zip(program.custom_ops, program.kernels))
+    assert kinds["torch.aten.linear"] == f"python ({tosa_custom.runtime.torch_kernel.__module__}.torch_kernel)", kinds
+    assert "int8 (quantized" in kinds["torch.aten.layer_norm"], kinds
 
 
 @pytest.mark.slow

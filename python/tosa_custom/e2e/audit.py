@@ -187,8 +187,9 @@ def _parser() -> argparse.ArgumentParser:
                         "register), never the generic torch kernel: the ops without one fail as no-kernel")
     p.add_argument("--executor", choices=EXECUTORS, default="reference",
                    help="what runs each compiled case: the reference runtime (default), IREE (tosa_custom.iree: "
-                        "IREE's code, each kept op by its native kernel; a case with a kept op no native kernel "
-                        "takes is an expected refusal, counted apart), or TOSA's reference model "
+                        "IREE's code, each kept op by the kernel the reference runtime chooses: native where one "
+                        "takes it, else its Python kernel, called back in-process; a case with a kept op no "
+                        "kernel takes is an expected refusal, counted apart), or TOSA's reference model "
                         "(tosa_custom.refmodel: the TOSA between kept ops on the specification's interpreter, "
                         "each kept op by its kernel; a dynamic shape or TOSA that does not conform is an "
                         "expected refusal), or Vulkan (tosa_custom.vgf: a VGF of Arm's ML SDK, each kept op "

@@ -25,8 +25,9 @@ __all__ = ["Case", "MODES", "EXECUTORS", "COMPARISONS", "case", "cases", "get_ca
 MODES = ("stock", "selective", "dummy", "auto")
 
 # What runs a compiled case: the reference runtime (every kernel kind),
-# IREE (tosa_custom.iree: IREE's code for the TOSA, native kernels for the
-# kept ops; a program with an op no native kernel takes is refused), or
+# IREE (tosa_custom.iree: IREE's code for the TOSA, the kept ops by the
+# kernels the reference runtime chooses: native where one takes the op,
+# else its Python kernel, called back from IREE's workers), or
 # TOSA's reference model (tosa_custom.refmodel: the TOSA between kept ops
 # interpreted by the specification's model, the kept ops by our kernels), or
 # Vulkan (tosa_custom.vgf: a VGF of Arm's ML SDK, the kept ops as compute shaders).
@@ -91,9 +92,12 @@ class Case:
 
     def expected_failure(self, mode: str, executor: str = "reference") -> str | None:
         """Why the case fails in `mode`; on another executor, an `xfail` keyed
+        "<executor>/<mode>" (its own limit in that mode only), then one keyed
         by its name (its own limits, in any mode) comes first."""
-        if executor != "reference" and executor in self.xfail:
-            return self.xfail[executor]
+        if executor != "reference":
+            for key in (f"{executor}/{mode}", executor):
+                if key in self.xfail:
+                    return self.xfail[key]
         return self.xfail.get(mode)
 
     def inherited_failure(self, mode: str) -> str | None:
@@ -134,7 +138,8 @@ def case(
     `inputs` builds the example arguments; the runner seeds torch before
     calling it, so inputs are reproducible. `xfail` maps a mode to the reason
     it is expected to fail there, or an executor ("iree", "refmodel", "vgf") to why
-    it fails there in any mode (a limit of that executor's own). `calls`: run the model that many times on
+    it fails there in any mode (a limit of that executor's own), or
+    "<executor>/<mode>" ("iree/stock") to why it fails there in that mode only. `calls`: run the model that many times on
     copies of the inputs, comparing every call (the model's state carries).
     `nonconformant` maps a mode to why its TOSA cannot validate for the
     target (a string: every mode); `reviewed=False` (generated suites whose
@@ -151,7 +156,9 @@ def case(
             raise ValueError(
                 f"e2e case '{case_name}' must be named <Op><Variant>Module_<variant>, e.g. AddTensorModule_basic"
             )
-        for field, modes, known in (("xfail", xfail or {}, MODES + EXECUTORS[1:]), ("nonconformant", listed, MODES)):
+        on_executors = tuple(f"{e}/{m}" for e in EXECUTORS[1:] for m in MODES)
+        for field, modes, known in (("xfail", xfail or {}, MODES + EXECUTORS[1:] + on_executors),
+                                    ("nonconformant", listed, MODES)):
             unknown = set(modes) - set(known)
             if unknown:
                 raise ValueError(f"e2e case '{case_name}': {field} modes {sorted(unknown)} are not among {known}")

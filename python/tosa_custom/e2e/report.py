@@ -214,7 +214,7 @@ def _by_executor(results: list[CaseResult]) -> dict[str, Any]:
     """Per executor, the cases it ran by status, those that stopped before
     reaching it (compile), and the cases it refused at load by design
     (runner.REFUSALS_BY_EXECUTOR), by category, with the ops that had no
-    native kernel (IREE's no-kernel refusals)."""
+    kernel (IREE's no-kernel refusals)."""
     out: dict[str, Any] = {}
     for r in results:
         entry = out.setdefault(r.executor, {"ran": {}, "not_reached": 0, "refused": {},

@@ -84,7 +84,7 @@ class CaseResult:
     nonconformant_reason: str | None = None  # why the case is listed as not conformant in this mode
     executor: str = "reference"  # what ran the program: the reference runtime, IREE, the TOSA reference model
     # The executor refused the program by design (REFUSALS_BY_EXECUTOR: for
-    # IREE an op without a native kernel, TOSA that does not conform, a
+    # IREE an op without any kernel, TOSA that does not conform, a
     # dynamic shape): not a regression; the status is "xfail", the category
     # and xfail_reason say which.
     refused: bool = False
@@ -457,12 +457,15 @@ def _compile_recording_conformance(result: "CaseResult", model, inputs, tc_compi
 
 # What IREE refuses by design, by the category it is filed under, and why.
 REFUSALS = {
-    "no-kernel": "IREE runs native kernels only: an op without one is refused at load (run the program on the "
-                 "reference runtime)",
+    "no-kernel": "IREE has no kernel for an op: none of the allowed ones (native, or Python called back "
+                 "in-process) takes it, or its element types are not the C ABI's (run it on the reference runtime)",
     "not-conformant": "IREE validates the TOSA for the pro_fp/pro_int profiles before compiling it, and this "
                       "output does not conform (f64 or i64 values: see the case's conformance)",
     "dynamic-shape": "tosa_custom.iree runs static shapes only: a program with a dynamic dim is refused at load "
                      "(run it on the reference runtime)",
+    "executor-limit": "IREE takes a dispatch to be free of side effects and removes one whose results nobody reads: "
+                      "a kept op without results (an assertion such as aten._assert_tensor_metadata) would never "
+                      "run, so it is refused at load",
 }
 # What TOSA's reference model refuses by design (tosa_custom.refmodel).
 REFMODEL_REFUSALS = {
@@ -499,12 +502,12 @@ def _refusal(executor: str, failure: _Failure, conformant: bool | None) -> _Fail
 
 def _load(module, executor: str, torch_fallback: bool, kernels: str):
     """The program on `executor`; IREE runs with as many worker threads as
-    the audit gives this worker (torch's thread count), and never a torch
-    kernel, so `torch_fallback` does not apply to it."""
+    the audit gives this worker (torch's thread count), its kernels chosen
+    as the reference runtime's."""
     if executor == "iree":
         from .. import iree  # lazily: IREE's compiler and runtime only where a case runs there
 
-        return iree.load(module, threads=torch.get_num_threads())
+        return iree.load(module, threads=torch.get_num_threads(), torch_fallback=torch_fallback, kernels=kernels)
     if executor == "vgf":
         from .. import vgf  # lazily: the ML SDK and a Vulkan device only where a case runs there
 
@@ -600,7 +603,8 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
     """Run `case` in `mode` (`ops`: selective mode's list, else the case's own);
     without `torch_fallback`, custom ops run only by registered kernels; with
     `kernels="user"`, only by the user's (runtime.load's `kernels=`);
-    `executor="iree"`: compiled by IREE, each kept op by its native kernel;
+    `executor="iree"`: compiled by IREE, each kept op by the runtime's choice
+    of kernel (native where one takes it, else Python, called back);
     `executor="refmodel"`: the TOSA on the TOSA reference model, each kept op
     by its kernel; `executor="vgf"`: a VGF on Vulkan, each kept op by its shader."""
     if executor not in EXECUTORS:

@@ -56,7 +56,9 @@ def _npy(directory: Path, name: str, t) -> str:
 def save(module, directory: str | os.PathLike, *, inputs: Sequence = (), weights=None, entry: str | None = None,
          threads: int | None = None) -> SavedProgram:
     """Compile `module` for IREE (consumed, as by `load`) into `directory`;
-    returns the saved program and the `iree-run-module` line that runs it."""
+    returns the saved program and the `iree-run-module` line that runs it.
+    Every op needs a native kernel (CompileError "no-kernel" naming the
+    first that has only a Python one: iree-run-module has no Python)."""
     directory = Path(directory).resolve()
     directory.mkdir(parents=True, exist_ok=True)
     module = parse_module(module)
@@ -65,7 +67,7 @@ def save(module, directory: str | os.PathLike, *, inputs: Sequence = (), weights
         func = funcs[0]
         name = ir.StringAttr(func.attributes["sym_name"]).value
         slots = WeightSlots.prepare(module, func)
-    sites, vmfb = build(module, threads=threads)
+    sites, vmfb = build(module, threads=threads, python=False)
     try:
         (directory / VMFB_FILE).write_bytes(vmfb)
         shutil.copy2(_plugin.plugin_path(), directory / _plugin.plugin_path().name)

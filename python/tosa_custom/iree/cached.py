@@ -44,6 +44,8 @@ def _versions() -> dict:
 
 
 def _identity(site, binding) -> dict:
+    if binding.library is None:  # a Python kernel: called back, nothing of it in the vmfb but its site
+        return {"symbol": site.symbol, "kernel": binding.description}
     return {"symbol": site.symbol, "library": _cache.file_digest(binding.library.path),
             "abi": binding.library.version, "kernel": binding.description, "split": repr(binding.split)}
 
@@ -65,10 +67,11 @@ class VmfbCache(_cache.Lookup):
         self._options = options
         self._digest = _cache.module_digest(module) if self._cache is not None else None
 
-    def build(self, module, entry: str, compile) -> tuple[list[BoundSite], bytes, dict]:
+    def build(self, module, entry: str, compile, **choice) -> tuple[list[BoundSite], bytes, dict]:
         """The bound sites, the vmfb and its metadata. `compile(module,
-        sites)` gives (vmfb, metadata) for the sites marked on `module`."""
-        bound = bind_kernels(module)
+        sites)` gives (vmfb, metadata) for the sites marked on `module`;
+        `choice`: which kernels may run them (sites.bind_kernels)."""
+        bound = bind_kernels(module, **choice)
         sites: list[BoundSite] = []
         try:
             if self._digest is None:

@@ -1,6 +1,7 @@
-"""`tosa-custom-iree-dispatch-native`: each tosa.custom bound to a native
-kernel becomes an IREE dispatch that calls the kernel on slices of its
-parallel dims, on IREE's worker threads.
+"""`tosa-custom-iree-dispatch-native`: each tosa.custom bound to a kernel
+(a plugin site: native, or a Python kernel called back) becomes an IREE
+dispatch that calls the kernel on slices of its parallel dims, on IREE's
+worker threads.
 
 IREE rejects `tosa.custom` ("failed to legalize operation"), and its own way
 to call external code is a `flow.dispatch.workgroups` whose body calls

@@ -2,9 +2,9 @@
 
 IREE loads the plugin with the system loader (`--executable_plugin=<so>`);
 loading the same file here with ctypes gives the same library instance, so
-the sites this process loads are the ones IREE's dispatches call, and a
-kernel's failure, recorded by the plugin, is read back here to raise a
-KernelError naming the op.
+the sites this process loads (from a sites file, or a Python kernel's
+callback) are the ones IREE's dispatches call, and a kernel's failure,
+recorded by the plugin, is read back here to raise a KernelError naming the op.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.diagnostics import CompileError
 from ..runtime.kernels import native
 
-__all__ = ["plugin_path", "load_sites", "release_site", "take_error"]
+__all__ = ["plugin_path", "load_sites", "add_site", "release_site", "take_error"]
 
 _ERROR_CAPACITY = 2048
 
@@ -42,6 +42,8 @@ def _plugin() -> ctypes.CDLL:
     dll.tck_iree_take_error.argtypes = [ctypes.c_uint64, ctypes.c_char_p, ctypes.c_size_t,
                                         ctypes.POINTER(ctypes.c_uint64)]
     dll.tck_iree_release_site.argtypes = [ctypes.c_uint64]
+    dll.tck_iree_add_site.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
+                                      ctypes.c_size_t]
     return dll
 
 
@@ -53,6 +55,17 @@ def load_sites(path: str | os.PathLike) -> int:
         raise CompileError(f"the IREE plugin could not prepare the kernels: {error.value.decode(errors='replace')}",
                            category="runtime-lowering-failed")
     return count
+
+
+def add_site(site_id: int, binding) -> None:
+    """Register a Python kernel's site (callbacks.PythonBinding, which keeps
+    its structs alive until release_site); CompileError if the plugin refuses."""
+    error = ctypes.create_string_buffer(_ERROR_CAPACITY)
+    if not _plugin().tck_iree_add_site(site_id, ctypes.addressof(binding.call), ctypes.addressof(binding.struct),
+                                       error, _ERROR_CAPACITY):
+        raise CompileError(f"the IREE plugin could not take the Python kernel of {binding.site.operator_name}: "
+                           f"{error.value.decode(errors='replace')}", category="runtime-lowering-failed",
+                           ops=[binding.site.operator_name])
 
 
 def release_site(site_id: int) -> None:

@@ -1,5 +1,7 @@
 """`load(module)`: a tunneled TOSA program compiled by IREE for the CPU, each
-tosa.custom run by its native kernel inside IREE's multi-threaded runtime.
+tosa.custom run inside IREE's multi-threaded runtime by the kernel the
+reference runtime would choose: native where one takes it, else its Python
+kernel, called back from IREE's workers (callbacks.py).
 
 The calling convention and the result semantics are the reference
 runtime's (`tosa_custom.runtime.load`), from the same code: the entry's
@@ -35,13 +37,14 @@ from ..core.diagnostics import CompileError, Diagnostic
 from ..core.passes import pipeline_text, run_pipeline
 from ..runtime import KernelError
 from ..runtime.execute.boundary import Boundary
-from ..runtime.execute.program import _SCALAR_TYPES, _apply_torch_dtypes, _spec
+from ..runtime.execute.program import _SCALAR_TYPES, KERNEL_SELECTIONS, _apply_torch_dtypes, _spec
 from ..runtime.lower.tosa_fixes import TOSA_FIXES
 from ..runtime.execute.weights import WeightSlots
 from . import plugin as _plugin
 from .calls import ASYNC_FLAG, DeviceWeights, Marshal, PolledWait, host_array
 from .dispatch import DISPATCH_NATIVE, workgroups_for
 from .cached import VmfbCache
+from .callbacks import refuse_python, running
 from .sites import BoundSite, bind_sites, free_ids, write_sites
 
 __all__ = ["Program", "load", "build", "dispatch_pipeline", "host_array", "parse_module", "COMPILE_FLAGS", "WAITS",
@@ -167,18 +170,21 @@ def refuse_known_miscompiles(module: ir.Module) -> None:
                                "tosa_custom.runtime or tosa_custom.refmodel", category="runtime-lowering-failed")
 
 
-def build(module: ir.Module, *, invocation: bool = False, threads: int | None = 0,
-          flags: Sequence[str] = (), sites: list[BoundSite] | None = None) -> tuple[list[BoundSite], bytes]:
-    """Bind every tosa.custom to a native kernel, rewrite it into an IREE
+def build(module: ir.Module, *, invocation: bool = False, threads: int | None = 0, flags: Sequence[str] = (),
+          sites: list[BoundSite] | None = None, python: bool = True) -> tuple[list[BoundSite], bytes]:
+    """Bind every tosa.custom to its kernel, rewrite it into an IREE
     dispatch, compile: the sites (their kernels prepared) and the vmfb.
     `invocation`: the entry takes a last i64 argument, the call's id;
     `threads`: the workers that will run it (dispatch_pipeline); `flags`:
     more for iree-compile (wait_flags); `sites`: bound and marked already
-    (by the cache, cached.py)."""
+    (by the cache, cached.py); `python=False`: CompileError naming an op
+    only a Python kernel takes (a program for iree-run-module)."""
     with module.context:
         refuse_known_miscompiles(module)
         sites = bind_sites(module) if sites is None else sites
         try:
+            if not python:
+                refuse_python(s.binding for s in sites)
             run_pipeline(module, dispatch_pipeline(invocation, threads), "the IREE dispatch of native kernels",
                          category="runtime-lowering-failed")
             text = module.operation.get_asm(print_generic_op_form=True, assume_verified=True)
@@ -200,22 +206,32 @@ class Program:
     """A module compiled by IREE: call it with tensors, get tensors back."""
 
     def __init__(self, module: ir.Module, entry: str | None = None, *, threads: int | None = None,
-                 wait: str = "poll"):
+                 wait: str = "poll", torch_fallback: bool = True, kernels: str = "all"):
         if threads is not None and threads < 1:
             raise ValueError(f"threads={threads}: expected a positive count, or None for IREE's default")
+        if kernels not in KERNEL_SELECTIONS:
+            raise ValueError(f"kernels={kernels!r}: expected one of {', '.join(map(repr, KERNEL_SELECTIONS))}")
         self.threads, self.wait = threads, wait
         flags = wait_flags(wait)
         with module.context:
             self._read_signature(module, entry)
         self.cache = VmfbCache(module, {"threads": threads, "flags": flags})  # its digest of the module as given
-        self._sites, self.vmfb, meta = self.cache.build(module, self.entry, self._compile)
+        self._sites, self.vmfb, meta = self.cache.build(module, self.entry, self._compile,
+                                                        torch_fallback=torch_fallback, kernels=kernels)
         self._takes_invocation = meta["takes_invocation"]
         weakref.finalize(self, _release, self._sites)
         self.pipeline = pipeline_text(dispatch_pipeline(True, threads))
         # An IREE VM context is not thread-safe: one call at a time per program.
         self._lock = threading.Lock()
+        self._token = None  # the owner of this program's Python kernels (callbacks.running)
         self._workdir = tempfile.TemporaryDirectory(prefix="tosa_custom_iree_")
-        _plugin.load_sites(write_sites(self._sites, Path(self._workdir.name) / "sites.txt"))
+        _plugin.load_sites(write_sites([s for s in self._sites if not s.python],
+                                       Path(self._workdir.name) / "sites.txt"))
+        for s in self._sites:
+            if s.python:
+                # Its owner is a token, not the program: the finalizer's list holds the bindings.
+                s.binding.owner = self._token = self._token or object()
+                _plugin.add_site(s.id, s.binding)
         _, runtime = _iree()
         self._device = make_device(threads)
         config = runtime.Config(device=self._device)
@@ -265,7 +281,7 @@ class Program:
 
     @property
     def kernels(self) -> list[str]:
-        """Which native kernel runs each custom op: "native (library: kernel)"."""
+        """Which kernel runs each custom op: "native (library: kernel)" or "python (function)"."""
         return [s.description for s in self._sites]
 
     # --- Weights (CONTRACT.md §10), as runtime.Program ---
@@ -310,6 +326,10 @@ class Program:
 
     def __call__(self, *inputs):
         self._boundary.check(inputs)
+        if self._token is not None and self._token in running():
+            raise KernelError(f"a Python kernel of this program called it again: {self.entry}() runs one call at a "
+                              "time, and this call would wait for the one running the kernel forever (on "
+                              "tosa_custom.runtime.load a kernel may call its program)")
         with self._lock:
             arrays = self._check_inputs(self._boundary.narrow(inputs))
             if self._weights.count:
@@ -322,8 +342,9 @@ class Program:
                 status, message, site = _plugin.take_error(invocation)
                 if not status:
                     raise
-                ops = [s.site.operator_name for s in self._sites if s.id == site]
-                raise KernelError(message, op=ops[0] if ops else None) from e
+                failed = [s for s in self._sites if s.id == site]
+                cause = failed[0].binding.take_failure() if failed and failed[0].python else None
+                raise KernelError(message, op=failed[0].site.operator_name if failed else None) from (cause or e)
             tensors = [_result_tensor(r, spec.dtype) for r, spec in zip(results, self.output_specs)]
             return self._boundary.finish(inputs, tensors, self._weights)
 
@@ -341,19 +362,24 @@ def parse_module(module) -> ir.Module:
     raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
 
 
-def load(module, entry: str | None = None, *, threads: int | None = None, weights=None, wait: str = "poll") -> Program:
-    """A program run by IREE, each tosa.custom by its native kernel.
+def load(module, entry: str | None = None, *, threads: int | None = None, weights=None, wait: str = "poll",
+         torch_fallback: bool = True, kernels: str = "all") -> Program:
+    """A program run by IREE, each tosa.custom by the kernel
+    `tosa_custom.runtime.load` would choose (native where one takes it).
 
     Same calling convention and results as `tosa_custom.runtime.load` (torch
     or numpy inputs, the model's structure, in-place write-back, buffer
     state); the module is consumed. `threads`: IREE's worker threads (None:
     IREE's default, one per core; 1: the caller's thread). An op no native
-    kernel takes is refused (CompileError "no-kernel"): run it on the
-    reference runtime. `weights=` binds a module whose weights are arguments.
+    kernel takes runs its Python kernel (a user's `register_kernel`, a
+    built-in or the generic torch kernel), called back from IREE's workers
+    in this process; `torch_fallback` and `kernels` choose as in
+    `runtime.load`. `weights=` binds a module whose weights are arguments.
     `wait`: how the caller waits for a call's workers (WAITS; "poll", the
     default, leaves them the cores: calls.PolledWait).
     """
-    program = Program(parse_module(module), entry, threads=threads, wait=wait)
+    program = Program(parse_module(module), entry, threads=threads, wait=wait, torch_fallback=torch_fallback,
+                      kernels=kernels)
     if weights is not None:
         program.load_weights(weights)
     return program

@@ -1,19 +1,22 @@
-"""Binding each tosa.custom to a native kernel for IREE, and the sites file
-the plugin (lib/iree_plugin.c) prepares the same calls from.
+"""Binding each tosa.custom to its kernel for IREE, and the sites file the
+plugin (lib/iree_plugin.c) prepares the native calls from.
 
 The reference runtime's facts are reused, not repeated: call sites are found
-by `runtime.lower.outline`, arguments decoded by the contract, and the kernel
-chosen and prepared by `runtime.kernels.native.bind` (the user's libraries newest
-first, then the built-in one, CONTRACT.md 11.3), which also reads the split
-the kernel declared. Each op then gets a process-wide site id and the two
-attributes the dispatch pass reads. The plugin cannot call Python, so the
-prepared call (types, decoded attributes, library) is written to a sites
+by `runtime.lower.outline`, arguments decoded by the contract, the kernel
+chosen in the runtime's order (`runtime.kernels.registry.find_kernel`: a
+user's `register_kernel` first, then a native kernel where one takes the
+op, then the package's Python kernels and the generic torch kernel), a
+native one prepared by `runtime.kernels.native.bind` (the user's libraries
+newest first, then the built-in one, CONTRACT.md 11.3), which also reads
+the split the kernel declared. Each op then gets a process-wide site id and
+the two attributes the dispatch pass reads.
+
+A native call (types, decoded attributes, library) is written to a sites
 file in a format C reads in a few lines (lib/iree_plugin.c describes it),
 and the plugin prepares its own copy: in this process through ctypes, or
-from `$TOSA_CUSTOM_IREE_SITES` under `iree-run-module`.
-
-An op no native kernel takes cannot run in IREE (the plugin cannot call
-Python kernels): the load is refused, naming it and where it can run.
+from `$TOSA_CUSTOM_IREE_SITES` under `iree-run-module`. A Python kernel is
+called back in this process (callbacks.py); no sites file can carry one, so
+writing one for such a program is refused, naming the op.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from ..contract.decode import custom_ops
 from ..contract.encoding import DOMAIN, ContractError, Operand, decode_attrs
 from ..core.diagnostics import CompileError
 from ..runtime.kernels import native
+from ..runtime.kernels.registry import find_kernel, is_builtin
 from ..runtime.lower.outline import CustomCallSite, find_custom_call_sites
+from .callbacks import PythonBinding, python_binding, refuse_python
 from .dispatch import SITE_ATTR, SPLIT_ATTR
 
 __all__ = ["BoundSite", "bind_sites", "bind_kernels", "mark_sites", "reserve_ids", "new_ids", "free_ids",
@@ -80,11 +85,15 @@ def free_ids(ids) -> None:
 
 @dataclasses.dataclass
 class BoundSite:
-    """One tosa.custom, its process-wide id and its prepared native kernel."""
+    """One tosa.custom, its process-wide id and its prepared kernel."""
 
     id: int
     site: CustomCallSite
-    binding: native.NativeBinding
+    binding: native.NativeBinding | PythonBinding
+
+    @property
+    def python(self) -> bool:
+        return isinstance(self.binding, PythonBinding)
 
     @property
     def description(self) -> str:
@@ -107,32 +116,49 @@ def _decode(site: CustomCallSite):
                            ops=[site.operator_name]) from None
 
 
-def _bind(site: CustomCallSite) -> native.NativeBinding:
+def _bind(site: CustomCallSite, torch_fallback: bool = True,
+          kernels: str = "all") -> native.NativeBinding | PythonBinding:
+    """The kernel runtime.load would run `site` with (its order and its
+    `torch_fallback` and `kernels` choices), prepared."""
     def error(message: str) -> CompileError:
         return CompileError(f"{site.location}: {site.domain_name}::{site.operator_name}: {message}",
                             category="runtime-lowering-failed", ops=[site.operator_name])
 
-    try:
-        binding = native.bind(site, _decode(site), native.ProgramStatus(), error)
-    except native.KernelLibraryError as e:
-        raise error(str(e)) from None
-    if binding is None:
+    if not site.output_types:
         raise CompileError(
-            f"{site.location}: {site.domain_name}::{site.operator_name} has no native kernel "
-            f"(element types {', '.join(site.input_types)}), and IREE runs native kernels only: run this program "
-            "on the reference runtime (tosa_custom.runtime.load), which has Python kernels, or load a kernel "
-            "library for it (tosa_custom.runtime.load_kernel_library)",
-            category="no-kernel", ops=[site.operator_name])
-    return binding
+            f"{site.location}: {site.domain_name}::{site.operator_name} has no results (an assertion): IREE takes "
+            "a dispatch to be free of side effects and removes one whose results nobody reads, so it would never "
+            "run; run this program on the reference runtime (tosa_custom.runtime.load)", category="executor-limit",
+            ops=[site.operator_name])
+    decoded = _decode(site)
+    builtin = kernels == "all"
+    kernel = find_kernel(site.operator_name, site.domain_name, decoded, torch_fallback, builtin)
+    if is_builtin(kernel):  # a native kernel replaces the package's Python ones (not a user's)
+        try:
+            binding = native.bind(site, decoded, native.ProgramStatus(), error, builtin=builtin)
+        except native.KernelLibraryError as e:
+            raise error(str(e)) from None
+        if binding is not None:
+            return binding
+    if kernel is None:
+        raise CompileError(
+            f"{site.location}: no kernel for {site.domain_name}::{site.operator_name} (element types "
+            f"{', '.join(site.input_types)}); " + ("" if builtin else "kernels='user' leaves out the built-in ones; ")
+            + ("" if torch_fallback or not builtin else "the generic torch kernel is off (torch_fallback=False); ")
+            + "register one (tosa_custom.runtime.register_kernel) or load a kernel library for it "
+            "(tosa_custom.runtime.load_kernel_library)", category="no-kernel", ops=[site.operator_name])
+    return python_binding(site, decoded, kernel)
 
 
-def bind_kernels(module) -> list[tuple[CustomCallSite, native.NativeBinding]]:
-    """Every tosa.custom of `module` with its native kernel, prepared;
-    CompileError naming the first op that has none."""
+def bind_kernels(module, torch_fallback: bool = True,
+                 kernels: str = "all") -> list[tuple[CustomCallSite, native.NativeBinding | PythonBinding]]:
+    """Every tosa.custom of `module` with its kernel (native or Python),
+    prepared; CompileError naming the first op that has none.
+    `torch_fallback`, `kernels`: as runtime.load's."""
     bound = []
     try:
         for site in find_custom_call_sites(getattr(module, "operation", module)):
-            bound.append((site, _bind(site)))
+            bound.append((site, _bind(site, torch_fallback, kernels)))
     except BaseException:
         for _, binding in bound:
             binding.release()
@@ -158,8 +184,8 @@ def mark_sites(module, bound: list, ids: list[int] | None = None) -> list[BoundS
 
 
 def bind_sites(module) -> list[BoundSite]:
-    """Bind every tosa.custom of `module` to a native kernel and mark it for
-    the dispatch pass; CompileError naming the first op that has none."""
+    """Bind every tosa.custom of `module` to its kernel and mark it for the
+    dispatch pass; CompileError naming the first op that has none."""
     return mark_sites(module, bind_kernels(module))
 
 
@@ -196,8 +222,11 @@ def _site_record(b: BoundSite, library: str) -> str:
 
 
 def write_sites(sites: list[BoundSite], path: str | os.PathLike, libraries: dict[Path, str] | None = None) -> Path:
-    """Write the sites file; `libraries` maps a kernel library to the name
-    written for it (a saved program's copy beside the file), else its path."""
+    """Write the sites file of the native `sites`; `libraries` maps a kernel
+    library to the name written for it (a saved program's copy beside the
+    file), else its path. CompileError naming an op bound to a Python
+    kernel, which no sites file can carry."""
+    refuse_python(b.binding for b in sites)
     libraries = libraries or {}
     records = [_site_record(b, libraries.get(b.binding.library.path, str(b.binding.library.path))) for b in sites]
     Path(path).write_text(f"tosa_custom_iree_sites {SITES_FORMAT}\n" + "".join(r + "\n" for r in records),

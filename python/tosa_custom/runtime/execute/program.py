@@ -79,7 +79,7 @@ from ..kernels.tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
 from ...weights.checkpoint import MODULE_FILE, is_saved_program, read_saved
 from .weights import WeightSlots
 
-__all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "TilingReport", "load"]
+__all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "TilingReport", "load", "store_results"]
 
 # Which kernels may run a model's ops: every one, or only those the user registered or loaded.
 KERNEL_SELECTIONS = ("all", "user")
@@ -190,6 +190,40 @@ class TilingReport:
         return f"TilingReport({self.cpu.describe()}; {self.config.describe()})"
 
 
+def store_results(result, outputs: list[torch.Tensor], decoded: DecodedCall | None,
+                  unused_results: Sequence[int] = ()) -> None:
+    """Check a Python kernel's returned `result` against the op's `outputs`
+    (count, shape and dtype, strictly: no silent casts) and copy it into
+    them; KernelError saying what differs. Shared with tosa_custom.iree's
+    Python-kernel sites."""
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    dropped = decoded.dropped_results if decoded else ()
+    if dropped:
+        results = [r for i, r in enumerate(results) if i not in dropped]
+    if len(results) != len(outputs):
+        raise KernelError(f"returned {len(results)} results, the op has {len(outputs)}")
+    for i, (r, out) in enumerate(zip(results, outputs)):
+        if i in unused_results:
+            continue
+        if isinstance(r, np.ndarray):
+            r = torch.from_numpy(r)
+        if isinstance(r, (bool, int, float)) and out.dim() == 0:  # a scalar result (aten.item)
+            expected = _SCALAR_TYPES.get(out.dtype)
+            if type(r) is not expected:
+                raise KernelError(f"result #{i} is a {type(r).__name__}, expected a "
+                                  f"{expected.__name__ if expected else out.dtype}")
+            out.fill_(r)
+            continue
+        if not isinstance(r, torch.Tensor):
+            raise KernelError(f"result #{i} is a {type(r).__name__}, not a tensor")
+        if tuple(r.shape) != tuple(out.shape) or r.dtype != out.dtype:
+            raise KernelError(
+                f"result #{i} is {list(r.shape)} {str(r.dtype).replace('torch.', '')}, "
+                f"expected {list(out.shape)} {str(out.dtype).replace('torch.', '')}"
+            )
+        out.copy_(r)
+
+
 class _Site:
     """A custom op bound to its kernel: decoded once, called per run."""
 
@@ -259,32 +293,7 @@ class _Site:
                 out.zero_()
 
     def _store(self, result, outputs: list[torch.Tensor]) -> None:
-        results = list(result) if isinstance(result, (tuple, list)) else [result]
-        dropped = self.decoded.dropped_results if self.decoded else ()
-        if dropped:
-            results = [r for i, r in enumerate(results) if i not in dropped]
-        if len(results) != len(outputs):
-            raise KernelError(f"returned {len(results)} results, the op has {len(outputs)}")
-        for i, (r, out) in enumerate(zip(results, outputs)):
-            if i in self.site.unused_results:
-                continue
-            if isinstance(r, np.ndarray):
-                r = torch.from_numpy(r)
-            if isinstance(r, (bool, int, float)) and out.dim() == 0:  # a scalar result (aten.item)
-                expected = _SCALAR_TYPES.get(out.dtype)
-                if type(r) is not expected:
-                    raise KernelError(f"result #{i} is a {type(r).__name__}, expected a "
-                                      f"{expected.__name__ if expected else out.dtype}")
-                out.fill_(r)
-                continue
-            if not isinstance(r, torch.Tensor):
-                raise KernelError(f"result #{i} is a {type(r).__name__}, not a tensor")
-            if tuple(r.shape) != tuple(out.shape) or r.dtype != out.dtype:
-                raise KernelError(
-                    f"result #{i} is {list(r.shape)} {str(r.dtype).replace('torch.', '')}, "
-                    f"expected {list(out.shape)} {str(out.dtype).replace('torch.', '')}"
-                )
-            out.copy_(r)
+        store_results(result, outputs, self.decoded, self.site.unused_results)
 
     def describe(self) -> str:
         return f"{self.site.operator_name} at {self.site.location}"
