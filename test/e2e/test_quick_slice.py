@@ -23,8 +23,9 @@ pytestmark = pytest.mark.skipif(
 
 
 # Whole models (BERT, GPT-2, ...) take tens of seconds each, with dynamic dims too
-# (e2e/dynamic_models.py: every architecture at three sizes): the full audit runs them.
-_SLOW_FAMILIES = {"model", "dynamic_model"}
+# (e2e/dynamic_models.py: every architecture at three sizes), torchvision's architectures
+# (e2e/torchvision_models.py, a minute or more each): the full audit runs them.
+_SLOW_FAMILIES = {"model", "dynamic_model", "torchvision"}
 # Every case, not the first: in-place ops, out=, state over calls, result structure and Python
 # numbers are each a different path through the program's boundary (about 40 s a mode at -j 2).
 # Every dynamic case too (issue 23: the family runs in every mode): each is one compile run at
