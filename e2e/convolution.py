@@ -5,7 +5,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tosa_custom.e2e import Fn, case, randn_inputs
+from tosa_custom.e2e import Fn, case, randn_inputs, xfail_except
 
 FAMILY = "convolution"
 
@@ -66,10 +66,9 @@ def Conv2dModule_depthwise_float16():
 
 
 @case(inputs=lambda: (4 * torch.randn(4, 6, 40).bfloat16(),), family=FAMILY, rtol=2 ** -7, atol=1e-5,
-      xfail={**dict.fromkeys(("iree/stock", "iree/selective", "iree/auto"),
-                             "iree-compile refuses the bfloat16 weights as a dense_resource constant ('arith.constant' "
-                             "op failed to verify that all of {value, result} have same type); in dummy mode the "
-                             "convolution and its weights are a kept op's"), "refmodel": _HALF_DEPTHWISE})
+      xfail={**xfail_except("iree", "iree-compile refuses the bfloat16 weights as a dense_resource constant "
+                                    "('arith.constant' op failed to verify that all of {value, result} have same type)",
+                            "dummy"), "refmodel": _HALF_DEPTHWISE})
 def Conv1dModule_depthwise_bfloat16():
     return nn.Conv1d(6, 6, 5, groups=6, padding="same").bfloat16()
 

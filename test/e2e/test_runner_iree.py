@@ -10,7 +10,7 @@ import torch
 import tosa_custom
 
 from tosa_custom.e2e import runner
-from tosa_custom.e2e.registry import Case, case
+from tosa_custom.e2e.registry import Case, case, xfail_except
 
 pytest.importorskip("iree.runtime")
 pytest.importorskip("iree.compiler")
@@ -85,6 +85,9 @@ def test_an_iree_expectation_of_one_mode_holds_in_that_mode_only():
     assert runner.expected_reason(c, "stock") is None and runner.expected_reason(c, "dummy") == "dummy's"
     with pytest.raises(ValueError, match=r"xfail modes \['iree/eager'\] are not among"):
         case(inputs=lambda: (), family="x", xfail={"iree/eager": "no"}, name="EagerModule_basic")(lambda: None)
+    assert xfail_except("iree", "why", "dummy") == {"iree/stock": "why", "iree/selective": "why", "iree/auto": "why"}
+    with pytest.raises(ValueError, match=r"xfail_except: modes \['eager'\] are not among"):
+        xfail_except("iree", "why", "eager")
 
 
 def test_a_kept_op_without_results_is_an_expected_refusal():

@@ -110,8 +110,8 @@ def test_a_users_kernel_runs_on_iree(private_registry, threads):
 
 
 def test_a_users_kernel_replaces_the_native_one_as_in_the_runtime(private_registry):
-    module = tosa_custom.compile(tosa_custom.e2e.Fn(lambda x: torch.nn.functional.gelu(x) + 1), (torch.randn(3, 4),),
-                                 backend_legal_ops=["aten.gelu"]).operation.get_asm()
+    model = tosa_custom.e2e.Fn(lambda x: torch.nn.functional.gelu(x) + 1).eval()
+    module = tosa_custom.compile(model, (torch.randn(3, 4),), backend_legal_ops=["aten.gelu"]).operation.get_asm()
     assert iree.load(module).kernels[0].startswith("native (")  # the built-in native kernel, without the user's
 
     @runtime.register_kernel("torch.aten.gelu", override=True)
