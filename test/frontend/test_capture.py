@@ -197,3 +197,21 @@ def test_roll_compiles_in_stock_mode_like_eager(shifts, dims):
         warnings.simplefilter("ignore")
         module = tosa_custom.compile(model, (x,))
     torch.testing.assert_close(runtime.load(module)(x), model(x))
+
+
+# --------------------------------------------------------------------------
+# adaptive average pooling by its windows.
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size,out", [((1, 1), (6, 6)), ((2, 3), (7, 5)), ((5, 5), (3, 3)), ((4, 6), (2, 3))])
+def test_adaptive_avg_pool2d_compiles_conformant_in_stock_mode_like_eager(size, out):
+    """PyTorch's decomposition of adaptive pooling whose windows do not tile
+    the input gathered them by an index of rank 7, lowered to TOSA of rank 7
+    no level allows (AlexNet's 1x1 -> 6x6 and VGG's 2x2 -> 7x7 in stock mode);
+    ours takes the mean of each window, and the output validates (tosa_target='auto')."""
+    model, x = nn.AdaptiveAvgPool2d(out), torch.randn(2, 3, *size, generator=_g())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(model, (x,), tosa_target="auto")
+    torch.testing.assert_close(runtime.load(module)(x), model(x))

@@ -215,10 +215,33 @@ def _roll_as_slices(self, shifts, dims=()):
     return out.clone() if out is self else out
 
 
+def _adaptive_means(x, dim: int, out: int):
+    """Adaptive average pooling of `x` along `dim` to `out` positions: the
+    mean of each of PyTorch's windows [floor(i*size/out), ceil((i+1)*size/out)), concatenated."""
+    size = x.shape[dim]
+    windows = [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
+    return torch.cat([x.narrow(dim, start, end - start).mean(dim, keepdim=True) for start, end in windows], dim)
+
+
+def _adaptive_avg_pool2d_by_windows(self, output_size):
+    """Adaptive average pooling whose windows do not tile the input (AlexNet's
+    and VGG's 1x1 or 2x2 feature maps pooled to 6x6 or 7x7) as the mean of
+    each window, row windows then column windows (the pooling is separable),
+    sizes static. PyTorch's decomposition gathers the windows by an index of
+    rank 7, which TorchToTosa lowers to TOSA of rank 7 that no level allows
+    (8k: rank 6); a tiling one decomposes as PyTorch's does (to avg_pool2d)."""
+    pytorch = get_decomposition_table()[torch.ops.aten._adaptive_avg_pool2d.default]
+    (h, w), (oh, ow) = self.shape[-2:], output_size
+    if not all(isinstance(v, int) for v in (h, w, oh, ow)) or not self.is_floating_point() or (
+            h % oh == 0 and w % ow == 0):
+        return pytorch(self, output_size)
+    return _adaptive_means(_adaptive_means(self, self.dim() - 2, oh), self.dim() - 1, ow)
+
 # Ours, on top of torch-mlir's table (a listed op is left out of it too).
 _OUR_DECOMPOSITIONS = {
     torch.ops.aten.index_put.default: _index_put_on_leading_dims,
     torch.ops.aten.roll.default: _roll_as_slices,
+    torch.ops.aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d_by_windows,
     **{o: _linspace_converting_ends(o) for o in (torch.ops.aten.linspace.Tensor_Tensor,
                                                 torch.ops.aten.linspace.Tensor_Scalar,
                                                 torch.ops.aten.linspace.Scalar_Tensor)},
