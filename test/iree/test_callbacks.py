@@ -211,6 +211,40 @@ def test_a_kernel_calling_its_own_program_is_an_error_not_a_hang(private_registr
     assert "KernelError: a Python kernel of this program called it again" in str(error)
 
 
+_RESULTLESS = """
+func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+  tosa.custom %a {domain_name = DOMAIN, implementation_attrs = ATTRS, operator_name = OP} : (tensor<4xf32>) -> () loc("model.py":3:1)
+  %0 = tosa.abs %a : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""
+_METADATA = ('{\\22args\\22:{\\22a\\22:{\\22operand\\22:0},\\22device\\22:{\\22device\\22:\\22cpu\\22},'
+             '\\22dtype\\22:{\\22dtype\\22:\\22DTYPE\\22},\\22layout\\22:{\\22layout\\22:\\22strided\\22},'
+             '\\22size\\22:null,\\22stride\\22:null},\\22version\\22:1}')
+
+
+def _resultless(domain: str, op: str, attrs: str = "") -> str:
+    return _RESULTLESS.replace("DOMAIN", f'"{domain}"').replace("OP", f'"{op}"').replace("ATTRS", f'"{attrs}"')
+
+
+def test_a_metadata_assertion_is_checked_once_at_load():
+    """A kept op without results would lose its dispatch in IREE: an
+    assertion on static metadata is checked at load and left out; one that
+    fails is refused, naming the op; any other result-less op is refused."""
+    metadata = "torch.aten._assert_tensor_metadata"
+    program = iree.load(_resultless("torch_mlir", metadata, _METADATA.replace("DTYPE", "float32")))
+    assert program.custom_ops == []
+    x = torch.randn(4)
+    torch.testing.assert_close(program(x), x.abs())
+    with pytest.raises(CompileError, match=r"_assert_tensor_metadata fails on every call, checked at load: "
+                                           r"RuntimeError: .*dtype mismatch") as info:
+        iree.load(_resultless("torch_mlir", metadata, _METADATA.replace("DTYPE", "int64")))
+    assert info.value.category == "kernel-error" and info.value.ops == (metadata,)
+    with pytest.raises(CompileError, match=r"acme::log_it has no results \(an assertion\): IREE takes a dispatch "
+                                           r"to be free of side effects") as info:
+        iree.load(_resultless("acme", "log_it"))
+    assert info.value.category == "executor-limit" and info.value.ops == ("log_it",)
+
+
 def test_a_python_kernel_site_is_refused_for_iree_run_module(convnet, tmp_path):
     _, _, module = convnet
     with pytest.raises(CompileError, match=r"torch_mlir::torch.aten.conv2d runs by its Python kernel "

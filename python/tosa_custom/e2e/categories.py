@@ -76,7 +76,8 @@ _add("dynamic-shape", "runtime",
      "an input or result has a dynamic (data-dependent) shape, and the runtime runs static shapes only")
 _add("executor-limit", "runtime",
      "the executor cannot take a program the target allows: the ML SDK for Vulkan has no 64-bit integer tensors "
-     "(a program declaring EXT-INT64 that takes or returns int64) and no zero-size tensors")
+     "(a program declaring EXT-INT64 that takes or returns int64) and no zero-size tensors; IREE removes a "
+     "dispatch nobody reads, so a kept op without results (other than a metadata check) cannot run there")
 _add("no-kernel", "runtime", "no kernel is registered for a tosa.custom, and the generic torch kernel does not apply")
 _add("decode-failed", "runtime", "the runtime could not decode a tosa.custom's implementation_attrs")
 _add("kernel-error", "runtime", "a kernel raised, or returned a result of the wrong shape or dtype")

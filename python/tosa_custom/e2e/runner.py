@@ -464,8 +464,8 @@ REFUSALS = {
     "dynamic-shape": "tosa_custom.iree runs static shapes only: a program with a dynamic dim is refused at load "
                      "(run it on the reference runtime)",
     "executor-limit": "IREE takes a dispatch to be free of side effects and removes one whose results nobody reads: "
-                      "a kept op without results (an assertion such as aten._assert_tensor_metadata) would never "
-                      "run, so it is refused at load",
+                      "a kept op without results (an assertion; aten._assert_tensor_metadata excepted, checked at "
+                      "load) would never run, so it is refused at load",
 }
 # What TOSA's reference model refuses by design (tosa_custom.refmodel).
 REFMODEL_REFUSALS = {

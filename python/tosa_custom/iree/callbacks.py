@@ -38,7 +38,7 @@ from ..runtime.kernels import native
 from ..runtime.kernels.registry import Kernel, KernelCall
 from ..runtime.lower.outline import CustomCallSite
 
-__all__ = ["PythonBinding", "python_binding", "refuse_python", "running", "RUN_FN"]
+__all__ = ["PythonBinding", "check_at_load", "python_binding", "refuse_python", "running", "RUN_FN"]
 
 # tck_run_fn: int32_t (*)(const tck_call *, tck_memref *const *inputs, tck_memref *const *outputs)
 RUN_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.POINTER(native.Call), ctypes.POINTER(ctypes.c_void_p),
@@ -145,6 +145,21 @@ def python_binding(site: CustomCallSite, decoded: DecodedCall | None, kernel: Ke
                            "reference runtime (tosa_custom.runtime.load)", category="no-kernel",
                            ops=[site.operator_name])
     return PythonBinding(site, decoded, kernel)
+
+
+def check_at_load(site: CustomCallSite, decoded: DecodedCall | None, kernel: Kernel) -> None:
+    """Run a result-less check whose verdict depends only on its operands'
+    static types (sites.METADATA_CHECKS) once, on zeros of those types:
+    CompileError "kernel-error" naming the op if it fails, as every call would."""
+    inputs = [torch.zeros(shape, dtype=MLIR_TO_TORCH[t]) for shape, t in zip(site.input_shapes, site.input_types)]
+    for i, dtype in (decoded.operand_dtypes.items() if decoded is not None else ()):
+        inputs[i] = carried_view(inputs[i], dtype)
+    try:
+        kernel(KernelCall(decoded, inputs, [], site.implementation_attrs))
+    except Exception as e:  # noqa: BLE001 - the check's verdict, raised as the load's
+        raise CompileError(f"{site.location}: {site.domain_name}::{site.operator_name} fails on every call, checked "
+                           f"at load: {type(e).__name__}: {e}", category="kernel-error",
+                           ops=[site.operator_name]) from e
 
 
 def refuse_python(bindings) -> None:

@@ -35,11 +35,11 @@ from ..core.diagnostics import CompileError
 from ..runtime.kernels import native
 from ..runtime.kernels.registry import find_kernel, is_builtin
 from ..runtime.lower.outline import CustomCallSite, find_custom_call_sites
-from .callbacks import PythonBinding, python_binding, refuse_python
+from .callbacks import PythonBinding, check_at_load, python_binding, refuse_python
 from .dispatch import SITE_ATTR, SPLIT_ATTR
 
-__all__ = ["BoundSite", "bind_sites", "bind_kernels", "mark_sites", "reserve_ids", "new_ids", "free_ids",
-           "ID_LIMIT", "ID_CHUNK", "SITES_FORMAT"]
+__all__ = ["BoundSite", "METADATA_CHECKS", "bind_sites", "bind_kernels", "mark_sites", "reserve_ids", "new_ids",
+           "free_ids", "ID_LIMIT", "ID_CHUNK", "SITES_FORMAT"]
 
 SITES_FORMAT = 1
 # Site ids the plugin holds: below CHUNK x CHUNKS (lib/iree_plugin.c), in chunks of 1024.
@@ -116,23 +116,35 @@ def _decode(site: CustomCallSite):
                            ops=[site.operator_name]) from None
 
 
+# Result-less ops whose verdict depends only on their operands' static types
+# (dtype, sizes, dense strides, device, layout), which IREE's dispatch of
+# them would lose (it removes a dispatch nobody reads): checked once at
+# load by their kernel, then left out of the program.
+METADATA_CHECKS = frozenset({"torch.aten._assert_tensor_metadata"})
+
+
 def _bind(site: CustomCallSite, torch_fallback: bool = True,
-          kernels: str = "all") -> native.NativeBinding | PythonBinding:
+          kernels: str = "all") -> native.NativeBinding | PythonBinding | None:
     """The kernel runtime.load would run `site` with (its order and its
-    `torch_fallback` and `kernels` choices), prepared."""
+    `torch_fallback` and `kernels` choices), prepared; None for a check of
+    METADATA_CHECKS, which passed."""
     def error(message: str) -> CompileError:
         return CompileError(f"{site.location}: {site.domain_name}::{site.operator_name}: {message}",
                             category="runtime-lowering-failed", ops=[site.operator_name])
 
+    decoded = _decode(site)
+    builtin = kernels == "all"
+    kernel = find_kernel(site.operator_name, site.domain_name, decoded, torch_fallback, builtin)
+    if not site.output_types and kernel is not None and site.operator_name in METADATA_CHECKS \
+            and site.domain_name == DOMAIN:
+        check_at_load(site, decoded, kernel)
+        return None
     if not site.output_types:
         raise CompileError(
             f"{site.location}: {site.domain_name}::{site.operator_name} has no results (an assertion): IREE takes "
             "a dispatch to be free of side effects and removes one whose results nobody reads, so it would never "
             "run; run this program on the reference runtime (tosa_custom.runtime.load)", category="executor-limit",
             ops=[site.operator_name])
-    decoded = _decode(site)
-    builtin = kernels == "all"
-    kernel = find_kernel(site.operator_name, site.domain_name, decoded, torch_fallback, builtin)
     if is_builtin(kernel):  # a native kernel replaces the package's Python ones (not a user's)
         try:
             binding = native.bind(site, decoded, native.ProgramStatus(), error, builtin=builtin)
@@ -155,14 +167,19 @@ def bind_kernels(module, torch_fallback: bool = True,
     """Every tosa.custom of `module` with its kernel (native or Python),
     prepared; CompileError naming the first op that has none.
     `torch_fallback`, `kernels`: as runtime.load's."""
-    bound = []
+    op = getattr(module, "operation", module)
+    bound, checked = [], []
     try:
-        for site in find_custom_call_sites(getattr(module, "operation", module)):
-            bound.append((site, _bind(site, torch_fallback, kernels)))
+        for site in find_custom_call_sites(op):
+            binding = _bind(site, torch_fallback, kernels)
+            (checked if binding is None else bound).append((site, binding))
     except BaseException:
         for _, binding in bound:
             binding.release()
         raise
+    ops = custom_ops(op)
+    for site, _ in checked:  # passed at load: nothing left to run
+        ops[site.index].erase()
     return bound
 
 
