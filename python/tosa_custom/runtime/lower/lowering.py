@@ -52,6 +52,7 @@ from .exact_sizes import FOLD_EXACT_SIZES
 from .masks import LOWER_MASKS
 from .result_buffers import OFFER_RESULT_BUFFERS
 from .split_functions import SPLIT_FUNCTIONS
+from .loop_hints import ATTACH_LOOP_HINTS, HINT_LOOPS
 from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
     GENERALIZE,
@@ -200,7 +201,9 @@ _SOFT_BF16 = [
 _TO_LLVM = [
     # A large function cut into pieces of bounded size (split_functions.py;
     # after the C wrappers are requested, so the pieces get none).
-    *_SOFT_BF16, "func.func(llvm-request-c-wrappers)", SPLIT_FUNCTIONS, "expand-strided-metadata", "lower-affine", "convert-scf-to-cf",
+    *_SOFT_BF16, "func.func(llvm-request-c-wrappers)", SPLIT_FUNCTIONS, "expand-strided-metadata", "lower-affine",
+    # Loops of run-time trip count are not LLVM's to vectorize or unroll again (loop_hints.py).
+    HINT_LOOPS, "convert-scf-to-cf",
     # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls, one
     # per lane: before the vectors are lowered, which lowers the lanes'
     # extracts and inserts (after, they reached LLVM as vector ops: erf of
@@ -208,7 +211,7 @@ _TO_LLVM = [
     "convert-math-to-llvm", "convert-math-to-libm",
     "convert-vector-to-llvm{reassociate-fp-reductions}", "finalize-memref-to-llvm",
     "convert-arith-to-llvm", "convert-index-to-llvm",
-    "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts",
+    "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts", ATTACH_LOOP_HINTS,
 ]
 _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-scf{full-unroll})", *_TO_LLVM]
 _VECTORIZE = _TILE + _BUFFERIZE_TILED + _DEALLOCATE + _VECTOR_TAIL  # CPU-independent parts: see _vectorize
@@ -232,7 +235,9 @@ def _returning(passes: list[str], returns: bool) -> list[str]:
 def _vectorize(cpu: CpuTarget, returns: bool = False) -> list[str]:
     return _tile(cpu) + _returning(_BUFFERIZE_TILED + _DEALLOCATE, returns) + _vector_tail(cpu)
 _NAIVE_BUFFERIZE = [TO_BUFFER_PER_CALL, _ONE_SHOT, *_OUT_PARAMS, *_DEALLOCATE]
-_NAIVE_LOOPS = ["func.func(convert-linalg-to-loops)", *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm")]]
+# Naive loops are LLVM's to vectorize: no loop hints there.
+_NAIVE_LOOPS = ["func.func(convert-linalg-to-loops)",
+                *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm") and p not in (HINT_LOOPS, ATTACH_LOOP_HINTS)]]
 _NAIVE = _NAIVE_BUFFERIZE + _NAIVE_LOOPS
 
 FRONTEND_PIPELINE = pipeline_text(_FRONTEND)

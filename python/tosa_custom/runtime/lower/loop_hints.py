@@ -1,0 +1,103 @@
+"""Loops of run-time trip count in a large program are not LLVM's to
+vectorize or unroll again.
+
+Tiling vectorizes and unrolls the loops it makes (tiling.py) and peels their
+remainders (remainders.py). When a loop's trip count is a run-time value (a
+`?` dim), LLVM's loop vectorizer and unroller still take it: each such loop
+grows a vector body, an epilogue and run-time checks, and the
+scalar-evolution queries behind them are most of the JIT's time in a large
+program. Measured on the dynamic two-layer Llama of the real-model list
+(selective mode, 6.8k ops here; a loaded AVX2 host, one process): load 153 s
+without the hints, 32-37 s with them (LLVM's vectorizer alone kept: 48 s; its
+unroller alone: 53 s), its run time the same (0.064 against 0.067 ms at 2x8).
+In a small program that time is small, and what LLVM's loop passes give is
+kept: the dynamic MLP of benchmarks/dynamic.py (700 ops) ran up to 1.2x
+slower at 17 rows with the hints, so only a module of more than `above` ops
+(2000 by default) is hinted. Loops of constant trip count are never hinted:
+unrolling them is what makes the convolutions fast (every loop hinted made
+resnet18 1.9x and mobilenet_v3_small 1.2x slower).
+
+Two passes, because the hint travels as a discardable attribute:
+`tosa-custom-hint-loops` marks each `scf.for` whose bounds or step is a
+run-time value with `llvm.loop_annotation` before `convert-scf-to-cf`, which
+copies it onto the loop's latch branch; `tosa-custom-attach-loop-hints`,
+after the lowering to the LLVM dialect, moves it into the branch's own
+`loop_annotation`, which the translation to LLVM IR reads as `llvm.loop`
+metadata (`llvm.loop.unroll.disable`, `llvm.loop.isvectorized`).
+"""
+
+from __future__ import annotations
+
+from torch_mlir import ir
+
+from ...core.ir import collect_ops
+from ...core.passes import Option, PassContext, parse_count, parse_flag, register_pass
+
+__all__ = ["HINT_LOOPS", "ATTACH_LOOP_HINTS", "HINT", "DEFAULT_ABOVE", "hint_loops", "attach_loop_hints"]
+
+HINT_LOOPS = "tosa-custom-hint-loops"
+ATTACH_LOOP_HINTS = "tosa-custom-attach-loop-hints"
+HINT = "#llvm.loop_annotation<unroll = <disable = true>, isVectorized = true>"
+"""Neither unrolled nor vectorized by LLVM."""
+CARRIED = "llvm.loop_annotation"
+"""The discardable attribute convert-scf-to-cf copies from an scf.for onto its latch branch."""
+DEFAULT_ABOVE = 2000
+"""The size (ops, nested counted) past which a module's loops are hinted."""
+_CONSTANTS = ("arith.constant", "index.constant")
+
+
+def _constant(value: ir.Value) -> bool:
+    owner = value.owner
+    return not isinstance(owner, ir.Block) and owner.name in _CONSTANTS
+
+
+def _run_time_trip_count(loop: ir.Operation) -> bool:
+    lower, upper, step = list(loop.operands)[:3]
+    return not (_constant(lower) and _constant(upper) and _constant(step))
+
+
+def _size(root: ir.Operation) -> int:
+    count = [0]
+
+    def visit(_):
+        count[0] += 1
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return count[0]
+
+
+@register_pass(HINT_LOOPS,
+               "Mark each scf.for whose trip count is a run-time value, in a module of more than ABOVE ops, so that "
+               "LLVM neither vectorizes nor unrolls it (llvm.loop_annotation, which convert-scf-to-cf carries to the "
+               "latch branch)",
+               options=(Option("above", "hint only in a module of more ops than this", DEFAULT_ABOVE, parse_count),
+                        Option("all", "mark every loop, of constant trip count too (slower code: to measure what "
+                                      "LLVM's loop passes give)", False, parse_flag, implicit="true")))
+def hint_loops(module, ctx: PassContext | None = None) -> int:
+    """Returns how many loops were marked."""
+    above = ctx.options.above if ctx is not None else DEFAULT_ABOVE
+    every = ctx.options.all if ctx is not None else False
+    root = getattr(module, "operation", module)
+    if _size(root) <= above:
+        return 0
+    loops = [op for op in collect_ops(root, lambda op: op.name == "scf.for") if every or _run_time_trip_count(op)]
+    if loops:
+        hint = ir.Attribute.parse(HINT, root.context)
+        for loop in loops:
+            loop.attributes[CARRIED] = hint
+    return len(loops)
+
+
+@register_pass(ATTACH_LOOP_HINTS,
+               "Move the loop hints convert-scf-to-cf carried onto latch branches into llvm.br's loop_annotation, "
+               "which the translation to LLVM IR reads")
+def attach_loop_hints(module, ctx: PassContext | None = None) -> int:
+    """Returns how many branches took their hint."""
+    root = getattr(module, "operation", module)
+    branches = collect_ops(root, lambda op: op.name in ("llvm.br", "llvm.cond_br") and CARRIED in op.attributes)
+    for branch in branches:
+        hint = branch.attributes[CARRIED]
+        del branch.attributes[CARRIED]
+        branch.attributes["loop_annotation"] = hint
+    return len(branches)

@@ -1,0 +1,76 @@
+// RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-hint-loops=above=0 | FileCheck %s
+// RUN: tosa-custom-opt %s -split-input-file --tosa-custom-hint-loops="above=0 all" | FileCheck %s --check-prefix=ALL
+
+// A loop over a `?` dim is hinted (neither vectorized nor unrolled by LLVM);
+// the loop of constant trip count inside it is left to LLVM, unless `all`.
+// CHECK: #loop_annotation = #llvm.loop_annotation<unroll = #loop_unroll, isVectorized = true>
+// CHECK-LABEL: func.func @rows(
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        memref.store
+// CHECK-NEXT:      }{{$}}
+// CHECK-NEXT:    } {llvm.loop_annotation = #loop_annotation}
+// ALL-LABEL:   func.func @rows(
+// ALL:           } {llvm.loop_annotation = #loop_annotation}
+// ALL:         } {llvm.loop_annotation = #loop_annotation}
+func.func @rows(%m: memref<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  %n = memref.dim %m, %c0 : memref<?x8xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c8 step %c1 {
+      memref.store %z, %m[%i, %j] : memref<?x8xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A step or lower bound read at run time hints the loop too; a static
+// program is left as it was.
+// CHECK-LABEL: func.func @step(
+// CHECK:         } {llvm.loop_annotation = #loop_annotation}
+// CHECK-LABEL: func.func @static(
+// CHECK-NOT:     {llvm.loop_annotation
+func.func @step(%m: memref<64xf32>, %s: index) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c64 step %s {
+    memref.store %z, %m[%i] : memref<64xf32>
+  }
+  return
+}
+
+func.func @static(%m: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c64 step %c1 {
+    memref.store %z, %m[%i] : memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// A small module keeps what LLVM's loop passes give: at the default bound
+// (2000 ops) this one is not hinted.
+// RUN: tosa-custom-opt %s -split-input-file --tosa-custom-hint-loops | FileCheck %s --check-prefix=SMALL
+// SMALL-NOT:   {llvm.loop_annotation
+// CHECK-LABEL: func.func @small(
+// CHECK:         } {llvm.loop_annotation = #loop_annotation}
+func.func @small(%m: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %z = arith.constant 0.0 : f32
+  %n = memref.dim %m, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %z, %m[%i] : memref<?xf32>
+  }
+  return
+}
