@@ -215,3 +215,25 @@ def test_adaptive_avg_pool2d_compiles_conformant_in_stock_mode_like_eager(size, 
         warnings.simplefilter("ignore")
         module = tosa_custom.compile(model, (x,), tosa_target="auto")
     torch.testing.assert_close(runtime.load(module)(x), model(x))
+
+
+
+# --------------------------------------------------------------------------
+# grouped convolutions as a batched matmul.
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("channels,groups,kernel,stride,padding,dilation,size", [
+    (440, 55, 3, 2, 1, 1, (4, 4)),  # regnet_y_400mf's, which TorchToTosa refused
+    (48, 12, 3, 1, 1, 1, (5, 5)),  # a convolution per group for TorchToTosa: one compiled each
+    (12, 3, (1, 3), (2, 1), (0, 1), 2, (6, 7)),  # unequal kernel, stride and padding; dilation
+    (16, 2, 3, 3, 0, 1, (8, 8)),  # no padding, stride 3
+])
+def test_grouped_convolution_compiles_in_stock_mode_like_eager(channels, groups, kernel, stride, padding, dilation,
+                                                               size):
+    model = nn.Conv2d(channels, channels, kernel, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    x = torch.randn(1, channels, *size, generator=_g())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(model.eval(), (x,), tosa_target="auto")
+    torch.testing.assert_close(runtime.load(module)(x), model(x), rtol=1e-5, atol=1e-5)

@@ -5,6 +5,8 @@ operation 'torch.aten.convolution'", a generic op dump and a chain of call
 sites: a grouped convolution (55 groups of 8 channels) TorchToTosa does not
 lower. Stock and selective mode now name the op, what about it TorchToTosa
 does not take, the model's line and the two ways out; auto mode runs it.
+(A grouped 2-d convolution is now a batched matmul before TorchToTosa
+sees it, frontend/capture.py; a grouped 3-d one is still refused.)
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from tosa_custom import CompileError, runtime
 
 
 class Blocks(torch.nn.Module):
-    """Convolutions made by one line in a loop (as regnet's blocks are), the
-    last a grouped one of many groups."""
+    """3-d convolutions made by one line in a loop (as regnet's blocks are),
+    the last a grouped one of many groups."""
 
     def __init__(self):
         super().__init__()
-        self.convs = torch.nn.ModuleList(torch.nn.Conv2d(110, 110, 3, padding=1, groups=g) for g in (1, 2, 55))
+        self.convs = torch.nn.ModuleList(torch.nn.Conv3d(110, 110, 3, padding=1, groups=g) for g in (1, 55))
 
     def forward(self, x):
         for conv in self.convs:
@@ -42,7 +44,7 @@ def _compile(model, x, legal):
 @pytest.mark.parametrize("legal", [None, ["aten.relu"]], ids=["stock", "selective"])
 def test_a_grouped_convolution_torch_to_tosa_refuses_is_named_with_its_line_and_the_fixes(legal):
     with pytest.raises(CompileError) as info:
-        _compile(Blocks(), torch.randn(1, 110, 4, 4), legal)
+        _compile(Blocks(), torch.randn(1, 110, 3, 3, 3), legal)
     first = str(info.value).splitlines()[0]
     assert first.startswith("TorchToTosa does not lower torch.aten.convolution with groups=55 (a grouped "
                             "convolution: 110 input channels in groups of 2), at ")
@@ -53,7 +55,7 @@ def test_a_grouped_convolution_torch_to_tosa_refuses_is_named_with_its_line_and_
 
 
 def test_auto_mode_tunnels_the_grouped_convolution_and_matches_eager():
-    model, x = Blocks().eval(), torch.randn(1, 110, 4, 4)
+    model, x = Blocks().eval(), torch.randn(1, 110, 3, 3, 3)
     got = runtime.load(_compile(model, x, "auto"))(x)
     torch.testing.assert_close(got, model(x), rtol=1e-4, atol=1e-4)
 

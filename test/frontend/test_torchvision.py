@@ -11,7 +11,9 @@
   level allows; ours (frontend/capture.py) validates in stock mode and
   matches eager.
 - regnet_y_400mf has grouped convolutions of 55 groups TorchToTosa does not
-  lower: stock mode refuses them plainly, naming the op, the line and the fixes.
+  lower (stock mode refused them plainly); they are batched matmuls before
+  TorchToTosa sees them now (frontend/capture.py), and it compiles in stock
+  mode and matches eager (the refusal's own test: test_refusals.py).
 
 Slow (each compiles a whole model); torchvision comes from _torchvision.py.
 Every architecture in every mode is the e2e family torchvision's (e2e/torchvision_models.py).
@@ -25,7 +27,7 @@ import pytest
 import torch
 
 import tosa_custom
-from tosa_custom import CompileError, runtime
+from tosa_custom import runtime
 
 from _torchvision import torchvision
 
@@ -48,16 +50,13 @@ def test_swin_t_compiles_and_matches_eager(mode):
 
 
 @pytest.mark.slow
-def test_regnet_y_400mf_in_stock_mode_is_refused_plainly():
-    with pytest.raises(CompileError) as info, warnings.catch_warnings():
+def test_regnet_y_400mf_compiles_in_stock_mode_and_matches_eager():
+    model, x = _model("regnet_y_400mf"), torch.randn(1, 3, 64, 64, generator=torch.Generator().manual_seed(0))
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        tosa_custom.compile(_model("regnet_y_400mf"), (torch.randn(1, 3, 64, 64),))
-    first = str(info.value).splitlines()[0]
-    assert first.startswith("TorchToTosa does not lower torch.aten.convolution with groups=")
-    assert "(a grouped convolution: " in first and " input channels in groups of 8), at " in first
-    assert "torchvision/models/regnet.py:" in first
-    assert "backend_legal_ops=['aten.convolution']" in first and "backend_legal_ops='auto'" in first
-    assert info.value.ops == ("torch.aten.convolution",)
+        module = tosa_custom.compile(model, (x,), tosa_target="auto")
+    expected = model(x)  # random weights: logits well under 1, so atol is relative to them
+    torch.testing.assert_close(runtime.load(module)(x), expected, rtol=1e-4, atol=1e-4 * expected.abs().max().item())
 
 
 @pytest.mark.slow

@@ -237,11 +237,54 @@ def _adaptive_avg_pool2d_by_windows(self, output_size):
         return pytorch(self, output_size)
     return _adaptive_means(_adaptive_means(self, self.dim() - 2, oh), self.dim() - 1, ow)
 
+def _every(x, dim: int, step: int, count: int):
+    """Elements 0, step, ..., (count-1)*step of `x` along `dim` (which holds
+    at least (count-1)*step+1), by padding to count*step, splitting the dim
+    in two and keeping the first of each step: static slices and reshapes
+    only, for a stride TOSA's slice does not take."""
+    x = x.narrow(dim, 0, (count - 1) * step + 1)
+    if step == 1:
+        return x
+    pad = [0, 0] * (x.dim() - 1 - dim) + [0, step - 1]
+    x = torch.nn.functional.pad(x, pad)
+    split = x.reshape(*x.shape[:dim], count, step, *x.shape[dim + 1:])
+    return split.narrow(dim + 1, 0, 1).squeeze(dim + 1)
+
+
+def _grouped_convolution_as_matmul(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+                                   groups):
+    """A grouped 2-d convolution of several channels per group as one
+    batched matmul, a batch per group, of the input's shifted windows
+    (padding, static slices, a stack) by the weights. TorchToTosa refuses
+    some (regnet_y_400mf's 55 groups of 8 channels) and lowers the others as
+    a convolution per group, each compiled on its own (regnet_x_400mf: some
+    400 convolutions took over 15 minutes to load). Depthwise ones (one
+    channel per group, tosa.depthwise_conv2d), plain and transposed ones are
+    left as they are (NotImplemented)."""
+    if transposed or groups == 1 or input.dim() != 4 or not input.is_floating_point():
+        return NotImplemented
+    (n, c, h, w), (o, k, kh, kw) = input.shape, weight.shape
+    sizes = (n, c, h, w, o, k, kh, kw, *stride, *padding, *dilation)
+    if k == 1 or not all(isinstance(v, int) for v in sizes):
+        return NotImplemented
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    oh, ow = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1, (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    x = torch.nn.functional.pad(input, (pw, pw, ph, ph))
+    taps = [_every(_every(x.narrow(2, i * dh, h + 2 * ph - i * dh), 2, sh, oh).narrow(3, j * dw, w + 2 * pw - j * dw),
+                   3, sw, ow) for i in range(kh) for j in range(kw)]
+    windows = torch.stack(taps, 2).reshape(n, groups, k * kh * kw, oh * ow)  # per group: channel, then tap
+    windows = windows.permute(1, 0, 3, 2).reshape(groups, n * oh * ow, k * kh * kw)
+    weights = weight.reshape(groups, o // groups, k * kh * kw).permute(0, 2, 1)
+    out = torch.bmm(windows, weights).reshape(groups, n, oh, ow, o // groups)
+    out = out.permute(1, 0, 4, 2, 3).reshape(n, o, oh, ow)
+    return out if bias is None else out + bias.reshape(1, o, 1, 1)
+
 # Ours, on top of torch-mlir's table (a listed op is left out of it too).
 _OUR_DECOMPOSITIONS = {
     torch.ops.aten.index_put.default: _index_put_on_leading_dims,
     torch.ops.aten.roll.default: _roll_as_slices,
     torch.ops.aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d_by_windows,
+    torch.ops.aten.convolution.default: _grouped_convolution_as_matmul,
     **{o: _linspace_converting_ends(o) for o in (torch.ops.aten.linspace.Tensor_Tensor,
                                                 torch.ops.aten.linspace.Tensor_Scalar,
                                                 torch.ops.aten.linspace.Scalar_Tensor)},
@@ -271,6 +314,8 @@ def decomposition_table(selection: OpSelection, program=None) -> dict:
     if program is None:
         return table
     present = set(graph_ops(program.graph_module))
+    if any(getattr(op, "namespace", "") == "quantized_decomposed" for op in present):
+        table.pop(torch.ops.aten.convolution.default, None)  # a PT2E conv stays whole for quant/'s lowering
     if not keep - present:
         return table  # every listed op is already in the graph
     composites = {op: op.decompose for op in present if op not in keep and op in table and _has_cia(op)}
