@@ -51,7 +51,7 @@ func.func @layer_norm$equal_constants(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
 
 // A kept op without a shader is refused, naming it and the executors that run it.
 func.func @relu$no_shader(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error @below {{torch.aten.relu cannot run on Vulkan: no Vulkan shader is registered for torch.aten.relu (domain torch_mlir); register one with tosa_custom.vgf.register_shader, or run the program where kept ops run on kernels: tosa_custom.runtime.load or tosa_custom.refmodel.load (Python or native kernels), tosa_custom.iree.load (native kernels)}}
+  // expected-error @below {{torch.aten.relu cannot run on Vulkan: no Vulkan shader is registered for torch.aten.relu (domain torch_mlir); register one with tosa_custom.vgf.register_shader, or run the program where kept ops run on kernels: tosa_custom.runtime.load, tosa_custom.refmodel.load or tosa_custom.iree.load (native or Python kernels)}}
   %0 = tosa.custom %x {domain_name = "torch_mlir", implementation_attrs = "{\22args\22:{\22self\22:{\22operand\22:0}},\22version\22:1}", operator_name = "torch.aten.relu"} : (tensor<4xf32>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }

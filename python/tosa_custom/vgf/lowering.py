@@ -52,8 +52,8 @@ VK_FORMATS = {"f32": "VK_FORMAT_R32_SFLOAT", "f16": "VK_FORMAT_R16_SFLOAT", "bf1
               "i32": "VK_FORMAT_R32_SINT", "i16": "VK_FORMAT_R16_SINT", "i8": "VK_FORMAT_R8_SINT",
               "i1": "VK_FORMAT_R8_BOOL_ARM", "i64": "VK_FORMAT_R64_SINT"}
 EXECUTORS_HINT = ("register one with tosa_custom.vgf.register_shader, or run the program where kept ops run on "
-                  "kernels: tosa_custom.runtime.load or tosa_custom.refmodel.load (Python or native kernels), "
-                  "tosa_custom.iree.load (native kernels)")
+                  "kernels: tosa_custom.runtime.load, tosa_custom.refmodel.load or tosa_custom.iree.load (native or "
+                  "Python kernels)")
 
 
 class ShaderSite:
