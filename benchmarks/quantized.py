@@ -23,6 +23,17 @@ the int8 model, whose MACs are the same) against the host's measured FP32
 peak (benchmarks/runtime.py's). The int8 answers are checked against PT2E
 eager (within 1 LSB in >= 99% of the elements, as test/quant does); exit 1
 otherwise. Usage: `python benchmarks/quantized.py [--models mlp,mobilenet_v2]`.
+
+`--table` prints instead issue 38's models x modes x executors table: each
+model of tosa_custom.e2e.quantized_models (an MLP, a small CNN, a transformer
+block, MobileNetV2, ResNet18; `--models` picks) compiled in stock,
+selective, auto and dummy mode and run on our runtime, IREE and the TOSA
+reference model, on one input: the share of elements within 1 LSB of PT2E
+eager and of PT2E's graph in float64, the same top-1 class or not ("match"
+as test/quant/test_quantized_models.py holds it), strict pro_int with no
+float tensor inside or not, and the reference model equal to the runtime
+bit for bit or not. A refusal (compile() or an executor's) is shown with
+its category and first line. Usage: `python benchmarks/quantized.py --table`.
 """
 
 from __future__ import annotations
@@ -42,6 +53,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 import torch  # noqa: E402
 
 import tosa_custom  # noqa: E402
+from tosa_custom.e2e.quantized import check_integer, in_float64, output_scale, quantize  # noqa: E402
 from tosa_custom import iree  # noqa: E402
 from tosa_custom import runtime as tc_runtime  # noqa: E402
 from tosa_custom.runtime.compiled.cpu import cpu_target  # noqa: E402
@@ -87,19 +99,6 @@ def _mobilenet_v2():
 MODELS = {"mlp": _mlp, "mobilenet_v2": _mobilenet_v2}
 
 
-def quantize(model, args):
-    from torchao.quantization.pt2e import quantize_pt2e
-    from torchao.testing.pt2e import _xnnpack_quantizer as xnn
-
-    torch.manual_seed(0)
-    m = torch.export.export(model, args).module(check_guards=False)
-    quantizer = xnn.XNNPACKQuantizer().set_global(xnn.get_symmetric_quantization_config(is_per_channel=True))
-    m = quantize_pt2e.prepare_pt2e(m, quantizer)
-    for _ in range(8):
-        m(*[torch.randn_like(a) * 2 for a in args])
-    return quantize_pt2e.convert_pt2e(m)
-
-
 def flops(model, args) -> int:
     from torch.utils.flop_counter import FlopCounterMode
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
@@ -115,10 +114,7 @@ def engines(model, qm, args) -> tuple[dict, float]:
     """name -> a no-argument call; and the int8 output's scale."""
     f32 = tosa_custom.compile(model, args)
     int8 = tosa_custom.compile(qm, args)
-    from tosa_custom.core.ir import public_functions
-    from tosa_custom.core.quantization import read_quantization
-    with int8.context:
-        scale = float(next(iter(read_quantization(public_functions(int8)[0], "res_attrs").values())).scale)
+    scale = output_scale(int8)[0]
     from tosa_custom.core.ir import make_context, parse_module
     texts = {"f32": f32.operation.get_asm(binary=True), "int8": int8.operation.get_asm(binary=True)}
     fresh = lambda kind: parse_module(texts[kind], make_context())  # noqa: E731 - loading lowers the module in place
@@ -149,7 +145,7 @@ def bench(name: str, rounds: int, per_turn: int, peak: float | None) -> bool:
     model, args = made
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        qm = quantize(model, args)
+        qm = quantize(model, args, "per-channel")
         calls, scale = engines(model, qm, args)
     want = qm(*args)
     ok = True
@@ -171,16 +167,101 @@ def bench(name: str, rounds: int, per_turn: int, peak: float | None) -> bool:
     return ok
 
 
+MODES = ("stock", "selective", "auto", "dummy")
+EXECUTORS = ("runtime", "iree", "refmodel")
+
+
+def _legal_ops(spec, mode: str):
+    return {"stock": None, "selective": list(spec.selective), "auto": "auto", "dummy": ["*"]}[mode]
+
+
+def _refusal(e: BaseException) -> str:
+    """An error's category (or type, for one we did not raise) and first line."""
+    kind = getattr(e, "category", None) or type(e).__name__
+    text = str(e).strip()
+    text = text.rsplit("error: ", 1)[-1]  # a diagnostic's own words, after its location
+    return f"{kind}: {(text.splitlines() or [''])[0][:160]}"
+
+
+def _cell(got, want, exact, eager_itself: float, scale: float) -> tuple[str, str]:
+    """(status, detail) of one executor's output, as test_quantized_models holds it."""
+    eager, f64 = _within_lsb(got, want, scale), _within_lsb(got, exact, scale)
+    top1 = torch.equal(got.argmax(-1), want.argmax(-1))
+    ok = f64 >= 0.99 and eager >= min(0.99, eager_itself - 0.01) and top1
+    return ("match" if ok else "mismatch"), f"{eager:.2%} eager, {f64:.2%} f64, top-1 {'same' if top1 else 'DIFFERS'}"
+
+
+def table_rows(name: str, spec, qm, x) -> list[tuple]:
+    """(model, mode, executor, status, detail, strict pro_int, = runtime) per mode and executor."""
+    from tosa_custom.core.ir import make_context, parse_module
+    want, exact = qm(x), in_float64(qm, x)
+    eager_itself = None
+    loaders = {"runtime": tc_runtime.load, "iree": iree.load, "refmodel": tosa_custom.refmodel.load}
+    rows = []
+    for mode in MODES:
+        try:
+            module = tosa_custom.compile(qm, (x,), backend_legal_ops=_legal_ops(spec, mode))
+        except Exception as e:  # noqa: BLE001 - each refusal is a cell of the table
+            rows += [(name, mode, ex, "refused", f"compile: {_refusal(e)}", "-", "-") for ex in EXECUTORS]
+            continue
+        try:
+            check_integer(module)
+            strict = "yes"
+        except AssertionError as e:
+            strict = f"no ({str(e)[:60]})"
+        scale = output_scale(module)[0]
+        eager_itself = _within_lsb(want, exact, scale)
+        text, outs = module.operation.get_asm(binary=True), {}
+        for ex in EXECUTORS:
+            try:
+                outs[ex] = loaders[ex](parse_module(text, make_context()))(x)
+            except Exception as e:  # noqa: BLE001
+                rows.append((name, mode, ex, "refused", _refusal(e), strict, "-"))
+                continue
+            status, detail = _cell(outs[ex], want, exact, eager_itself, scale)
+            same = "-" if ex == "runtime" or "runtime" not in outs else \
+                ("yes" if torch.equal(outs[ex], outs["runtime"]) else "NO")
+            rows.append((name, mode, ex, status, detail, strict, same))
+    return rows
+
+
+def table(models: list[str]) -> bool:
+    """Prints the table; True when every model ran (a refusal is a cell, not a failure of the script)."""
+    from tosa_custom.e2e.quantized_models import MODELS
+    from tosa_custom.e2e.vision import TorchvisionUnavailable
+    print(f"{'model':<13}{'mode':<10}{'executor':<9}{'status':<9}{'strict':<7}{'=runtime':<9}detail")
+    for name in models:
+        spec = MODELS[name]
+        torch.manual_seed(0)
+        try:
+            model = spec.make()
+        except TorchvisionUnavailable as e:
+            print(f"{name:<13}left out: {e}")
+            continue
+        args = (torch.randn(spec.shape),)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            qm = quantize(model, args, spec.quantizer())
+            x = torch.randn(spec.shape) * 2
+            for row in table_rows(name, spec, qm, x):
+                print(f"{row[0]:<13}{row[1]:<10}{row[2]:<9}{row[3]:<9}{row[5]:<7}{row[6]:<9}{row[4]}", flush=True)
+    return True
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--models", default="mlp,mobilenet_v2")
+    parser.add_argument("--models", default=None, help="default: mlp,mobilenet_v2; with --table, all five")
+    parser.add_argument("--table", action="store_true", help="the models x modes x executors table instead")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", type=int, default=20, help="counted calls per engine per round")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
+    if args.table:
+        from tosa_custom.e2e.quantized_models import MODELS
+        return 0 if table([m.strip() for m in (args.models or ",".join(MODELS)).split(",") if m.strip()]) else 1
     peak = _describe_host([cpu_target("host")]).get(cpu_target("host").name)
     print(f"load average before: {os.getloadavg()[0]:.2f}")
-    ok = all([bench(m.strip(), args.rounds, args.calls, peak) for m in args.models.split(",") if m.strip()])
+    ok = all([bench(m.strip(), args.rounds, args.calls, peak) for m in (args.models or "mlp,mobilenet_v2").split(",") if m.strip()])
     print(f"load average after: {os.getloadavg()[0]:.2f}")
     return 0 if ok else 1
 

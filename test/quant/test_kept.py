@@ -17,10 +17,10 @@ import torch
 
 from _pt2e import compile_and_check, output_scale, quantize
 from _transformer import KEPT_OPS, Block, quantizer
-from test_quantized_models import _CNN, _MLP
 
 import tosa_custom
 from tosa_custom.core.ir import make_context, parse_module
+from tosa_custom.e2e.quantized_models import CNN, MLP
 
 _MODES = {"selective": KEPT_OPS, "auto": "auto", "dummy": ["*"]}
 
@@ -126,7 +126,7 @@ def test_block_dummy_mode_on_iree(block):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["auto", "dummy"])
-@pytest.mark.parametrize("make,shape", [(_MLP, (2, 32)), (_CNN, (1, 3, 32, 32))], ids=["mlp", "cnn"])
+@pytest.mark.parametrize("make,shape", [(MLP, (2, 32)), (CNN, (1, 3, 32, 32))], ids=["mlp", "cnn"])
 def test_models(make, shape, mode):
     torch.manual_seed(0)
     args = (torch.randn(shape),)
@@ -210,3 +210,19 @@ def test_report_counts_the_integer_lowering_apart(block, mode):
     assert not any(s.identifier.startswith("torch.quantized_decomposed.") for s in report.tunneled)
     assert {"torch.aten.layer_norm", "torch.aten.softmax.int"} <= set(report.converted), report.converted
     assert ("torch.aten.gelu" in report.integer) == (mode == "auto"), (report.integer, report.converted)
+
+
+def test_kept_op_of_a_fused_group_is_refused_naming_it():
+    """PT2E quantizes linear + relu as one group, so a kept relu alone reads
+    the linear's i32 sum, which has no quantization: refused, naming the op
+    and the way out; keeping the linear too runs within 1 LSB."""
+    torch.manual_seed(0)
+    args = (torch.randn(2, 32),)
+    qm = quantize(MLP(), args)
+    with pytest.raises(tosa_custom.CompileError, match=r"kept aten.relu reads an i32 sum or accumulator \(tosa.add\) "
+                       r"no quantize narrowed: .*keep the op before it too, or not this one"):
+        tosa_custom.compile(qm, args, backend_legal_ops=["aten.relu"])
+    inputs = [(torch.randn(2, 32) * 2,)]
+    out, scales, module = compile_and_check(qm, args, inputs, backend_legal_ops=["aten.linear", "aten.relu"])
+    assert {name for name, _, _ in _kept_ops(module)} == {"torch.aten.linear", "torch.aten.relu"}
+    _check_within(out, qm, inputs, scales[0])

@@ -12,67 +12,26 @@ from __future__ import annotations
 
 import pytest
 import torch
-from torch import nn
 
 from _pt2e import compile_and_check, in_float64, quantize
 
-
-class _MLP(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.net = nn.Sequential(nn.Linear(32, 64), nn.ReLU(), nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10))
-
-    def forward(self, x):
-        return self.net(x)
-
-
-class _Block(nn.Module):
-    """MobileNetV2's inverted residual: expand, depthwise, project, add."""
-
-    def __init__(self, c: int, expand: int = 4):
-        super().__init__()
-        h = c * expand
-        self.body = nn.Sequential(
-            nn.Conv2d(c, h, 1, bias=False), nn.BatchNorm2d(h), nn.ReLU6(),
-            nn.Conv2d(h, h, 3, padding=1, groups=h, bias=False), nn.BatchNorm2d(h), nn.ReLU6(),
-            nn.Conv2d(h, c, 1, bias=False), nn.BatchNorm2d(c))
-
-    def forward(self, x):
-        return x + self.body(x)
-
-
-class _CNN(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.ReLU())
-        self.blocks = nn.Sequential(_Block(16), _Block(16))
-        self.down = nn.Sequential(nn.Conv2d(16, 16, 3, stride=2, padding=1, groups=16), nn.ReLU(),
-                                  nn.Conv2d(16, 32, 1), nn.ReLU())
-        self.pool = nn.MaxPool2d(2)
-        self.head = nn.Linear(32, 10)
-
-    def forward(self, x):
-        x = self.pool(self.down(self.blocks(self.stem(x))))
-        return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+from tosa_custom.e2e.quantized_models import CNN, MLP
 
 
 def _torchvision(name: str):
-    try:
-        from _torchvision import torchvision  # the tests' own install, off the venv; it skips when it cannot
-    except ImportError as e:
-        pytest.skip(f"torchvision cannot be imported here ({e})")
+    from _torchvision import torchvision  # the tests' own install, off the venv; it skips when it cannot
     return getattr(torchvision().models, name)(weights=None)
 
 
 # name -> (model maker, input shape, quantization config of _pt2e.CONFIGS)
 _MODELS = {
-    "mlp": (_MLP, (2, 32), "per-channel"),
-    "cnn": (_CNN, (1, 3, 32, 32), "per-channel"),
+    "mlp": (MLP, (2, 32), "per-channel"),
+    "cnn": (CNN, (1, 3, 32, 32), "per-channel"),
     "mobilenet_v2": (lambda: _torchvision("mobilenet_v2"), (1, 3, 64, 64), "per-channel"),
     "resnet18": (lambda: _torchvision("resnet18"), (1, 3, 64, 64), "per-channel"),
     # int16 activations, int8 weights (EXT-INT16: i48 accumulators)
-    "mlp-a16w8": (_MLP, (2, 32), "a16w8"),
-    "cnn-a16w8": (_CNN, (1, 3, 32, 32), "a16w8"),
+    "mlp-a16w8": (MLP, (2, 32), "a16w8"),
+    "cnn-a16w8": (CNN, (1, 3, 32, 32), "a16w8"),
 }
 
 

@@ -65,6 +65,16 @@ def _aten_name(op: ir.Operation) -> str:
     return parts[2] if len(parts) > 2 else parts[-1]
 
 
+def _producer(value: ir.Value) -> str:
+    """The name of the op that makes `value` (its operator name when it is a
+    kept op), or "an argument"."""
+    owner = value.owner
+    if isinstance(owner, ir.Block):
+        return "an argument"
+    op = owner.operation if hasattr(owner, "operation") else owner
+    return custom_op_strings(op)[0] if op.name == "tosa.custom" else op.name
+
+
 def _owner(use) -> ir.Operation:
     return use.owner.operation if hasattr(use.owner, "operation") else use.owner
 
@@ -142,8 +152,12 @@ class _Kept:
         if x is None:
             return None
         if x.element not in ("i8", "i16"):
-            raise PassFailure(f"a kept op reads an {x.element} sum or accumulator no quantize narrowed (the "
-                              "quantizer left its input unquantized)", where)
+            source = _producer(value)
+            raise PassFailure(
+                f"kept aten.{_aten_name(where)} reads an {x.element} sum or accumulator ({source}) no quantize "
+                "narrowed: the quantizer left its input unquantized, as when it quantizes a convolution or linear "
+                f"and the {_aten_name(where)} after it as one group; keep the op before it too, or not this one",
+                where)
         dtype = torch.int8 if x.element == "i8" else torch.int16
         lowest, highest = (-128, 127) if x.element == "i8" else (-32768, 32767)
         return x.value, QParams(np.asarray(x.scale), x.zero_point, max(x.low, lowest), min(x.high, highest), dtype,
