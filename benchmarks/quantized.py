@@ -183,26 +183,35 @@ def _refusal(e: BaseException) -> str:
     return f"{kind}: {(text.splitlines() or [''])[0][:160]}"
 
 
+def _failed(e: BaseException) -> str:
+    """"refused" for our errors (they carry a category), "error" for any other exception."""
+    return "refused" if getattr(e, "category", None) else "error"
+
+
 def _cell(got, want, exact, eager_itself: float, scale: float) -> tuple[str, str]:
-    """(status, detail) of one executor's output, as test_quantized_models holds it."""
+    """(status, detail) of one executor's output: the same top-1 class as PT2E
+    eager and >= 99% of the elements within 1 LSB of it, or, where eager's
+    own float32 rounding leaves eager itself less close to PT2E's arithmetic
+    in float64 (`eager_itself`; ResNet18: 92%), within 1 LSB of float64 in
+    >= 99% and of eager as often as eager is of float64 (test_quantized_models'
+    bound). Dummy mode computes each op in float32 as eager does, so it meets
+    the first; the integer lowering computes exactly, so it meets the second."""
     eager, f64 = _within_lsb(got, want, scale), _within_lsb(got, exact, scale)
     top1 = torch.equal(got.argmax(-1), want.argmax(-1))
-    ok = f64 >= 0.99 and eager >= min(0.99, eager_itself - 0.01) and top1
+    ok = top1 and (eager >= 0.99 or (f64 >= 0.99 and eager >= eager_itself - 0.01))
     return ("match" if ok else "mismatch"), f"{eager:.2%} eager, {f64:.2%} f64, top-1 {'same' if top1 else 'DIFFERS'}"
 
 
-def table_rows(name: str, spec, qm, x) -> list[tuple]:
-    """(model, mode, executor, status, detail, strict pro_int, = runtime) per mode and executor."""
+def table_rows(name: str, spec, qm, x):
+    """Yields (model, mode, executor, status, detail, strict pro_int, = runtime) per mode and executor."""
     from tosa_custom.core.ir import make_context, parse_module
     want, exact = qm(x), in_float64(qm, x)
-    eager_itself = None
     loaders = {"runtime": tc_runtime.load, "iree": iree.load, "refmodel": tosa_custom.refmodel.load}
-    rows = []
     for mode in MODES:
         try:
             module = tosa_custom.compile(qm, (x,), backend_legal_ops=_legal_ops(spec, mode))
         except Exception as e:  # noqa: BLE001 - each refusal is a cell of the table
-            rows += [(name, mode, ex, "refused", f"compile: {_refusal(e)}", "-", "-") for ex in EXECUTORS]
+            yield from [(name, mode, ex, _failed(e), f"compile: {_refusal(e)}", "-", "-") for ex in EXECUTORS]
             continue
         try:
             check_integer(module)
@@ -212,17 +221,17 @@ def table_rows(name: str, spec, qm, x) -> list[tuple]:
         scale = output_scale(module)[0]
         eager_itself = _within_lsb(want, exact, scale)
         text, outs = module.operation.get_asm(binary=True), {}
+        kept = f"{len(tosa_custom.custom_ops(module))} kept; "
         for ex in EXECUTORS:
             try:
                 outs[ex] = loaders[ex](parse_module(text, make_context()))(x)
             except Exception as e:  # noqa: BLE001
-                rows.append((name, mode, ex, "refused", _refusal(e), strict, "-"))
+                yield name, mode, ex, _failed(e), _refusal(e), strict, "-"
                 continue
             status, detail = _cell(outs[ex], want, exact, eager_itself, scale)
             same = "-" if ex == "runtime" or "runtime" not in outs else \
                 ("yes" if torch.equal(outs[ex], outs["runtime"]) else "NO")
-            rows.append((name, mode, ex, status, detail, strict, same))
-    return rows
+            yield name, mode, ex, status, kept + detail, strict, same
 
 
 def table(models: list[str]) -> bool:
