@@ -1,19 +1,24 @@
 // RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-hint-loops=above=0 | FileCheck %s
 // RUN: tosa-custom-opt %s -split-input-file --tosa-custom-hint-loops="above=0 all" | FileCheck %s --check-prefix=ALL
 
-// A loop over a `?` dim is hinted (neither vectorized nor unrolled by LLVM);
-// the loop of constant trip count inside it is left to LLVM, unless `all`.
+// A nest with a loop over a `?` dim is hinted, its loop of constant trip
+// count too (neither vectorized nor unrolled by LLVM); a static nest beside
+// it is left to LLVM, unless `all`.
 // CHECK: #loop_annotation = #llvm.loop_annotation<unroll = #loop_unroll, isVectorized = true>
 // CHECK-LABEL: func.func @rows(
 // CHECK:         scf.for
 // CHECK-NEXT:      scf.for
 // CHECK-NEXT:        memref.store
-// CHECK-NEXT:      }{{$}}
+// CHECK-NEXT:      } {llvm.loop_annotation = #loop_annotation}
 // CHECK-NEXT:    } {llvm.loop_annotation = #loop_annotation}
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        memref.store
+// CHECK-NEXT:      }{{$}}
+// CHECK-NEXT:    }{{$}}
 // ALL-LABEL:   func.func @rows(
-// ALL:           } {llvm.loop_annotation = #loop_annotation}
-// ALL:         } {llvm.loop_annotation = #loop_annotation}
-func.func @rows(%m: memref<?x8xf32>) {
+// ALL-COUNT-4:   } {llvm.loop_annotation = #loop_annotation}
+func.func @rows(%m: memref<?x8xf32>, %w: memref<8x8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
@@ -22,6 +27,11 @@ func.func @rows(%m: memref<?x8xf32>) {
   scf.for %i = %c0 to %n step %c1 {
     scf.for %j = %c0 to %c8 step %c1 {
       memref.store %z, %m[%i, %j] : memref<?x8xf32>
+    }
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c8 step %c1 {
+      memref.store %z, %w[%i, %j] : memref<8x8xf32>
     }
   }
   return
