@@ -71,6 +71,20 @@ def collect_ops(root, predicate, *, enter_matches: bool = True) -> list[ir.Opera
     return found
 
 
+def count_ops(root) -> int:
+    """How many operations `root` (a module or an op) holds, itself and
+    everything nested included: the size the passes that bound LLVM's work
+    measure a function or a module by."""
+    count = [0]
+
+    def visit(_):
+        count[0] += 1
+        return ir.WalkResult.ADVANCE
+
+    getattr(root, "operation", root).walk(visit)
+    return count[0]
+
+
 def replace_each(root, predicate, rewrite) -> int:
     """Replace each single-result op `predicate` picks under `root` by the
     value `rewrite(op)` builds in its place (at the op, with its location);

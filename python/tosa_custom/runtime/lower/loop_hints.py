@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from torch_mlir import ir
 
-from ...core.ir import collect_ops
+from ...core.ir import collect_ops, count_ops
 from ...core.passes import Option, PassContext, parse_count, parse_flag, register_pass
 
 __all__ = ["HINT_LOOPS", "ATTACH_LOOP_HINTS", "HINT", "DEFAULT_ABOVE", "hint_loops", "attach_loop_hints"]
@@ -59,17 +59,6 @@ def _run_time_trip_count(loop: ir.Operation) -> bool:
     return not (_constant(lower) and _constant(upper) and _constant(step))
 
 
-def _size(root: ir.Operation) -> int:
-    count = [0]
-
-    def visit(_):
-        count[0] += 1
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
-    return count[0]
-
-
 @register_pass(HINT_LOOPS,
                "Mark each scf.for of a loop nest with a run-time trip count, in a module of more than ABOVE ops, so "
                "that LLVM neither vectorizes nor unrolls it (llvm.loop_annotation, which convert-scf-to-cf carries to "
@@ -82,7 +71,7 @@ def hint_loops(module, ctx: PassContext | None = None) -> int:
     above = ctx.options.above if ctx is not None else DEFAULT_ABOVE
     every = ctx.options.all if ctx is not None else False
     root = getattr(module, "operation", module)
-    if _size(root) <= above:
+    if count_ops(root) <= above:
         return 0
     loops = []
     for nest in collect_ops(root, lambda op: op.name == "scf.for", enter_matches=False):

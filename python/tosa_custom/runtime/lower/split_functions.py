@@ -23,7 +23,7 @@ from __future__ import annotations
 from torch_mlir import ir
 from torch_mlir.dialects import func as func_d
 
-from ...core.ir import collect_ops
+from ...core.ir import collect_ops, count_ops
 from ...core.passes import Option, PassContext, parse_count, register_pass
 
 __all__ = ["SPLIT_FUNCTIONS", "DEFAULT_OPS", "DEFAULT_ABOVE", "split_functions"]
@@ -48,17 +48,6 @@ _VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "mem
 _KEPT = ("memref.alloca", "llvm.intr.stacksave", "llvm.intr.stackrestore", "memref.alloca_scope")
 
 
-def _size(op) -> int:
-    count = [0]
-
-    def visit(_):
-        count[0] += 1
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return count[0]
-
-
 def _pieces(ops: list, limit: int) -> list[list]:
     """Runs of consecutive ops of a block of about `limit` ops each. A
     terminator and a stack allocation end a run and belong to none; a cloned
@@ -75,7 +64,7 @@ def _pieces(ops: list, limit: int) -> list[list]:
             run, size = [], 0
             continue
         run.append(op)
-        size += _size(op)
+        size += count_ops(op)
         if size >= limit:
             pieces.append((run, ops[i + 1]))
             run, size = [], 0
@@ -201,7 +190,7 @@ def split_function(fn: ir.Operation, limit: int, first: int) -> int:
     ops = [op.operation for op in fn.regions[0].blocks[0].operations]
     made, pieces = 0, {}
     for run, follower in _pieces(ops, limit):
-        if len(run) == 1 and _size(run[0]) < 8:
+        if len(run) == 1 and count_ops(run[0]) < 8:
             continue  # a lone small op: a call would cost as much
         _outline(fn, run, follower, f"{_PREFIX}{first + made}", pieces)
         made += 1
@@ -224,7 +213,7 @@ def split_functions(module, ctx: PassContext | None = None) -> int:
         for fn in functions:
             name = ir.StringAttr(fn.attributes["sym_name"]).value
             body = fn.regions[0].blocks
-            if name.startswith(_PREFIX) or len(body) != 1 or _size(fn) <= max(limit, above):
+            if name.startswith(_PREFIX) or len(body) != 1 or count_ops(fn) <= max(limit, above):
                 continue
             made += split_function(fn, limit, made)
     return made
