@@ -87,16 +87,8 @@ class PythonBinding:
                                     ctypes.cast(self.run, ctypes.c_void_p), None, _describe(kernel).encode())
 
     def _call_struct(self) -> native.Call:
-        s = self.site
-        strings = [x.encode() for x in (s.domain_name, s.operator_name, s.implementation_attrs, s.location)]
-        inputs = native._types(s.input_types, s.input_shapes, self._keep)
-        outputs = native._types(s.output_types, s.output_shapes, self._keep)
-        self._keep += [strings, inputs, outputs]
         c = native.Call()
-        c.abi_version, c.struct_size = native.ABI_VERSION, ctypes.sizeof(native.Call)
-        c.domain_name, c.operator_name, c.implementation_attrs, c.location = strings
-        c.num_inputs, c.num_outputs = len(s.input_types), len(s.output_types)
-        c.inputs, c.outputs = inputs, outputs
+        native.describe_call(c, self.site, self.site.input_types, self._keep)
         return c
 
     def _run(self, call, inputs, outputs) -> int:

@@ -48,7 +48,7 @@ from ...contract.encoding import Operand
 __all__ = [
     "ABI_VERSION", "KernelLibrary", "KernelLibraryError", "NativeBinding", "ProgramStatus",
     "builtin_library", "compile_kernel_library", "include_dir", "kernel_libraries", "load_kernel_library",
-    "unload_kernel_library", "bind", "libcalls", "runtime_library_path", "status_name",
+    "unload_kernel_library", "bind", "describe_call", "libcalls", "runtime_library_path", "status_name",
     "Split", "ABI_VERSION_MIN", "MAX_PARALLEL", "DYNAMIC",
 ]
 
@@ -517,6 +517,22 @@ def _static(d: int | None) -> int:
     return DYNAMIC if d is None or d < 0 else d
 
 
+def describe_call(c: Call, site, input_types: Sequence[str], keep: list) -> None:
+    """Fill what every kernel of `site` reads of its tck_call: the ABI
+    version and size, the op's names, attributes and location, and its
+    operands' element types (`input_types`, as the kernel is to see them)
+    and shapes. The C data it points to is appended to `keep`, which must
+    live as long as `c`."""
+    strings = [x.encode() for x in (site.domain_name, site.operator_name, site.implementation_attrs, site.location)]
+    inputs = _types(input_types, site.input_shapes, keep)
+    outputs = _types(site.output_types, site.output_shapes, keep)
+    keep += [strings, inputs, outputs]
+    c.abi_version, c.struct_size = ABI_VERSION, ctypes.sizeof(Call)
+    c.domain_name, c.operator_name, c.implementation_attrs, c.location = strings
+    c.num_inputs, c.num_outputs = len(site.input_types), len(site.output_types)
+    c.inputs, c.outputs = inputs, outputs
+
+
 def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True) -> NativeBinding | None:
     """The first kernel library's kernel that takes `site` (prepared), or None.
 
@@ -548,17 +564,10 @@ def bind(site, decoded, status: ProgramStatus, make_error, builtin: bool = True)
         attrs = _Attrs(named)
         keep.append(attrs)
         error = ctypes.create_string_buffer(_ERROR_CAPACITY)
-        strings = [s.encode() for s in (site.domain_name, site.operator_name, site.implementation_attrs,
-                                         site.location)]
-        inputs = _types(input_types, site.input_shapes, keep)
-        outputs = _types(site.output_types, site.output_shapes, keep)
-        keep += [error, strings, inputs, outputs]
+        keep.append(error)
         s = Site()
         c = s.call
-        c.abi_version, c.struct_size = ABI_VERSION, ctypes.sizeof(Call)
-        c.domain_name, c.operator_name, c.implementation_attrs, c.location = strings
-        c.num_inputs, c.num_outputs = len(site.input_types), len(site.output_types)
-        c.inputs, c.outputs = inputs, outputs
+        describe_call(c, site, input_types, keep)
         c.num_attrs, c.attrs = attrs.count, attrs.array
         c.error, c.error_capacity = ctypes.addressof(error), _ERROR_CAPACITY
         c.abi_version = library.version  # a version-1 kernel sees the call it was built for
