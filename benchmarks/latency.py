@@ -133,19 +133,12 @@ class Stopwatch:
 
 def _torchvision():
     """torchvision, or None: installed into build/ and imported from there
-    by the tests' helper (test/_torchvision.py), never into the venv (PyPI's
-    wheel is a CUDA build, and installed in the venv it breaks
-    transformers)."""
-    test_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test")
-    if test_dir not in sys.path:
-        sys.path.append(test_dir)
-    import _torchvision
+    (tosa_custom.e2e.vision says why never into the venv)."""
+    from tosa_custom.e2e import vision
 
     try:
-        return _torchvision.torchvision()
-    except BaseException as e:  # noqa: BLE001 - the helper skips (pytest's Skipped) when it cannot be had
-        if type(e).__name__ != "Skipped":
-            raise
+        return vision.torchvision()
+    except vision.TorchvisionUnavailable:
         return None
 
 

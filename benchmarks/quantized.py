@@ -3,7 +3,7 @@ PT2E eager, on our runtime and IREE, side by side in one run (issue 38 part 7).
 
 Models: an MLP (32 -> 256 -> 256 -> 10, batch 64) and torchvision's
 MobileNetV2 (random weights, 1 x 3 x 64 x 64; left out when torchvision
-cannot be had, see test/_torchvision.py), quantized with torchao's
+cannot be had, see tosa_custom.e2e.vision), quantized with torchao's
 XNNPACK-style config (weights per channel, calibrated on 8 random batches).
 Engines, all single-threaded (`torch.set_num_threads(1)`, IREE threads=1):
 
@@ -53,6 +53,7 @@ sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _HERE]
 import torch  # noqa: E402
 
 import tosa_custom  # noqa: E402
+from tosa_custom.e2e import vision  # noqa: E402
 from tosa_custom.e2e.quantized import check_integer, in_float64, output_scale, quantize  # noqa: E402
 from tosa_custom import iree  # noqa: E402
 from tosa_custom import runtime as tc_runtime  # noqa: E402
@@ -67,20 +68,6 @@ def _describe_host(cpus):
     return module.describe_host(cpus)
 
 
-def _torchvision():
-    test_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "test")
-    if test_dir not in sys.path:
-        sys.path.append(test_dir)
-    import _torchvision
-
-    try:
-        return _torchvision.torchvision()
-    except BaseException as e:  # noqa: BLE001 - the helper skips (pytest's Skipped) when it cannot be had
-        if type(e).__name__ != "Skipped":
-            raise
-        return None
-
-
 def _mlp():
     torch.manual_seed(0)
     net = torch.nn.Sequential(torch.nn.Linear(32, 256), torch.nn.ReLU(), torch.nn.Linear(256, 256),
@@ -89,8 +76,9 @@ def _mlp():
 
 
 def _mobilenet_v2():
-    tv = _torchvision()
-    if tv is None:
+    try:
+        tv = vision.torchvision()
+    except vision.TorchvisionUnavailable:
         return None
     torch.manual_seed(0)
     return tv.models.mobilenet_v2(weights=None).eval(), (torch.randn(1, 3, 64, 64),)
