@@ -31,6 +31,13 @@ Everything is measured in this process, side by side, with
       header also gives FMA pipes x lanes x 2 x the clock /proc/cpuinfo
       reports (a VM's is often the nominal one, below the boost clock the
       measured peak reflects).
+  (f) torchvision's resnet18 (3x3 convolutions, 64-512 channels on small
+      maps), convnext_tiny (7x7 depthwise convolutions, channels-last
+      layer_norm) and deeplabv3_mobilenet_v3_large (1x1, depthwise and
+      dilated convolutions): random weights (tosa_custom.e2e.vision), 1x3x64x64,
+      stock mode, one program per plan of `--cpus`, against eager, in GFLOP/s
+      and the fraction of each plan's measured peak as in (e). Left out of
+      --quick (each model compiles for a minute or more).
   (d) native kernels (C ABI, CONTRACT.md §11): the cost of one native kernel
       call from the compiled code (a chain of 64 no-op kernels from a kernel
       library built from test/native/fixture_kernels.c, against a chain of 1),
@@ -47,6 +54,7 @@ Native target: a native call under 1 us (eager dispatch cannot get there).
 Exit code 0 unless a result is wrong. Usage:
 
     python benchmarks/runtime.py [--rounds N] [--quick] [--cpus host,avx2,sse]
+                                 [--only-cpus | --only-vision] [--vision resnet18,convnext_tiny]
 """
 
 from __future__ import annotations
@@ -446,8 +454,7 @@ def _flops(model, x) -> int:
     return counter.get_total_flops()
 
 
-def bench_cpu_plans(rounds: int, budget: float, cpus: list[CpuTarget]) -> bool:
-    peaks = describe_host(cpus)
+def bench_cpu_plans(rounds: int, budget: float, cpus: list[CpuTarget], peaks: dict) -> bool:
     torch.manual_seed(0)
     cases = [("block hidden 256 (8, 64, 256)", TransformerBlock(DIM, HEADS).eval(), torch.randn(BATCH, SEQ, DIM)),
              ("block hidden 512 (4, 128, 512)", TransformerBlock(512, 8).eval(), torch.randn(4, 128, 512)),
@@ -469,16 +476,65 @@ def bench_cpu_plans(rounds: int, budget: float, cpus: list[CpuTarget]) -> bool:
             notes[name] = (cpu.name, load_time)
         with torch.no_grad():
             results = interleaved(candidates, rounds, budget / len(cases))
-        print(f"\n(e) {title}: {flops / 1e9:.3f} GFLOP per call")
-        eager = results["eager PyTorch (1 thread)"]
-        for name, (best, median) in results.items():
-            isa, load_time = notes.get(name, (cpu_target("host").name, None))
-            peak = peaks.get(isa)
-            rate = flops / best
-            frac = f"{rate / peak:6.1%} of {isa} peak" if peak else ""
-            load = f"(load {load_time:.1f} s)" if load_time is not None else ""
-            print(f"  {name:40s} {fmt(best)} {fmt(median)}  {best / eager[0]:5.2f}x {median / eager[1]:5.2f}x eager"
-                  f"  {rate / 1e9:6.1f} GFLOP/s {frac}  {load}")
+        _print_rates(f"(e) {title}", flops, results, notes, peaks)
+    return ok
+
+
+def _print_rates(title: str, flops: int, results: dict, notes: dict, peaks: dict) -> None:
+    """Each candidate's time, its ratio to eager's and its GFLOP/s against its ISA's peak."""
+    print(f"\n{title}: {flops / 1e9:.3f} GFLOP per call")
+    eager = results["eager PyTorch (1 thread)"]
+    for name, (best, median) in results.items():
+        isa, load_time = notes.get(name, (cpu_target("host").name, None))
+        peak = peaks.get(isa)
+        rate = flops / best
+        frac = f"{rate / peak:6.1%} of {isa} peak" if peak else ""
+        load = f"(load {load_time:.1f} s)" if load_time is not None else ""
+        print(f"  {name:40s} {fmt(best)} {fmt(median)}  {best / eager[0]:5.2f}x {median / eager[1]:5.2f}x eager"
+              f"  {rate / 1e9:6.1f} GFLOP/s {frac}  {load}")
+
+
+# ---------------------------------------------------------------------------
+# (f) torchvision convolutional networks (issue 42: at or below 1.0x eager)
+# ---------------------------------------------------------------------------
+
+VISION = ("resnet18", "convnext_tiny", "deeplabv3_mobilenet_v3_large")
+
+
+def _output(y):
+    """A segmentation model's result is its dict of outputs: its "out"."""
+    return y["out"] if isinstance(y, dict) else y
+
+
+def bench_vision(rounds: int, budget: float, cpus: list[CpuTarget], peaks: dict, names=VISION) -> bool:
+    """The torchvision networks with 3x3 (resnet18), 7x7 depthwise and
+    channels-last layer_norm (convnext_tiny) and 1x1 / depthwise / dilated
+    (deeplabv3) convolutions, random weights, 1x3x64x64, stock mode, one
+    program per plan of `cpus`, each against eager."""
+    from tosa_custom.e2e import vision
+    ok = True
+    for arch in names:
+        model, x = vision.build(arch), vision.image(arch)
+        flops = _flops(model, x)
+        with torch.no_grad():
+            expected = _output(model(x))
+        t = time.perf_counter()
+        module = tosa_custom.compile(model, (x,))
+        compile_time = time.perf_counter() - t
+        candidates = {"eager PyTorch (1 thread)": lambda m=model: m(x)}
+        notes = {}
+        for cpu in cpus:
+            t = time.perf_counter()
+            program = runtime.load(module, cpu=cpu)
+            name = f"compiled, planned for {cpu.name}"
+            notes[name] = (cpu.name, time.perf_counter() - t)
+            # float32 through 20-60 layers, summed in another order than eager's: as e2e's torchvision family
+            ok &= check(f"{arch}, {name}", _output(program(x)), expected, 1e-4, 1e-4 * expected.abs().max().item())
+            candidates[name] = lambda p=program: p(x)
+        with torch.no_grad():
+            results = interleaved(candidates, rounds, budget)
+        _print_rates(f"(f) {arch} (1, 3, {x.shape[-1]}, {x.shape[-1]}), stock mode (compile {compile_time:.1f} s)",
+                     flops, results, notes, peaks)
     return ok
 
 
@@ -550,7 +606,9 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="shorter runs (a smoke test)")
     parser.add_argument("--cpus", default="host,avx2",
                         help="ISAs to plan for in (e), comma-separated (host, sse, avx, avx2, avx512, neon)")
-    parser.add_argument("--only-cpus", action="store_true", help="run (e) only")
+    parser.add_argument("--only-cpus", action="store_true", help="run (e) and (f) only")
+    parser.add_argument("--only-vision", action="store_true", help="run (f) only")
+    parser.add_argument("--vision", default=",".join(VISION), help="the torchvision models of (f), comma-separated")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     warnings.simplefilter("ignore")
@@ -561,11 +619,15 @@ def main(argv=None) -> int:
     print(f"load average before: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     cpus = list({c.name: c for c in (cpu_target(n.strip()) for n in args.cpus.split(",") if n.strip())}.values())
     ok = True
-    if not args.only_cpus:
+    if not (args.only_cpus or args.only_vision):
         ok &= bench_call_overhead(rounds, budget_a)
         ok &= bench_native_calls(rounds, budget_a)
         ok &= bench_block(rounds, budget_b, args.quick)
-    ok &= bench_cpu_plans(rounds, budget_b, cpus)
+    peaks = describe_host(cpus)
+    if not args.only_vision:
+        ok &= bench_cpu_plans(rounds, budget_b, cpus, peaks)
+    if args.only_vision or not args.quick:
+        ok &= bench_vision(rounds, budget_b / 2, cpus, peaks, [n for n in args.vision.split(",") if n])
     print(f"\nload average after: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     return 0 if ok else 1
 

@@ -31,6 +31,7 @@ from torch_mlir.dialects import tensor as tensor_d
 from ...core.ir import collect_ops
 from ...core.passes import Option, PassContext, register_pass
 from ..compiled.cpu import CpuTarget, cpu_target
+from .constants import constant_array, packed_constant, transposed_constant
 from .remainders import rewrite_remainders
 from .transform_scripts import (PLAN_ATTR, VECTOR_LOWERING_SCRIPT, TilePlan, apply_script, generalize_script,
                                 tiling_script, vectorize_script)
@@ -325,10 +326,7 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
                 w.get(m_dim, 0) in (0, 1) for w in info.windows):
             tiles[m_dim], p = _tile(ranges[m_dim], config.mr, 1, peelable)
             peel += [m_dim] if p else []
-        # Columns outermost: the B panel (K x NR) is reused across all row tiles.
-        first = [d for d in (n_dim, m_dim) if d is not None]
-        order = ([d for d in range(n_loops) if not reduction[d] and d not in first]
-                 + first + [d for d in range(n_loops) if reduction[d]])
+        order = _contraction_order(info, n_dim, m_dim)
         kind = "contraction" if _is_pure_contraction(op.regions[0].blocks[0], len(operands) - 1) \
             else "contraction-like"
         # `structured.fuse` fuses every tileable producer, so only when the
@@ -372,6 +370,23 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
                     dynamic=dynamic, masked=tiles[d] if partial else masked, partial_reduction=partial)
 
 
+def _contraction_order(info: _LoopInfo, n_dim: int, m_dim: int | None) -> list[int]:
+    """The tile loops of a contraction, outermost first: the B panel (K x NR)
+    is reused across all row tiles inside its column loop. A convolution's
+    output rows (n, oh) index no filter element: they go inside the column
+    loop too, so each filter panel is read once per call, not once per
+    image row (a 512-channel 3x3 filter is 9.4 MB, read from memory every
+    time); loops B does index (a batch of matrices) stay outside it."""
+    first = [d for d in (n_dim, m_dim) if d is not None]
+    parallel = [d for d in range(info.n_loops) if not info.reduction[d] and d not in first]
+    reductions = [d for d in range(info.n_loops) if info.reduction[d]]
+    if not info.windows:
+        return parallel + first + reductions
+    b_dims = {_dim(e) for m in info.maps[:-1] if n_dim in {_dim(e) for e in m.results} for e in m.results}
+    outer = [d for d in parallel if d in b_dims]
+    return outer + [n_dim] + [d for d in parallel if d not in b_dims] + first[1:] + reductions
+
+
 # Combiners `tile_reduction_using_for` fills a vector of partial results for
 # (it knows their neutral element).
 _COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "arith.addi", "arith.muli",
@@ -401,9 +416,9 @@ def make_columns_contiguous(module, ctx: PassContext | None = None) -> int:
     The register tile reads NR consecutive columns of B per reduction step;
     with B stored column-major (a convolution's f x kh x kw x c weights, a
     transposed matmul operand folded into a generic) those would be NR
-    scalar loads. A `linalg.transpose` in front (usually of constant weights,
-    small next to the contraction) makes them one vector load. Returns how
-    many operands were transposed.
+    scalar loads. A `linalg.transpose` in front makes them one vector load;
+    a constant operand (weights, mostly) is transposed now instead, once
+    (constants.py). Returns how many operands were transposed.
     """
     found = collect_ops(module, lambda op: op.name == "linalg.generic", enter_matches=False)
     count = 0
@@ -425,8 +440,10 @@ def make_columns_contiguous(module, ctx: PassContext | None = None) -> int:
                 pos = dims.index(n_dim)
                 perm = [j for j in range(len(dims)) if j != pos] + [pos]
                 with ir.InsertionPoint(op), op.location:
-                    empty = tensor_d.empty([t.shape[j] for j in perm], t.element_type)
-                    transposed = linalg_d.transpose(v, outs=[empty], permutation=perm)
+                    transposed = transposed_constant(v, perm)
+                    if transposed is None:
+                        empty = tensor_d.empty([t.shape[j] for j in perm], t.element_type)
+                        transposed = linalg_d.transpose(v, outs=[empty], permutation=perm)
                 op.operands[i] = transposed.results[0] if hasattr(transposed, "results") else transposed
                 maps[i] = ir.AffineMap.get(m.n_dims, m.n_symbols, [m.results[j] for j in perm])
                 changed = True
@@ -490,6 +507,10 @@ def pack_columns(module, ctx: PassContext | None = None) -> int:
     as [.., N/NR, NR] (the same memory). The packing copy runs in a private
     function, which `structured.fuse` (fusing C's fill) cannot pull into the
     tile loops to recompute per tile; the function is inlined after tiling.
+    A constant B (weights) is packed now instead, once (constants.py); so
+    is a convolution's constant filter ([kh, kw, c, F] -> [F/NR, kh, kw, c, NR]:
+    its rows F floats apart, 2 KB at 512 channels, fall in two L1 sets and
+    a new page every other step), a copy per call would not pay for.
     Returns how many contractions were packed.
     """
     found = collect_ops(
@@ -502,10 +523,14 @@ def pack_columns(module, ctx: PassContext | None = None) -> int:
             plan = _pack_plan(op, nr)
             if plan is None:
                 continue
-            name = f"__tosa_custom_pack_{packed}"
-            _packing_function(op, plan, name)
             with ir.InsertionPoint(op), op.location:
-                b_packed = func_d.CallOp([plan.packed_type], name, [plan.info.operands[plan.b]]).result
+                b_packed = packed_constant(plan.info.operands[plan.b], plan.nr, plan.perm)
+            if b_packed is None:
+                name = f"__tosa_custom_pack_{packed}"
+                _packing_function(op, plan, name)
+                with ir.InsertionPoint(op), op.location:
+                    b_packed = func_d.CallOp([plan.packed_type], name, [plan.info.operands[plan.b]]).result
+            with ir.InsertionPoint(op), op.location:
                 init = plan.info.operands[-1]
                 owner = init.owner
                 result = _packed_contraction(op, plan, b_packed, _split_init(plan, init))
@@ -548,17 +573,21 @@ def _worth_packing(info: "_LoopInfo", n_dim: int, m_dim: int, nr: int) -> bool:
 def _pack_plan(op, nr: int) -> _PackPlan | None:
     """The plan for a big contraction whose B has N as its last dim, else None."""
     info = _analyze(op)
-    if info is None or not info.is_contraction() or info.windows or len(op.results) != 1:
+    if info is None or not info.is_contraction() or len(op.results) != 1:
         return None
     n_dim, m_dim = info.columns_and_rows()
-    if m_dim is None or not _worth_packing(info, n_dim, m_dim, nr):
-        return None
     dims = [[_dim(e) for e in m.results] for m in info.maps]
     with_n = [i for i, ds in enumerate(dims[:-1]) if n_dim in ds]
-    if len(with_n) != 1 or any(None in ds for ds in dims) or dims[-1][-1] != n_dim:
+    if m_dim is None or len(with_n) != 1 or None in dims[-1] or dims[-1][-1] != n_dim:
         return None
     b = with_n[0]
-    if dims[b][-1] != n_dim:
+    if None in dims[b] or dims[b][-1] != n_dim or (None in sum(dims, []) and not info.windows):
+        return None
+    if info.windows:  # a convolution: its filter, if constant, packed for nothing at run time
+        n = info.ranges[n_dim]
+        if n < 2 * nr or 8 * (-n % nr) > n or constant_array(info.operands[b]) is None:
+            return None
+    elif not _worth_packing(info, n_dim, m_dim, nr):
         return None
     b_type, c_type = info.shaped[b], info.shaped[-1]
     if b_type is None or c_type is None or not isinstance(b_type, ir.RankedTensorType):
@@ -634,6 +663,7 @@ def _packed_contraction(op, plan: _PackPlan, b_packed: ir.Value, c_init: ir.Valu
     def expr(d):
         return ir.AffineExpr.get_dim(position[d])
 
+    moved = ir.AffineMap.get(n_loops + 1, 0, [expr(d) for d in range(n_loops)])
     new_maps = []
     for i, ds in enumerate(plan.dims):
         if i == b:
@@ -641,8 +671,8 @@ def _packed_contraction(op, plan: _PackPlan, b_packed: ir.Value, c_init: ir.Valu
             results = [results[p] for p in plan.perm]
         elif i == len(plan.dims) - 1:
             results = [expr(d) for d in ds[:-1]] + [expr(n_dim), nr]
-        else:
-            results = [expr(d) for d in ds]
+        else:  # A: its dims renumbered (a convolution's oh + kh and ow + kw too)
+            results = [e.compose(moved) for e in info.maps[i].results]
         new_maps.append(ir.AffineMapAttr.get(ir.AffineMap.get(n_loops + 1, 0, results)))
     iterators = [ir.Attribute.parse(
         "#linalg.iterator_type<reduction>" if d != "nr" and info.reduction[d]
