@@ -53,6 +53,7 @@ from .masks import LOWER_MASKS
 from .result_buffers import OFFER_RESULT_BUFFERS
 from .split_functions import SPLIT_FUNCTIONS
 from .loop_hints import ATTACH_LOOP_HINTS, HINT_LOOPS
+from .integer_contractions import WIDEN_INTEGER_CONTRACTIONS
 from .polymath import EXPAND_MATH, expand_math
 from .tiling import (
     GENERALIZE,
@@ -97,7 +98,10 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #   _FRONTEND               TOSA to linalg on tensors (1.1 shape ops into
 #                           tensor.reshape first; float max/min reductions
 #                           then started from infinity), elementwise fusion;
-#   _TILE                   named ops (convolutions too) to linalg.generic,
+#   _TILE                   integer matmuls and (not depthwise) convolutions on
+#                           operands widened to i32, zero points subtracted
+#                           (integer_contractions.py); named ops
+#                           (convolutions too) to linalg.generic,
 #                           B operands made column-contiguous and, for big
 #                           contractions, packed in panels; then the transform
 #                           script the planner makes for this module: tile,
@@ -159,7 +163,8 @@ _DEALLOCATE = [
     # The wheel lacks the runner-utils library: memrefCopy would not resolve.
     "func.func(refback-munge-memref-copy)",
 ]
-_TILE = [GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS, GENERALIZE, TILE_AND_VECTORIZE, LOWER_MASKS, EXPAND_MATH]
+_TILE = [WIDEN_INTEGER_CONTRACTIONS, GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS, GENERALIZE, TILE_AND_VECTORIZE,
+         LOWER_MASKS, EXPAND_MATH]
 _BUFFERIZE_TILED = [
     # inline: pack_columns' packing functions, now tiled.
     "inline", "canonicalize", "cse", "func.func(loop-invariant-subset-hoisting)", "canonicalize",
@@ -174,8 +179,8 @@ _VECTOR_TAIL = [FUSE_MULTIPLY_ADD, LOWER_VECTORS]
 
 def _tile(cpu: CpuTarget) -> list[str]:
     on = f"{{cpu={cpu.name}}}"
-    return [GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS + on, GENERALIZE, TILE_AND_VECTORIZE + on, LOWER_MASKS,
-            EXPAND_MATH]
+    return [WIDEN_INTEGER_CONTRACTIONS, GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS + on, GENERALIZE,
+            TILE_AND_VECTORIZE + on, LOWER_MASKS, EXPAND_MATH]
 
 
 def _vector_tail(cpu: CpuTarget) -> list[str]:
