@@ -608,6 +608,11 @@ static const tck_kernel builtin_kernels[] = {
     {DOMAIN, "torch.aten.layer_norm", TCK_I8, prepare_layer_norm_i8, run_qplan, release_plan, "layer_norm int8 (quantized)"},
     {DOMAIN, "torch.aten.softmax.int", TCK_I8, prepare_softmax_i8, run_qplan, release_plan, "softmax int8 (quantized)"},
     {DOMAIN, "torch.aten._softmax", TCK_I8, prepare_softmax_i8, run_qplan, release_plan, "softmax int8 (quantized)"},
+    {DOMAIN, "torch.aten.log_softmax.int", TCK_I8, prepare_log_softmax_i8, run_qplan, release_plan,
+     "log_softmax int8 (quantized)"},
+    {DOMAIN, "torch.aten._log_softmax", TCK_I8, prepare_log_softmax_i8, run_qplan, release_plan,
+     "log_softmax int8 (quantized)"},
+    {DOMAIN, "torch.aten.rms_norm", TCK_I8, prepare_rms_norm_i8, run_qplan, release_plan, "rms_norm int8 (quantized)"},
     {DOMAIN, "torch.aten.gelu", TCK_I8, prepare_gelu_i8, run_qplan, release_plan, "gelu int8 (quantized, by table)"},
     {DOMAIN, "torch.aten.silu", TCK_I8, prepare_silu_i8, run_qplan, release_plan, "silu int8 (quantized, by table)"},
 };

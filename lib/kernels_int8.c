@@ -1,7 +1,8 @@
 /*
  * The built-in native kernels of kept ops in quantized models (CONTRACT.md
- * §18): layer_norm, softmax, gelu and silu on int8 operands and results whose
- * scale, zero point and range implementation_attrs carries. Each computes
+ * §18): layer_norm, rms_norm, softmax, log_softmax, gelu and silu on int8
+ * operands and results whose scale, zero point and range implementation_attrs
+ * carries. Each computes
  * the contract's meaning, quantize(op(dequantize(x))), in PT2E's arithmetic:
  * dequantize is (q - zero_point) * float32(scale) in float32; quantize is
  * round_half_even(y * float32(1 / scale)) + zero_point, clamped to
@@ -9,9 +10,9 @@
  *
  * gelu and silu are elementwise on 256 possible inputs: a table computed at
  * prepare (each input dequantized, the op in double, rounded to float32,
- * quantized), so run only indexes it. layer_norm and softmax dequantize each
- * row into float32 scratch, run the f32 row kernels of kernels.c (sums in
- * double) and quantize the row. Either way the float32 value quantized may
+ * quantized), so run only indexes it. The others dequantize each row into
+ * float32 scratch, run the f32 row kernels of kernels.c (sums in double) and
+ * quantize the row. Either way the float32 value quantized may
  * differ from eager PyTorch's by its last bits, which changes the integer
  * only where that value lies within those bits of a half-way point: then
  * by 1 (CONTRACT.md §18.6 gives the guarantee).
@@ -200,7 +201,23 @@ static int32_t prepare_layer_norm_i8(tck_call *call) {
     return st == TCK_OK ? remember_normalized(call, shape) : st;
 }
 
-static int32_t prepare_softmax_i8(tck_call *call) {
+/* rms_norm as layer_norm: a float32 weight or none (a quantized one: declined); eps None is float32's. */
+static int32_t prepare_rms_norm_i8(tck_call *call) {
+    int32_t x = int8_operand(call, "input"), w = tensor_operand(call, "weight", 1);
+    const tck_attr *shape = tck_attr_get(call, "normalized_shape"), *eps = tck_attr_get(call, "eps");
+    if (x < 0 || w < -1 || !shape || shape->kind != TCK_ATTR_INT_LIST || !eps ||
+        !(eps->kind == TCK_ATTR_NONE || eps->kind == TCK_ATTR_FLOAT))
+        return TCK_DECLINE;
+    int32_t st = check_normalized(call, shape, x, w, -1);
+    if (st != TCK_OK) return st;
+    int32_t rank = call->inputs[x].rank;
+    double e = eps->kind == TCK_ATTR_NONE ? FLT_EPSILON : eps->f; /* eager's default for the float32 it computes in */
+    st = make_qplan(call, rms_norm_row, x, rank - shape->count, rank, w, -1, e, 0, rank - shape->count);
+    return st == TCK_OK ? remember_normalized(call, shape) : st;
+}
+
+/* softmax / log_softmax (the .int forms without a dtype cast, the _ forms without half_to_float). */
+static int32_t prepare_softmax_like_i8(tck_call *call, row_fn fn) {
     int32_t x = int8_operand(call, "self");
     const tck_attr *dim = tck_attr_get(call, "dim"), *dtype = tck_attr_get(call, "dtype");
     const tck_attr *half = tck_attr_get(call, "half_to_float");
@@ -213,9 +230,12 @@ static int32_t prepare_softmax_i8(tck_call *call) {
         return tck_fail(call, TCK_INVALID_ARGUMENT, "%s: dim %lld is out of range for a rank-%d input",
                         call->operator_name, (long long)d, (int)rank);
     d = d < 0 ? d + extent : d;
-    if (rank == 0) return make_qplan(call, softmax_row, x, 0, 0, -1, -1, 0.0, 0, 0);
-    return make_qplan(call, softmax_row, x, (int32_t)d, (int32_t)d + 1, -1, -1, 0.0, 0, (int32_t)d);
+    if (rank == 0) return make_qplan(call, fn, x, 0, 0, -1, -1, 0.0, 0, 0);
+    return make_qplan(call, fn, x, (int32_t)d, (int32_t)d + 1, -1, -1, 0.0, 0, (int32_t)d);
 }
+
+static int32_t prepare_softmax_i8(tck_call *call) { return prepare_softmax_like_i8(call, softmax_row); }
+static int32_t prepare_log_softmax_i8(tck_call *call) { return prepare_softmax_like_i8(call, log_softmax_row); }
 
 /* gelu (erf or tanh form) and silu in double, for the table. */
 static double gelu_erf_f64(double x) { return 0.5 * x * erfc(-x * 0.70710678118654752440); }

@@ -139,7 +139,29 @@ def test_layer_norm_over_two_dims():
 
 
 @pytest.mark.parametrize("params", list(PARAMS))
-@pytest.mark.parametrize("op", ["torch.aten.softmax.int", "torch.aten._softmax"])
+@pytest.mark.parametrize("eps", [1e-6, None], ids=["eps", "eps-none"])
+@pytest.mark.parametrize("affine", ["none", "weight"])
+def test_rms_norm(affine, eps, params):
+    """eps None: float32's epsilon, as eager computes the dequantized float32 input."""
+    for shape in SHAPES:
+        n = shape[-1]
+        w = torch.rand(n, generator=torch.Generator().manual_seed(n)) + 0.5
+        extra = [w] if affine == "weight" else []
+        args = {"input": {"operand": 0}, "normalized_shape": [n], "eps": eps,
+                "weight": {"operand": 1} if extra else None}
+        for x in int8_layouts(shape):
+            check(*run_both("torch.aten.rms_norm", args, [x, *extra], PARAMS[params], floats=(1,) if extra else ()))
+
+
+def test_rms_norm_over_two_dims():
+    x = next(int8_layouts((3, 5, 9), seed=4)).transpose(0, 1)
+    args = {"input": {"operand": 0}, "normalized_shape": [3, 9], "eps": 1e-5, "weight": None}
+    check(*run_both("torch.aten.rms_norm", args, [x], PARAMS["asymmetric"]))
+
+
+@pytest.mark.parametrize("params", list(PARAMS))
+@pytest.mark.parametrize("op", ["torch.aten.softmax.int", "torch.aten._softmax", "torch.aten.log_softmax.int",
+                                "torch.aten._log_softmax"])
 def test_softmax(op, params):
     for shape in SHAPES:
         for dim in sorted({-1, 0}):
@@ -150,8 +172,8 @@ def test_softmax(op, params):
 
 
 def test_what_the_int8_kernels_leave_to_python():
-    """Per-channel or missing parameters, int16, a dtype cast: no
-    native kernel binds, the generic one serves."""
+    """Per-channel or missing parameters, int16, a dtype cast, a quantized
+    (int8) weight: no native kernel binds, the generic one serves."""
     q = PARAMS["asymmetric"]
     cases = {
         "no quantization": ({"self": {"operand": 0}, "dim": -1, "dtype": None}, None),
@@ -172,6 +194,20 @@ def test_what_the_int8_kernels_leave_to_python():
                               output_types=(element,), output_shapes=((4, 6),), location="test", const_inputs=(None,))
         decoded = decode_attrs("torch.aten.softmax.int", text, 1)
         assert native.bind(site, decoded, native.ProgramStatus(), RuntimeError) is None, name
+    # rms_norm and layer_norm with an int8 weight quantized per channel (part 3 of issue 38: not native yet).
+    weight = {"scale": [0.01] * 6, "axis": 0, "zero_point": 0, "quant_min": -127, "quant_max": 127, "dtype": "int8"}
+    for op, args in (("torch.aten.rms_norm", {"input": {"operand": 0}, "normalized_shape": [6], "eps": 1e-6,
+                                              "weight": {"operand": 1}}),
+                     ("torch.aten.layer_norm", {"input": {"operand": 0}, "normalized_shape": [6], "eps": 1e-5,
+                                                "weight": {"operand": 1}, "bias": None, "cudnn_enable": False})):
+        text = canonical_json({"args": args, "version": 5, "quantization": {
+            "operands": {"0": _q(*q[0]), "1": weight}, "results": {"0": _q(*q[1])}}})
+        site = CustomCallSite(index=0, symbol="k", operator_name=op, domain_name="torch_mlir",
+                              implementation_attrs=text, input_types=("i8", "i8"), input_shapes=((4, 6), (6,)),
+                              output_types=("i8",), output_shapes=((4, 6),), location="test",
+                              const_inputs=(None, None))
+        decoded = decode_attrs(op, text, 2)
+        assert native.bind(site, decoded, native.ProgramStatus(), RuntimeError) is None, op
 
 
 _READER = r"""

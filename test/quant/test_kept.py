@@ -196,6 +196,39 @@ def test_kept_ops_run_native_kernels(block):
     assert (program(*inputs[0]) - python(*inputs[0])).abs().max() <= scale * _LSB
 
 
+class _NormHead(torch.nn.Module):
+    """rms_norm and log_softmax between linears: both kept on their integers."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = torch.nn.Linear(32, 32), torch.nn.Linear(32, 16)
+        self.w = torch.nn.Parameter(torch.rand(32) + 0.5)
+
+    def forward(self, x):
+        return torch.log_softmax(self.b(torch.nn.functional.rms_norm(self.a(x), (32,), self.w, 1e-6)), -1)
+
+
+def test_kept_rms_norm_and_log_softmax_run_native_kernels():
+    """Kept int8 rms_norm (float32 weight) and log_softmax bind the built-in
+    native kernels; within 1 LSB of PT2E eager and of the Python kernels,
+    the reference model equal to the runtime."""
+    torch.manual_seed(0)
+    args = (torch.randn(16, 32),)
+    qm = quantize(_NormHead().eval(), args,
+                  quantizer({torch.ops.aten.rms_norm.default, torch.ops.aten.log_softmax.int}))
+    inputs = [(torch.randn(16, 32) * 2,) for _ in range(2)]
+    out, scales, module = compile_and_check(qm, args, inputs, backend_legal_ops=["aten.rms_norm", "aten.log_softmax"])
+    _check_within(out, qm, inputs, scales[0])
+    assert all(torch.equal(a, b) for a, b in zip(out["runtime"], out["refmodel"]))
+    text = module.operation.get_asm(binary=True)
+    program = tosa_custom.runtime.load(parse_module(text, make_context()))
+    assert [k.split(": ")[1] for k in program.kernels] == [
+        "rms_norm int8 (quantized))", "log_softmax int8 (quantized))"], program.kernels
+    python = tosa_custom.runtime.load(parse_module(text, make_context()), native=False)
+    for (x,) in inputs:
+        assert (program(x) - python(x)).abs().max() <= scales[0] * _LSB
+
+
 @pytest.mark.parametrize("mode", list(_MODES))
 def test_report_counts_the_integer_lowering_apart(block, mode):
     """PT2E's quantize/dequantize ops (and, in auto mode, the gelu the lowering

@@ -82,16 +82,17 @@ class Block(nn.Module):
         return x + self.fc2(nn.functional.gelu(self.fc1(self.ln2(x))))
 
 
-def block_quantizer():
+def block_quantizer(annotated=None):
     """XNNPACK's per-channel config, plus the annotation XNNPACK's quantizer
-    lacks for the ops without an integer TOSA form (layer_norm, softmax,
-    gelu: their inputs and outputs quantized, as the quantizers of integer
-    NPUs annotate them), so each sits in a `dequantize -> op -> quantize`
-    group a kept op can take on integers."""
+    lacks for the ops without an integer TOSA form (`annotated`; by default
+    layer_norm, softmax, gelu: their inputs and outputs quantized, as the
+    quantizers of integer NPUs annotate them), so each sits in a
+    `dequantize -> op -> quantize` group a kept op can take on integers."""
     from torchao.quantization.pt2e.quantizer import ComposableQuantizer, QuantizationAnnotation, Quantizer
     from torchao.testing.pt2e import _xnnpack_quantizer as xnn
 
-    annotated = {torch.ops.aten.layer_norm.default, torch.ops.aten.softmax.int, torch.ops.aten.gelu.default}
+    if annotated is None:
+        annotated = {torch.ops.aten.layer_norm.default, torch.ops.aten.softmax.int, torch.ops.aten.gelu.default}
 
     class Unquantized(Quantizer):
         def annotate(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
