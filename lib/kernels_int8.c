@@ -32,6 +32,11 @@ typedef struct qplan {
     plan base; /* first: check_sizes, remember_normalized and release_plan read it */
     qside in, out;
     int8_t table[256]; /* gelu, silu: the result for input q at table[q + 128] */
+    /* layer_norm, rms_norm: a weight quantized to int8 (per tensor, or per channel along its one dim),
+       dequantized at each call as PT2E's dequantize does: (q - zero_point) * float32(scale[c]). */
+    int32_t weight_scales; /* 0: a float32 weight or none; 1: per tensor; else one scale per channel */
+    float weight_zero;
+    float weight_scale[]; /* weight_scales of them */
 } qplan;
 
 static inline float dequantize_i8(int8_t q, const qside *s) { return ((float)q - s->zero_point) * s->scale; }
@@ -150,6 +155,19 @@ HOT static void float_row(const int8_t *x, int8_t *y, int64_t n, const qplan *p,
     for (int64_t i = 0; i < n; ++i) y[i] = quantize_i8(yf[i], &p->out);
 }
 
+/* The int8 weight as float32, in dst (its elements gathered through `bytes` first: 2 x row of them,
+   free until the rows are mapped). */
+static const float *dequantized_weight(const tck_memref *m, const qplan *p, int8_t *bytes, float *dst) {
+    int32_t k = p->base.param_rank;
+    const int64_t *sizes = tck_sizes(m);
+    int64_t n = 1;
+    for (int32_t j = 0; j < k; ++j) n *= sizes[j];
+    gather_i8(data_i8(m), sizes, tck_strides(m, k), k, bytes);
+    for (int64_t i = 0; i < n; ++i) /* per channel: a weight of one dim, a scale per element */
+        dst[i] = ((float)bytes[i] - p->weight_zero) * p->weight_scale[p->weight_scales == 1 ? 0 : i];
+    return dst;
+}
+
 static int32_t run_qplan(const tck_call *call, tck_memref *const *inputs, tck_memref *const *outputs) {
     const qplan *p = (const qplan *)call->state;
     const plan *pl = &p->base;
@@ -172,7 +190,9 @@ static int32_t run_qplan(const tck_call *call, tck_memref *const *inputs, tck_me
                         (long long)need);
     int8_t *bytes = (int8_t *)(work + (table ? 0 : 4 * row));
     row_params rp = {pl->eps, NULL, NULL};
-    if (pl->weight >= 0) rp.weight = dense(inputs[pl->weight], pl->param_rank, work + 2 * row);
+    if (pl->weight >= 0)
+        rp.weight = p->weight_scales ? dequantized_weight(inputs[pl->weight], p, bytes, work + 2 * row)
+                                     : dense(inputs[pl->weight], pl->param_rank, work + 2 * row);
     if (pl->bias >= 0) rp.bias = dense(inputs[pl->bias], pl->param_rank, work + 3 * row);
     map_rows_i8(in, out, pl->rank, a, b, bytes, table ? table_row : float_row, p, &rp, work);
     if (work != stack) free(work);
@@ -189,21 +209,82 @@ static int32_t int8_operand(tck_call *call, const char *name) {
     return t->element_type == TCK_I8 && t->rank <= MAX_RANK ? (int32_t)at->i : -3;
 }
 
+/* An int8 weight operand's scales (`count` of them: 1 per tensor) into `scales`, and its zero point; else 0. */
+static int read_weight_scales(const tck_call *call, int32_t index, int32_t count, float *scales, float *zero) {
+    tck_quantization q;
+    int32_t kind = tck_quantization_of(call, 0, index, &q);
+    if (kind == TCK_QUANT_PER_TENSOR) {
+        scales[0] = (float)q.scale;
+    } else if (kind == TCK_QUANT_PER_CHANNEL && q.axis == 0 && q.num_scales == count) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", (int)index);
+        const char *list = tck_json_member(tck_json_member(tck_json_member(call->implementation_attrs,
+                                                                           "quantization"), "operands"), key);
+        const char *p = tck_json_space(tck_json_member(list, "scale") + 1); /* past '[': checked by the reader */
+        for (int32_t i = 0; i < count; ++i) {
+            char *end;
+            scales[i] = (float)strtod(p, &end); /* float32(scale), as PT2E's dequantize takes it */
+            p = tck_json_space(end);
+            p = tck_json_space(*p == ',' ? p + 1 : p);
+        }
+    } else {
+        return 0;
+    }
+    *zero = (float)q.zero_point;
+    return q.quant_min >= -128 && q.quant_max <= 127;
+}
+
+/* The weight operand (-1 if None) of layer_norm / rms_norm: float32, or int8 quantized per tensor or
+   per channel along a weight of one dim, whose parameters are kept in the plan (call->state, grown). */
+static int32_t norm_weight(tck_call *call, int32_t *index) {
+    const tck_attr *at = tck_attr_get(call, "weight");
+    *index = tensor_operand(call, "weight", 1);
+    if (*index != -3 || !at || at->kind != TCK_ATTR_OPERAND || at->i < 0 || at->i >= call->num_inputs ||
+        call->inputs[at->i].element_type != TCK_I8)
+        return 0;
+    *index = (int32_t)at->i;
+    const tck_tensor_type *w = &call->inputs[*index];
+    tck_quantization q;
+    int32_t kind = tck_quantization_of(call, 0, *index, &q);
+    if (kind == TCK_QUANT_PER_TENSOR) return 1;
+    if (kind == TCK_QUANT_PER_CHANNEL && w->rank == 1 && q.axis == 0 && q.num_scales == w->shape[0])
+        return q.num_scales;
+    *index = -3; /* unquantized int8, or per channel along another dim or of another count: declined */
+    return 0;
+}
+
+/* After make_qplan: the plan grown to hold the int8 weight's `count` scales, read. */
+static int32_t keep_weight_scales(tck_call *call, int32_t index, int32_t count) {
+    if (count == 0) return TCK_OK;
+    qplan *p = (qplan *)realloc(call->state, sizeof(qplan) + sizeof(float) * (size_t)count);
+    if (!p) return tck_fail(call, TCK_ERROR, "out of memory");
+    call->state = p;
+    p->weight_scales = count;
+    if (!read_weight_scales(call, index, count, p->weight_scale, &p->weight_zero)) {
+        release_plan(call);
+        return TCK_DECLINE;
+    }
+    return TCK_OK;
+}
+
 static int32_t prepare_layer_norm_i8(tck_call *call) {
-    int32_t x = int8_operand(call, "input"), w = tensor_operand(call, "weight", 1), b = tensor_operand(call, "bias", 1);
+    int32_t x = int8_operand(call, "input"), w, b = tensor_operand(call, "bias", 1);
+    int32_t scales = norm_weight(call, &w);
     const tck_attr *shape = tck_attr_get(call, "normalized_shape"), *eps = tck_attr_get(call, "eps");
     if (x < 0 || w < -1 || b < -1 || !shape || shape->kind != TCK_ATTR_INT_LIST || !eps || eps->kind != TCK_ATTR_FLOAT)
-        return TCK_DECLINE; /* a quantized weight or bias: the generic kernel dequantizes it */
+        return TCK_DECLINE; /* a quantized bias: the generic kernel dequantizes it */
     int32_t st = check_normalized(call, shape, x, w, b);
     if (st != TCK_OK) return st;
     int32_t rank = call->inputs[x].rank;
     st = make_qplan(call, layer_norm_row, x, rank - shape->count, rank, w, b, eps->f, 0, rank - shape->count);
+    if (st == TCK_OK) st = keep_weight_scales(call, w, scales);
     return st == TCK_OK ? remember_normalized(call, shape) : st;
 }
 
-/* rms_norm as layer_norm: a float32 weight or none (a quantized one: declined); eps None is float32's. */
+/* rms_norm as layer_norm (its weight float32, int8 or none); eps None is float32's. */
 static int32_t prepare_rms_norm_i8(tck_call *call) {
-    int32_t x = int8_operand(call, "input"), w = tensor_operand(call, "weight", 1);
+    int32_t x = int8_operand(call, "input"), w;
+    int32_t scales = norm_weight(call, &w);
     const tck_attr *shape = tck_attr_get(call, "normalized_shape"), *eps = tck_attr_get(call, "eps");
     if (x < 0 || w < -1 || !shape || shape->kind != TCK_ATTR_INT_LIST || !eps ||
         !(eps->kind == TCK_ATTR_NONE || eps->kind == TCK_ATTR_FLOAT))
@@ -213,6 +294,7 @@ static int32_t prepare_rms_norm_i8(tck_call *call) {
     int32_t rank = call->inputs[x].rank;
     double e = eps->kind == TCK_ATTR_NONE ? FLT_EPSILON : eps->f; /* eager's default for the float32 it computes in */
     st = make_qplan(call, rms_norm_row, x, rank - shape->count, rank, w, -1, e, 0, rank - shape->count);
+    if (st == TCK_OK) st = keep_weight_scales(call, w, scales);
     return st == TCK_OK ? remember_normalized(call, shape) : st;
 }
 

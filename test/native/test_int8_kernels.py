@@ -45,19 +45,21 @@ def _q(scale, zero_point, low, high) -> dict:
     return {"scale": scale, "zero_point": zero_point, "quant_min": low, "quant_max": high, "dtype": "int8"}
 
 
-def _attrs(args: dict, params, floats: tuple[int, ...] = ()) -> str:
+def _attrs(args: dict, params, floats: tuple[int, ...] = (), operands: dict | None = None) -> str:
     given, wanted = params
     attrs = {"args": args, "version": 5,
-             "quantization": {"operands": {"0": _q(*given)}, "results": {"0": _q(*wanted)}}}
+             "quantization": {"operands": {"0": _q(*given), **(operands or {})}, "results": {"0": _q(*wanted)}}}
     if floats:
         attrs["operand_dtypes"] = {str(i): "float32" for i in floats}
     return canonical_json(attrs)
 
 
-def run_both(op: str, args: dict, inputs: list[torch.Tensor], params, floats: tuple[int, ...] = ()):
+def run_both(op: str, args: dict, inputs: list[torch.Tensor], params, floats: tuple[int, ...] = (),
+             operands: dict | None = None):
     """(native, generic): the op on int8 `inputs` (float32 tensors at `floats`,
-    carried as int32 bits as compile() carries them)."""
-    text = _attrs(args, params, floats)
+    carried as int32 bits as compile() carries them; `operands`: the
+    quantization of int8 operands past the first, by index)."""
+    text = _attrs(args, params, floats, operands)
     carried = [t.view(torch.int32) if i in floats else t for i, t in enumerate(inputs)]
     decoded = decode_attrs(op, text, len(inputs))
     site = CustomCallSite(
@@ -153,6 +155,31 @@ def test_rms_norm(affine, eps, params):
             check(*run_both("torch.aten.rms_norm", args, [x, *extra], PARAMS[params], floats=(1,) if extra else ()))
 
 
+# An int8 weight, as PT2E leaves one it quantized: per channel (axis 0, symmetric as XNNPACK's weights) or per
+# tensor (asymmetric), dequantized by the kernel as the generic one does.
+WEIGHTS = {
+    "per-channel": lambda n: {"scale": [0.004 + 0.0001 * i for i in range(n)], "axis": 0, "zero_point": 0,
+                              "quant_min": -127, "quant_max": 127, "dtype": "int8"},
+    "per-tensor": lambda n: _q(0.0123, -9, -128, 127),
+}
+
+
+@pytest.mark.parametrize("weight", list(WEIGHTS))
+@pytest.mark.parametrize("op", ["torch.aten.layer_norm", "torch.aten.rms_norm"])
+def test_norms_with_an_int8_weight(op, weight):
+    for shape in SHAPES:
+        n = shape[-1]
+        g = torch.Generator().manual_seed(n + 1)
+        w = torch.randint(-127, 128, (2 * n,), generator=g, dtype=torch.int8)[::2]  # strided
+        args = {"input": {"operand": 0}, "normalized_shape": [n], "eps": 1e-5, "weight": {"operand": 1}}
+        if op.endswith("layer_norm"):
+            args.update(bias={"operand": 2}, cudnn_enable=False)
+        extra = [w] + ([torch.randn(n, generator=g) * 0.3] if op.endswith("layer_norm") else [])
+        for x in int8_layouts(shape):
+            check(*run_both(op, args, [x, *extra], PARAMS["asymmetric"], floats=(2,) if len(extra) == 2 else (),
+                            operands={"1": WEIGHTS[weight](n)}))
+
+
 def test_rms_norm_over_two_dims():
     x = next(int8_layouts((3, 5, 9), seed=4)).transpose(0, 1)
     args = {"input": {"operand": 0}, "normalized_shape": [3, 9], "eps": 1e-5, "weight": None}
@@ -172,8 +199,9 @@ def test_softmax(op, params):
 
 
 def test_what_the_int8_kernels_leave_to_python():
-    """Per-channel or missing parameters, int16, a dtype cast, a quantized
-    (int8) weight: no native kernel binds, the generic one serves."""
+    """Per-channel or missing parameters, int16, a dtype cast, an int8
+    weight unquantized or quantized along a dim it lacks: no native kernel
+    binds, the generic one serves."""
     q = PARAMS["asymmetric"]
     cases = {
         "no quantization": ({"self": {"operand": 0}, "dim": -1, "dtype": None}, None),
@@ -194,19 +222,19 @@ def test_what_the_int8_kernels_leave_to_python():
                               output_types=(element,), output_shapes=((4, 6),), location="test", const_inputs=(None,))
         decoded = decode_attrs("torch.aten.softmax.int", text, 1)
         assert native.bind(site, decoded, native.ProgramStatus(), RuntimeError) is None, name
-    # rms_norm and layer_norm with an int8 weight quantized per channel (part 3 of issue 38: not native yet).
-    weight = {"scale": [0.01] * 6, "axis": 0, "zero_point": 0, "quant_min": -127, "quant_max": 127, "dtype": "int8"}
-    for op, args in (("torch.aten.rms_norm", {"input": {"operand": 0}, "normalized_shape": [6], "eps": 1e-6,
-                                              "weight": {"operand": 1}}),
-                     ("torch.aten.layer_norm", {"input": {"operand": 0}, "normalized_shape": [6], "eps": 1e-5,
-                                                "weight": {"operand": 1}, "bias": None, "cudnn_enable": False})):
+    # layer_norm with an int8 weight quantized per channel along a dim it lacks, or with an unquantized one.
+    args = {"input": {"operand": 0}, "normalized_shape": [6], "eps": 1e-5, "weight": {"operand": 1}, "bias": None,
+            "cudnn_enable": False}
+    along_1 = {"scale": [0.01] * 6, "axis": 1, "zero_point": 0, "quant_min": -127, "quant_max": 127, "dtype": "int8"}
+    for op, weight in (("torch.aten.layer_norm", along_1), ("torch.aten.layer_norm", None)):
+        operands = {"0": _q(*q[0]), **({"1": weight} if weight else {})}
         text = canonical_json({"args": args, "version": 5, "quantization": {
-            "operands": {"0": _q(*q[0]), "1": weight}, "results": {"0": _q(*q[1])}}})
+            "operands": operands, "results": {"0": _q(*q[1])}}})
         site = CustomCallSite(index=0, symbol="k", operator_name=op, domain_name="torch_mlir",
                               implementation_attrs=text, input_types=("i8", "i8"), input_shapes=((4, 6), (6,)),
                               output_types=("i8",), output_shapes=((4, 6),), location="test",
                               const_inputs=(None, None))
-        decoded = decode_attrs(op, text, 2)
+        decoded = decode_attrs(op, text, 2) if weight else None
         assert native.bind(site, decoded, native.ProgramStatus(), RuntimeError) is None, op
 
 
