@@ -229,6 +229,65 @@ def test_kept_rms_norm_and_log_softmax_run_native_kernels():
         assert (program(x) - python(x)).abs().max() <= scales[0] * _LSB
 
 
+class _LayerNormWeight(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.ln, self.b = torch.nn.Linear(32, 32), torch.nn.LayerNorm(32), torch.nn.Linear(32, 8)
+        with torch.no_grad():
+            self.ln.weight.uniform_(0.5, 1.5)
+
+    def forward(self, x):
+        return self.b(self.ln(self.a(x)))
+
+
+def _weight_quantizer():
+    """XNNPACK's config, and layer_norm's input, output and weight quantized
+    (the weight per tensor: PT2E's per-channel observer takes weights of two
+    dims or more)."""
+    from torchao.quantization.pt2e.quantizer import ComposableQuantizer, QuantizationAnnotation, Quantizer
+    from torchao.testing.pt2e import _xnnpack_quantizer as xnn
+    from tosa_custom.e2e.quantized import CONFIGS
+
+    config = CONFIGS["per-channel"]()
+
+    class WeightToo(Quantizer):
+        def annotate(self, model):
+            for node in model.graph.nodes:
+                if node.op == "call_function" and node.target == torch.ops.aten.layer_norm.default:
+                    node.meta["quantization_annotation"] = QuantizationAnnotation(
+                        input_qspec_map={node.args[0]: config.output_activation,
+                                         node.args[2]: CONFIGS["per-tensor"]().weight},
+                        output_qspec=config.output_activation, _annotated=True)
+            return model
+
+        def validate(self, model):
+            pass
+
+    return ComposableQuantizer([xnn.XNNPACKQuantizer().set_global(config), WeightToo()])
+
+
+def test_kept_layer_norm_with_a_quantized_weight_runs_native():
+    """A kept layer_norm whose weight PT2E quantized arrives with the weight
+    as an int8 operand carrying its quantization; the built-in native kernel
+    dequantizes it as PT2E does: within 1 LSB of eager and of the Python
+    kernel, the reference model equal to the runtime."""
+    torch.manual_seed(0)
+    args = (torch.randn(16, 32),)
+    qm = quantize(_LayerNormWeight().eval(), args, _weight_quantizer())
+    inputs = [(torch.randn(16, 32) * 2,) for _ in range(2)]
+    out, scales, module = compile_and_check(qm, args, inputs, backend_legal_ops=["aten.layer_norm"])
+    _check_within(out, qm, inputs, scales[0])
+    assert all(torch.equal(a, b) for a, b in zip(out["runtime"], out["refmodel"]))
+    ((name, attrs, types),) = _kept_ops(module)
+    assert types[1] == "tensor<32xi8>" and "1" in attrs["quantization"]["operands"], (types, attrs)
+    text = module.operation.get_asm(binary=True)
+    program = tosa_custom.runtime.load(parse_module(text, make_context()))
+    assert [k.split(": ")[1] for k in program.kernels] == ["layer_norm int8 (quantized))"], program.kernels
+    python = tosa_custom.runtime.load(parse_module(text, make_context()), native=False)
+    for (x,) in inputs:
+        assert (program(x) - python(x)).abs().max() <= scales[0] * _LSB
+
+
 @pytest.mark.parametrize("mode", list(_MODES))
 def test_report_counts_the_integer_lowering_apart(block, mode):
     """PT2E's quantize/dequantize ops (and, in auto mode, the gelu the lowering
