@@ -38,3 +38,32 @@ def audit(tmp_path):
         return AuditRun(proc, out)
 
     return run
+
+
+def interrupt_and_resume(command: list[str], report: Path, marks: Path, env: dict | None = None) -> tuple:
+    """Run an audit of the four SlowModule cases (fixtures/cases_slow.py), each
+    leaving a mark (its worker's pid) as it starts; Ctrl-C it (SIGINT) once
+    all four have started (the first two done where the cases ran two at a time); then resume it with
+    --rerun-unpassed. Returns the interrupted run, the resumed run and the
+    pids of the workers that held the interrupted cases."""
+    import os
+    import signal
+    import time
+
+    proc = subprocess.Popen(command + ["--report", str(report)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    deadline = time.monotonic() + 600
+    while len(list(marks.iterdir())) < 4:
+        assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+        time.sleep(0.2)
+    time.sleep(1.0)  # the two last cases are running
+    proc.send_signal(signal.SIGINT)
+    stopped = time.monotonic()
+    out, err = proc.communicate(timeout=120)
+    assert time.monotonic() - stopped < 60, "the audit took a minute to stop after Ctrl-C"
+    interrupted = AuditRun(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), report)
+    pids = {int(p.read_text()) for p in marks.iterdir()}
+    resumed_report = report.with_name(report.name + "-resumed")
+    resumed = subprocess.run(command + ["--rerun-unpassed", str(report), "--report", str(resumed_report)],
+                             capture_output=True, text=True, timeout=900, env=env)
+    return interrupted, AuditRun(resumed, resumed_report), pids

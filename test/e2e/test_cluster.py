@@ -1,6 +1,8 @@
 """tosa-custom-audit on Ray (--ray-address): a two-node cluster on this
 machine gives the local pool's statuses, a segfault and a hang are the
-cases' crash and timeout, and a node killed mid-run loses no case."""
+cases' crash and timeout, a node killed mid-run loses no case, each node
+keeps its worker from case to case, and a run stopped with Ctrl-C keeps what
+finished and resumes."""
 
 import os
 import subprocess
@@ -13,7 +15,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="the Ray tests need Ray: pip install -e '.[ray]'")
 from ray.cluster_utils import Cluster  # noqa: E402
 
-from conftest import AuditRun  # noqa: E402
+from conftest import AuditRun, interrupt_and_resume  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OUTCOMES = str(FIXTURES / "cases_outcomes.py")
@@ -118,3 +120,27 @@ def test_a_node_killed_mid_run_loses_no_case(tmp_path, monkeypatch):
     started = sorted(p.name.split(".")[0] for p in marks.iterdir())
     assert len(started) == 5, started  # the case the killed node held started again elsewhere
     assert set(run.summary["meta"]["ran_on"].values()) == {first.node_id}
+
+
+def test_ctrl_c_keeps_what_finished_and_workers_are_kept(tmp_path, monkeypatch):
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    monkeypatch.setenv("TOSA_CUSTOM_TEST_MARKS", str(marks))
+    monkeypatch.setenv("TOSA_CUSTOM_TEST_SLEEP", "6")
+    cluster, nodes = _cluster(2)
+    try:
+        command = [sys.executable, "-m", "tosa_custom.e2e.audit", "--no-progress", "--mode", "stock", "--cases",
+                   SLOW, "--timeout", "300", "--ray-address", cluster.address]
+        interrupted, resumed, pids = interrupt_and_resume(command, tmp_path / "report", marks)
+    finally:
+        cluster.shutdown()
+    assert interrupted.returncode == 130, interrupted.stderr[-3000:]
+    finished = {c["name"]: c["status"] for c in interrupted.summary["cases"]}
+    unfinished = set(interrupted.summary["meta"]["unfinished"])
+    assert set(finished.values()) == {"pass"} and unfinished  # the run was cut short
+    assert set(finished) | unfinished == {f"SlowModule_{i}" for i in range(1, 5)}
+    # One worker per node ran its cases one after another: no worker started per case.
+    assert len(pids) == 2
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert {c["name"]: c["status"] for c in resumed.summary["cases"]} == dict.fromkeys(unfinished, "pass")
+    assert set(resumed.summary["meta"]["ran_on"].values()) <= {n.node_id for n in nodes}

@@ -132,6 +132,7 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
             supervisor.startup_timeout = max(_STARTUP_TIMEOUT, 4 * loading * supervisor.jobs)
             supervisor.memory_limit = memory_limit
             run.results, run.jobs = supervisor.run([c.name for c in cases]), supervisor.jobs
+            run.unfinished = supervisor.unfinished
     run.seconds = round(time.monotonic() - start, 2)
     return run
 
@@ -314,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.report:
         for path in report_html.write_all(summary, args.report):
             print(f"wrote {path}")
-    if run.unfinished:  # Ctrl-C on Ray: what finished is reported; --rerun-unpassed runs the rest
+    if run.unfinished:  # Ctrl-C: what finished is reported; --rerun-unpassed runs the rest
         print(f"tosa-custom-audit: interrupted, {len(run.unfinished)} cases unfinished"
               + (f": resume with --rerun-unpassed {args.report}" if args.report else ""), file=sys.stderr)
         return 130

@@ -1,21 +1,27 @@
 """The audit's cases on Ray (`tosa-custom-audit --ray` / `--ray-address`).
 
-Ray only places the work: each Ray task takes a few cases and runs them with
-the local pool's supervisor (`pool._Supervisor`, one worker), so each case
-still runs in a child process of its own with the per-case timeout and
-memory limit, and a segfault or hang is recorded exactly as locally (crash,
-timeout) instead of failing the task. Ray's retries are for lost nodes and
-Ray workers only (`max_retries`); an exception in a task (the harness itself
-broken) is never retried. Each task also returns the facts of the host that
-ran it, and results from hosts whose package versions differ from the
-driver's are refused: they would not be one run.
+Ray only places the work. Each CPU of the cluster gets a Ray actor that
+keeps the local pool's supervisor (`pool._Supervisor`, one worker) for the
+whole run: each case still runs in a child process, with the per-case
+timeout and memory limit, and a segfault or hang is recorded exactly as
+locally (crash, timeout), but the worker that imported torch, torch-mlir
+and the cases is kept from case to case, as the local pool keeps its own,
+instead of being started again for each task. Cases go out one at a time,
+two in flight per actor, so results and the progress bar move case by case.
+
+A lost node loses its actors: the cases they held go to the others (at most
+LOST_TASK_RETRIES times each; then they are reported as crashed), and a
+node with a free CPU, a replacement or a new one, gets an actor. An
+exception raised by the harness itself is never retried. Each actor reports
+the facts of its host, and results from hosts whose package versions differ
+from the driver's are refused: they would not be one run.
 
 Ray is imported only here, and this module only when a Ray flag is given.
 """
 
 from __future__ import annotations
 
-import math
+import collections
 import os
 import platform
 import socket
@@ -31,12 +37,14 @@ from .runner import CaseResult
 __all__ = ["INSTALL", "LOST_TASK_RETRIES", "RayPool", "host_facts", "import_ray"]
 
 INSTALL = "pip install 'tosa-custom[ray]' (ray==2.60.0)"
-# A task whose node (or Ray worker) died is run again up to this many times elsewhere.
+# A case whose node (or actor) died is run again up to this many times elsewhere.
 LOST_TASK_RETRIES = 3
-# Cases per task: a task pays one worker's start (torch, torch-mlir, the case
-# files), so it takes several cases, but few enough that results stream in and
-# a lost node costs little: about two tasks per CPU, at most this many cases.
-_MAX_CHUNK = 16
+# Cases queued on an actor: one running, one ready to start the moment it ends.
+_IN_FLIGHT = 2
+# How often the driver looks for CPUs without an actor (a node that joined, or replaced a lost one).
+_GROW_EVERY = 10.0
+# Actors that die before they are ready, in a row, before the run gives up (their error is the harness's).
+_FAILED_STARTS = 3
 
 
 def import_ray():
@@ -69,33 +77,44 @@ def host_facts(node_id: str = "") -> dict:
             "cpus": os.cpu_count() or 1, "versions": versions()}
 
 
-def _run_chunk(names: list[str], pairs, files: list[str], mode: str, ops, options: dict) -> tuple[list[dict], dict]:
-    """A Ray task: run `names` with the local pool's supervisor on this node;
-    their results as JSON, and this host's facts. `pairs`: the OpInfo (op,
-    dtype) pairs of `names`, which only the driver, having loaded them, knows."""
-    import ray
+class _CaseRunner:
+    """A Ray actor: one CPU of a node, with a supervisor whose worker runs
+    every case sent here. `names`: every case of the run (a lost case is
+    reported by name); `pairs`: their OpInfo (op, dtype) pairs, which only
+    the driver, having loaded them, knows."""
 
-    from .pool import _Supervisor, load_case_files
+    def __init__(self, names: list[str], pairs, files: list[str], mode: str, ops, options: dict):
+        import ray
 
-    load_case_files((Path(f) for f in files), pairs)  # once per Ray worker process and pairs: then a no-op
-    cases = [get_case(n) for n in names]
-    results: list[dict] = []
-    with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-ray-") as tmp:
-        supervisor = _Supervisor(cases, files, mode, ops, 1, options["timeout"], lambda r: results.append(r.to_json()),
-                                 Path(tmp), options["torch_fallback"], options["kernels"], options["executor"])
-        supervisor.threads = options["threads"]
-        supervisor.memory_limit = options["memory_limit"]
-        supervisor.run(names)
-    return results, host_facts(ray.get_runtime_context().get_node_id())
+        from .pool import _STARTUP_TIMEOUT, _Supervisor, load_case_files
 
+        loading = time.monotonic()
+        load_case_files((Path(f) for f in files), pairs)
+        loading = time.monotonic() - loading
+        self.tmp = tempfile.TemporaryDirectory(prefix="tosa-custom-audit-ray-")
+        self.supervisor = _Supervisor([get_case(n) for n in names], files, mode, ops, 1, options["timeout"],
+                                      lambda r: None, Path(self.tmp.name), options["torch_fallback"],
+                                      options["kernels"], options["executor"])
+        self.supervisor.threads = options["threads"]
+        self.supervisor.memory_limit = options["memory_limit"]
+        # The worker loads what this actor did: no longer than it took (every OpInfo sample: minutes when loaded).
+        self.supervisor.startup_timeout = max(_STARTUP_TIMEOUT, 4 * loading)
+        self.supervisor.start()
+        self.facts = host_facts(ray.get_runtime_context().get_node_id())
 
-def _chunks(names: Sequence[str], cpus: int) -> list[list[str]]:
-    size = max(1, min(_MAX_CHUNK, math.ceil(len(names) / (2 * max(1, cpus)))))
-    return [list(names[i:i + size]) for i in range(0, len(names), size)]
+    def host(self) -> dict:
+        return self.facts
+
+    def run(self, names: list[str]) -> list[dict]:
+        return [r.to_json() for r in self.supervisor.run_batch(names)]
+
+    def close(self) -> None:
+        self.supervisor.close()
+        self.tmp.cleanup()
 
 
 class RayPool:
-    """Runs cases as Ray tasks; `run` gives the results in the order asked,
+    """Runs cases on Ray actors; `run` gives the results in the order asked,
     the nodes that ran them, and the cases left unfinished by a Ctrl-C."""
 
     def __init__(self, address: str | None, files: list[str], mode: str, ops: list[str] | None, options: dict,
@@ -128,57 +147,138 @@ class RayPool:
                 f"the same versions on every node (pip install tosa-custom[ray]=={mine.get('tosa-custom', '?')})")
         self.nodes.setdefault(facts["node_id"], facts)
 
-    def _collect(self, names: list[str], payload) -> None:
-        rows, facts = payload
-        self._check(facts)
-        for row in rows:
-            result = CaseResult.from_json(row)
-            self.results[result.name] = result
-            self.ran_on[result.name] = facts["node_id"]
-            self.on_result(result)
+    def _record(self, result: CaseResult, node_id: str) -> None:
+        self.results[result.name] = result
+        self.ran_on[result.name] = node_id
+        self.on_result(result)
 
-    def _lost(self, names: list[str], error: Exception) -> None:
-        """Ray gave up on a task (its node died more than LOST_TASK_RETRIES
-        times): its cases get a crash row naming Ray's error, as a dead worker's do."""
+    def _lost(self, name: str, error: Exception) -> None:
+        """Ray lost the case's actor more than LOST_TASK_RETRIES times: a crash
+        row naming Ray's error, as a dead worker's is."""
         from .pool import _lost_result
 
-        for name in names:
-            result = _lost_result(get_case(name), self.mode, self.options["executor"], "crash",
-                                  f"Ray lost the task running it {LOST_TASK_RETRIES + 1} times: "
-                                  f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}", 0.0)
-            self.results[name] = result
-            self.on_result(result)
+        text = str(error).splitlines()[0] if str(error) else ""
+        result = _lost_result(get_case(name), self.mode, self.options["executor"], "crash",
+                              f"Ray lost the node running it {LOST_TASK_RETRIES + 1} times: "
+                              f"{type(error).__name__}: {text}", 0.0)
+        self.results[name] = result
+        self.on_result(result)
 
     def run(self, order: Sequence[str]) -> list[CaseResult]:
-        from .pool import AuditError
-
         shutdown = self._connect()
-        ray = self.ray
-        task = ray.remote(_run_chunk).options(num_cpus=1, max_retries=LOST_TASK_RETRIES, retry_exceptions=False)
-        cpus = int(ray.cluster_resources().get("CPU", 1))
-        pending = {task.remote(chunk, opinfo.pairs_of(chunk), self.files, self.mode, self.ops, self.options): chunk
-                   for chunk in _chunks(order, cpus)}
+        fleet = _Fleet(self, list(order))
         try:
-            while pending:
-                done, _ = ray.wait(list(pending), num_returns=1, timeout=1.0)
-                for ref in done:
-                    names = pending.pop(ref)
-                    try:
-                        self._collect(names, ray.get(ref))
-                    except ray.exceptions.RayTaskError as e:  # the harness itself failed: stop, as locally
-                        raise AuditError(f"the audit's Ray task failed on {', '.join(names)}: {e}") from None
-                    except (ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
-                            ray.exceptions.ObjectLostError) as e:
-                        self._lost(names, e)
+            fleet.drive()
         except KeyboardInterrupt:
             self.unfinished = [n for n in order if n not in self.results]
         finally:
-            for ref in pending:
-                ray.cancel(ref, force=True)
+            fleet.close()
             if shutdown:
                 time.sleep(0.1)
-                ray.shutdown()
+                self.ray.shutdown()
         return [self.results[n] for n in order if n in self.results]
+
+
+class _Fleet:
+    """The driver's side of a run: the actors, the cases queued and in flight."""
+
+    def __init__(self, pool: RayPool, order: list[str]):
+        self.pool, self.ray = pool, pool.ray
+        self.queue = collections.deque(order)
+        self.attempts: collections.Counter = collections.Counter()
+        self.actor_class = self.ray.remote(_CaseRunner).options(num_cpus=1, max_restarts=0)
+        # Put once, read by every actor: a run of every OpInfo sample names 75,000 cases.
+        self.arguments = (self.ray.put(order), self.ray.put(opinfo.pairs_of(order)), pool.files, pool.mode,
+                          pool.ops, pool.options)
+        self.starting: dict = {}  # host() ref -> actor not yet ready
+        self.ready: dict = {}  # actor -> its host facts
+        self.in_flight: dict = {}  # run() ref -> (actor, case)
+        self.failed_starts, self.grown = 0, 0.0
+
+    def _grow(self) -> None:
+        """An actor for each CPU of the cluster without one."""
+        self.grown = time.monotonic()
+        free = int(self.ray.available_resources().get("CPU", 0))
+        if not (self.starting or self.ready):
+            free = max(free, 1)  # nothing left: wait for a node rather than give up
+        for _ in range(free):
+            actor = self.actor_class.remote(*self.arguments)
+            self.starting[actor.host.remote()] = actor
+
+    def _feed(self, actor) -> None:
+        held = sum(1 for a, _ in self.in_flight.values() if a is actor)
+        while self.queue and held < _IN_FLIGHT:
+            name = self.queue.popleft()
+            self.in_flight[actor.run.remote([name])] = (actor, name)
+            held += 1
+
+    def drive(self) -> None:
+        self._grow()
+        while self.queue or self.in_flight:
+            if time.monotonic() - self.grown > _GROW_EVERY:
+                self._grow()
+            done, _ = self.ray.wait([*self.in_flight, *self.starting], num_returns=1, timeout=1.0)
+            for ref in done:
+                if ref in self.starting:
+                    self._started(ref)
+                else:
+                    self._finished(ref)
+            for actor in list(self.ready):
+                self._feed(actor)
+
+    def _started(self, ref) -> None:
+        from .pool import AuditError
+
+        actor = self.starting.pop(ref)
+        try:
+            facts = self.ray.get(ref)
+        except self.ray.exceptions.RayError as e:
+            self.failed_starts += 1
+            if self.failed_starts >= _FAILED_STARTS:
+                raise AuditError(f"the audit's Ray actors keep failing to start: {e}") from None
+            return
+        self.failed_starts = 0
+        self.pool._check(facts)
+        self.ready[actor] = facts
+
+    def _finished(self, ref) -> None:
+        from .pool import AuditError
+
+        ray = self.ray
+        actor, name = self.in_flight.pop(ref)
+        try:
+            rows = ray.get(ref)
+        except ray.exceptions.RayTaskError as e:  # the harness itself failed: stop, as locally
+            raise AuditError(f"the audit's Ray task failed on {name}: {e}") from None
+        except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
+                ray.exceptions.ObjectLostError) as e:
+            self._dead(actor, name, e)
+            return
+        for row in rows:
+            self.pool._record(CaseResult.from_json(row), self.ready[actor]["node_id"])
+
+    def _dead(self, actor, name: str, error: Exception) -> None:
+        """The actor (its node, most often) is gone: its cases run elsewhere."""
+        self.ready.pop(actor, None)
+        held = [r for r, (a, _) in self.in_flight.items() if a is actor]
+        lost = [name] + [self.in_flight.pop(r)[1] for r in held]
+        for n in reversed(lost):
+            self.attempts[n] += 1
+            if self.attempts[n] > LOST_TASK_RETRIES:
+                self.pool._lost(n, error)
+            else:
+                self.queue.appendleft(n)
+        self._grow()
+
+    def close(self) -> None:
+        """Stop the actors: an idle one stops its worker first; a busy one (a
+        Ctrl-C) is killed at once, and its worker dies with it (pool.py)."""
+        busy = {a for a, _ in self.in_flight.values()}
+        closing = [a.close.remote() for a in self.ready if a not in busy]
+        if closing:
+            self.ray.wait(closing, num_returns=len(closing), timeout=30)
+        for actor in [*self.ready, *self.starting.values()]:
+            self.ray.kill(actor)
 
 
 def _versions_text(versions: dict) -> str:

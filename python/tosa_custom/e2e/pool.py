@@ -118,6 +118,18 @@ def _load_opinfo(spec: str, pairs: frozenset[tuple[str, str]] | None = None) -> 
 # --------------------------------------------------------------------------
 
 
+def _die_with_parent() -> None:
+    """On Linux, have the kernel kill this process when its parent dies."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch_fallback: bool, threads: int,
                  log_path: str, kernels: str = "all", executor: str = "reference",
                  opinfo_pairs: frozenset[tuple[str, str]] | None = None, memory_limit: int | None = None) -> None:
@@ -126,6 +138,11 @@ def _worker_main(conn, files: list[str], mode: str, ops: list[str] | None, torch
     allocates without bound fails alone instead of starving its host."""
     if memory_limit:
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    # Ctrl-C is the supervisor's to handle (it stops the workers and reports
+    # what finished), and a worker outlives no supervisor: a hung case left
+    # behind by a killed supervisor (a lost Ray node) would run for ever.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
     # Everything the case, torch or MLIR prints goes to the worker's log: the
     # progress bar stays readable, and a crash's last words are kept.
     fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
@@ -221,6 +238,8 @@ class _Supervisor:
         self.failed_starts = 0
         self.startup_timeout = _STARTUP_TIMEOUT
         self.memory_limit: int | None = None  # bytes of address space per worker (RLIMIT_AS)
+        self.workers: list[_Worker] = []
+        self.unfinished: list[str] = []
 
     def _start(self, index: int) -> _Worker:
         parent, child = self.ctx.Pipe()
@@ -258,33 +277,53 @@ class _Supervisor:
                 raise AuditError(f"audit workers keep dying before their first case ({why}); see {w.log}")
         return self._start(w.index)
 
+    def start(self) -> None:
+        """Start the workers (once): they then run every batch given until `close`."""
+        if not self.workers:
+            self.workers = [self._start(i) for i in range(self.jobs)]
+
+    def close(self) -> None:
+        """Stop the workers: idle ones exit by themselves, a busy one is killed."""
+        for w in self.workers:
+            try:
+                w.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for w in self.workers:
+            self._stop(w, grace=10.0 if w.case is None else 0.0)
+        self.workers = []
+
     def run(self, order: Sequence[str]) -> list[CaseResult]:
-        pending = collections.deque(order)
-        workers = [self._start(i) for i in range(self.jobs)]
+        """Run `order` on fresh workers; after a Ctrl-C, the results of the
+        cases that finished, and `unfinished` names the rest."""
+        self.start()
         try:
-            while pending or any(w.case for w in workers):
-                for w in workers:
-                    if w.ready and w.case is None and pending:
-                        w.case = pending.popleft()
-                        w.conn.send(w.case)
-                        w.deadline = time.monotonic() + self.timeout
-                if not pending and not any(w.case for w in workers):
-                    break
-                wait = max(0.0, min(w.deadline if w.timed else float("inf") for w in workers) - time.monotonic())
-                wait = None if wait == float("inf") else wait
-                ready = multiprocessing.connection.wait(
-                    [w.conn for w in workers] + [w.process.sentinel for w in workers], timeout=wait
-                )
-                for i, w in enumerate(workers):
-                    workers[i] = self._service(w, ready)
+            self.run_batch(order)
+        except KeyboardInterrupt:
+            self.unfinished = [n for n in order if n not in self.results]
         finally:
+            self.close()
+        return [self.results[n] for n in order if n in self.results]
+
+    def run_batch(self, order: Sequence[str]) -> list[CaseResult]:
+        """Run `order` on the started workers, which stay up for the next batch."""
+        pending = collections.deque(order)
+        workers = self.workers
+        while pending or any(w.case for w in workers):
             for w in workers:
-                try:
-                    w.conn.send(None)
-                except (OSError, ValueError):
-                    pass
-            for w in workers:
-                self._stop(w, grace=10.0 if w.case is None else 0.0)
+                if w.ready and w.case is None and pending:
+                    w.case = pending.popleft()
+                    w.conn.send(w.case)
+                    w.deadline = time.monotonic() + self.timeout
+            if not pending and not any(w.case for w in workers):
+                break
+            wait = max(0.0, min(w.deadline if w.timed else float("inf") for w in workers) - time.monotonic())
+            wait = None if wait == float("inf") else wait
+            ready = multiprocessing.connection.wait(
+                [w.conn for w in workers] + [w.process.sentinel for w in workers], timeout=wait
+            )
+            for i, w in enumerate(workers):
+                workers[i] = self._service(w, ready)
         return [self.results[n] for n in order]
 
     def _service(self, w: _Worker, ready) -> _Worker:
