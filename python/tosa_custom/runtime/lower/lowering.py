@@ -55,6 +55,7 @@ from .split_functions import SPLIT_FUNCTIONS
 from .loop_hints import ATTACH_LOOP_HINTS, HINT_LOOPS
 from .integer_contractions import WIDEN_INTEGER_CONTRACTIONS
 from .polymath import EXPAND_MATH, expand_math
+from .prologues import SPLIT_CONTRACTION_PROLOGUES
 from .tiling import (
     GENERALIZE,
     LOWER_VECTORS,
@@ -100,7 +101,9 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #                           then started from infinity), elementwise fusion;
 #   _TILE                   integer matmuls and (not depthwise) convolutions on
 #                           operands widened to i32, zero points subtracted
-#                           (integer_contractions.py); named ops
+#                           (integer_contractions.py); elementwise work fusion
+#                           put into a contraction's A side taken back out
+#                           (prologues.py); named ops
 #                           (convolutions too) to linalg.generic,
 #                           B operands made column-contiguous and, for big
 #                           contractions, packed in panels; then the transform
@@ -163,7 +166,7 @@ _DEALLOCATE = [
     # The wheel lacks the runner-utils library: memrefCopy would not resolve.
     "func.func(refback-munge-memref-copy)",
 ]
-_TILE = [WIDEN_INTEGER_CONTRACTIONS, GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS, GENERALIZE, TILE_AND_VECTORIZE,
+_TILE = [WIDEN_INTEGER_CONTRACTIONS, SPLIT_CONTRACTION_PROLOGUES, GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS, GENERALIZE, TILE_AND_VECTORIZE,
          LOWER_MASKS, EXPAND_MATH]
 _BUFFERIZE_TILED = [
     # inline: pack_columns' packing functions, now tiled.
@@ -179,7 +182,7 @@ _VECTOR_TAIL = [FUSE_MULTIPLY_ADD, LOWER_VECTORS]
 
 def _tile(cpu: CpuTarget) -> list[str]:
     on = f"{{cpu={cpu.name}}}"
-    return [WIDEN_INTEGER_CONTRACTIONS, GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS + on, GENERALIZE,
+    return [WIDEN_INTEGER_CONTRACTIONS, SPLIT_CONTRACTION_PROLOGUES, GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS + on, GENERALIZE,
             TILE_AND_VECTORIZE + on, LOWER_MASKS, EXPAND_MATH]
 
 

@@ -31,7 +31,7 @@ from torch_mlir.dialects import tensor as tensor_d
 from ...core.ir import collect_ops
 from ...core.passes import Option, PassContext, register_pass
 from ..compiled.cpu import CpuTarget, cpu_target
-from .constants import constant_array, packed_constant, transposed_constant
+from .constants import packed_constant, transposed_constant
 from .remainders import rewrite_remainders
 from .transform_scripts import (PLAN_ATTR, VECTOR_LOWERING_SCRIPT, TilePlan, apply_script, generalize_script,
                                 tiling_script, vectorize_script)
@@ -370,17 +370,25 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
                     dynamic=dynamic, masked=tiles[d] if partial else masked, partial_reduction=partial)
 
 
+def _is_constant(v: ir.Value) -> bool:
+    """A dense constant (numpy rearranges it at compile time: constants.py)."""
+    owner = v.owner
+    return (not isinstance(owner, ir.Block) and owner.operation.name == "arith.constant"
+            and isinstance(owner.operation.attributes["value"], ir.DenseElementsAttr))
+
+
 def _contraction_order(info: _LoopInfo, n_dim: int, m_dim: int | None) -> list[int]:
     """The tile loops of a contraction, outermost first: the B panel (K x NR)
     is reused across all row tiles inside its column loop. A convolution's
     output rows (n, oh) index no filter element: they go inside the column
     loop too, so each filter panel is read once per call, not once per
     image row (a 512-channel 3x3 filter is 9.4 MB, read from memory every
-    time); loops B does index (a batch of matrices) stay outside it."""
+    time), and so do a constant B's (a linear layer's weights over a few
+    rows); loops B does index (a batch of matrices) stay outside it."""
     first = [d for d in (n_dim, m_dim) if d is not None]
     parallel = [d for d in range(info.n_loops) if not info.reduction[d] and d not in first]
     reductions = [d for d in range(info.n_loops) if info.reduction[d]]
-    if not info.windows:
+    if not info.windows and not any(_is_constant(v) for v in info.operands[:-1]):
         return parallel + first + reductions
     b_dims = {_dim(e) for m in info.maps[:-1] if n_dim in {_dim(e) for e in m.results} for e in m.results}
     outer = [d for d in parallel if d in b_dims]
@@ -583,11 +591,10 @@ def _pack_plan(op, nr: int) -> _PackPlan | None:
     b = with_n[0]
     if None in dims[b] or dims[b][-1] != n_dim or (None in sum(dims, []) and not info.windows):
         return None
-    if info.windows:  # a convolution: its filter, if constant, packed for nothing at run time
-        n = info.ranges[n_dim]
-        if n < 2 * nr or 8 * (-n % nr) > n or constant_array(info.operands[b]) is None:
-            return None
-    elif not _worth_packing(info, n_dim, m_dim, nr):
+    n = info.ranges[n_dim]
+    # A constant B is packed for nothing at run time: whenever the padding is an eighth of N at most.
+    free = _is_constant(info.operands[b]) and n >= 2 * nr and 8 * (-n % nr) <= n
+    if not free and (info.windows or not _worth_packing(info, n_dim, m_dim, nr)):
         return None
     b_type, c_type = info.shaped[b], info.shaped[-1]
     if b_type is None or c_type is None or not isinstance(b_type, ir.RankedTensorType):
