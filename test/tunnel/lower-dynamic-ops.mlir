@@ -14,9 +14,16 @@ func.func @to_dtype$float(%arg0: !torch.vtensor<[?,32],f32>) -> !torch.vtensor<[
 
 // -----
 
-// float -> int truncates in torch and rounds in tosa.cast: left to TorchToTosa.
+// float -> int truncates in torch and rounds in tosa.cast: rounded toward
+// zero first (ceil below zero, floor above), as TorchToTosa does from static shapes.
 // CHECK-LABEL: func.func @to_dtype$float_to_int(
-// CHECK:         torch.aten.to.dtype
+// CHECK-NOT:     torch.aten.to.dtype
+// CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0
+// CHECK:         %[[NEG:.*]] = tosa.greater %{{.*}}, %[[X]] : (tensor<1xf32>, tensor<?xf32>) -> tensor<?xi1>
+// CHECK-DAG:     %[[UP:.*]] = tosa.ceil %[[X]]
+// CHECK-DAG:     %[[DOWN:.*]] = tosa.floor %[[X]]
+// CHECK:         %[[T:.*]] = tosa.select %[[NEG]], %[[UP]], %[[DOWN]]
+// CHECK:         tosa.cast %[[T]] : (tensor<?xf32>) -> tensor<?xi32>
 func.func @to_dtype$float_to_int(%arg0: !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],si32> {
   %int3 = torch.constant.int 3
   %false = torch.constant.bool false
@@ -232,4 +239,166 @@ func.func @slice$no_start_size_end(%arg0: !torch.vtensor<[2,?,4],f32>) -> !torch
   %2 = torch.aten.slice.Tensor %arg0, %int1, %none, %1, %int1 : !torch.vtensor<[2,?,4],f32>, !torch.int, !torch.none, !torch.int, !torch.int -> !torch.vtensor<[2,?,4],f32>
   torch.bind_symbolic_shape %2, [%s0], affine_map<()[s0] -> (2, s0 - 1, 4)> : !torch.vtensor<[2,?,4],f32>
   return %2 : !torch.vtensor<[2,?,4],f32>
+}
+
+// -----
+
+// T5's relative position buckets: bool of [?, ?] to int64, a tosa.cast (0 or 1).
+// CHECK-LABEL: func.func @to_dtype$bool_to_int64(
+// CHECK-NOT:     torch.aten.to.dtype
+// CHECK:         tosa.cast %{{.*}} : (tensor<?x?xi1>) -> tensor<?x?xi64>
+func.func @to_dtype$bool_to_int64(%arg0: !torch.vtensor<[?,?],i1>) -> !torch.vtensor<[?,?],si64> {
+  %int4 = torch.constant.int 4
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %0 = torch.aten.to.dtype %arg0, %int4, %false, %false, %none : !torch.vtensor<[?,?],i1>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[?,?],si64>
+  return %0 : !torch.vtensor<[?,?],si64>
+}
+
+// -----
+
+// RoBERTa's cumsum(mask).type_as(mask): int64 to int32 wraps in both, a tosa.cast.
+// CHECK-LABEL: func.func @to_dtype$int64_to_int32(
+// CHECK-NOT:     torch.aten.to.dtype
+// CHECK:         tosa.cast %{{.*}} : (tensor<?x?xi64>) -> tensor<?x?xi32>
+func.func @to_dtype$int64_to_int32(%arg0: !torch.vtensor<[?,?],si64>) -> !torch.vtensor<[?,?],si32> {
+  %int3 = torch.constant.int 3
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %0 = torch.aten.to.dtype %arg0, %int3, %false, %false, %none : !torch.vtensor<[?,?],si64>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[?,?],si32>
+  return %0 : !torch.vtensor<[?,?],si32>
+}
+
+// -----
+
+// uint8 -> int32 would sign-extend the i8 bits that carry uint8: left to TorchToTosa.
+// CHECK-LABEL: func.func @to_dtype$uint8_to_int32(
+// CHECK:         torch.aten.to.dtype
+func.func @to_dtype$uint8_to_int32(%arg0: !torch.vtensor<[?],ui8>) -> !torch.vtensor<[?],si32> {
+  %int3 = torch.constant.int 3
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %0 = torch.aten.to.dtype %arg0, %int3, %false, %false, %none : !torch.vtensor<[?],ui8>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[?],si32>
+  return %0 : !torch.vtensor<[?],si32>
+}
+
+// -----
+
+// RoBERTa's position ids, cumsum of an int32 mask of [B, T] (T at most 5) into
+// int64: cast, then x += x shifted by 1, 2 and 4 (pad by the shift, slice back
+// to [B, T] read by tosa.dim).
+// CHECK-LABEL: func.func @cumsum$bounded(
+// CHECK-NOT:     torch.aten.cumsum
+// CHECK:         %[[X:.*]] = tosa.cast %{{.*}} : (tensor<?x?xi32>) -> tensor<?x?xi64>
+// CHECK:         %[[B:.*]] = tosa.dim %{{.*}} {axis = 0 : i32}
+// CHECK:         %[[T:.*]] = tosa.dim %{{.*}} {axis = 1 : i32}
+// CHECK:         %[[SIZE:.*]] = tosa.concat_shape %[[B]], %[[T]]
+// CHECK:         %[[P1:.*]] = tosa.const_shape {values = dense<[0, 0, 1, 0]> : tensor<4xindex>}
+// CHECK:         %[[PAD1:.*]] = tosa.pad %[[X]], %[[P1]], %{{.*}} : (tensor<?x?xi64>, !tosa.shape<4>, tensor<1xi64>) -> tensor<?x?xi64>
+// CHECK:         %[[S1:.*]] = tosa.slice %[[PAD1]], %{{.*}}, %[[SIZE]]
+// CHECK:         %[[X1:.*]] = tosa.add %[[X]], %[[S1]]
+// CHECK:         dense<[0, 0, 2, 0]>
+// CHECK:         %[[X2:.*]] = tosa.add %[[X1]], %{{.*}}
+// CHECK:         dense<[0, 0, 4, 0]>
+// CHECK:         %[[X4:.*]] = tosa.add %[[X2]], %{{.*}}
+// CHECK-NOT:     tosa.pad
+// CHECK:         torch_c.from_builtin_tensor %[[X4]]
+func.func @cumsum$bounded(%arg0: !torch.vtensor<[?,?],si32>) -> !torch.vtensor<[?,?],si64> {
+  %int1 = torch.constant.int 1
+  %none = torch.constant.none
+  %s0 = torch.symbolic_int "s0" {min_val = 1, max_val = 4} : !torch.int
+  %s1 = torch.symbolic_int "s1" {min_val = 1, max_val = 5} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0, %s1], affine_map<()[s0, s1] -> (s0, s1)> : !torch.vtensor<[?,?],si32>
+  %0 = torch.aten.cumsum %arg0, %int1, %none : !torch.vtensor<[?,?],si32>, !torch.int, !torch.none -> !torch.vtensor<[?,?],si64>
+  torch.bind_symbolic_shape %0, [%s0, %s1], affine_map<()[s0, s1] -> (s0, s1)> : !torch.vtensor<[?,?],si64>
+  return %0 : !torch.vtensor<[?,?],si64>
+}
+
+// -----
+
+// A cumsum along a static dim of a tensor with a `?` dim: one pad of static
+// size per step, none past the dim's length (3: shifts 1 and 2).
+// CHECK-LABEL: func.func @cumsum$static_axis(
+// CHECK-NOT:     torch.aten.cumsum
+// CHECK:         tosa.pad %{{.*}} : (tensor<?x3xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<?x4xf32>
+// CHECK:         tosa.pad %{{.*}} : (tensor<?x3xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<?x5xf32>
+// CHECK-NOT:     tosa.pad
+func.func @cumsum$static_axis(%arg0: !torch.vtensor<[?,3],f32>) -> !torch.vtensor<[?,3],f32> {
+  %int-1 = torch.constant.int -1
+  %none = torch.constant.none
+  %s0 = torch.symbolic_int "s0" {min_val = 1, max_val = 4} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (s0, 3)> : !torch.vtensor<[?,3],f32>
+  %0 = torch.aten.cumsum %arg0, %int-1, %none : !torch.vtensor<[?,3],f32>, !torch.int, !torch.none -> !torch.vtensor<[?,3],f32>
+  torch.bind_symbolic_shape %0, [%s0], affine_map<()[s0] -> (s0, 3)> : !torch.vtensor<[?,3],f32>
+  return %0 : !torch.vtensor<[?,3],f32>
+}
+
+// -----
+
+// Along a `?` dim with no largest value (Dim.AUTO): the scan would pad by up to
+// 2**31, so the cumsum is left (auto mode tunnels it, stock mode's error names it).
+// CHECK-LABEL: func.func @cumsum$unbounded(
+// CHECK:         torch.aten.cumsum
+func.func @cumsum$unbounded(%arg0: !torch.vtensor<[?],si64>) -> !torch.vtensor<[?],si64> {
+  %int0 = torch.constant.int 0
+  %none = torch.constant.none
+  %s0 = torch.symbolic_int "s0" {min_val = 2, max_val = 9223372036854775807} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (s0)> : !torch.vtensor<[?],si64>
+  %0 = torch.aten.cumsum %arg0, %int0, %none : !torch.vtensor<[?],si64>, !torch.int, !torch.none -> !torch.vtensor<[?],si64>
+  torch.bind_symbolic_shape %0, [%s0], affine_map<()[s0] -> (s0)> : !torch.vtensor<[?],si64>
+  return %0 : !torch.vtensor<[?],si64>
+}
+
+// -----
+
+// RoBERTa's token-type ids, the [1, 40] buffer expanded to [B, 40], gathered by
+// position ids [B, T]: the table as [B, 40, 1] and the result [B, T] by shape ops.
+// CHECK-LABEL: func.func @gather$dynamic_rows(
+// CHECK-NOT:     torch.aten.gather
+// CHECK:         %[[V:.*]] = tosa.reshape %{{.*}}, %{{.*}} : (tensor<?x40xi64>, !tosa.shape<3>) -> tensor<?x40x1xi64>
+// CHECK:         %[[I:.*]] = tosa.cast %{{.*}} : (tensor<?x?xi64>) -> tensor<?x?xi32>
+// CHECK:         %[[G:.*]] = tosa.gather %[[V]], %[[I]] : (tensor<?x40x1xi64>, tensor<?x?xi32>) -> tensor<?x?x1xi64>
+// CHECK:         %[[B:.*]] = tosa.dim %{{.*}} {axis = 0 : i32}
+// CHECK:         %[[T:.*]] = tosa.dim %{{.*}} {axis = 1 : i32}
+// CHECK:         %[[S:.*]] = tosa.concat_shape %[[B]], %[[T]]
+// CHECK:         tosa.reshape %[[G]], %[[S]] : (tensor<?x?x1xi64>, !tosa.shape<2>) -> tensor<?x?xi64>
+func.func @gather$dynamic_rows(%arg0: !torch.vtensor<[?,40],si64>, %arg1: !torch.vtensor<[?,?],si64>) -> !torch.vtensor<[?,?],si64> {
+  %int1 = torch.constant.int 1
+  %false = torch.constant.bool false
+  %s0 = torch.symbolic_int "s0" {min_val = 1, max_val = 4} : !torch.int
+  %s1 = torch.symbolic_int "s1" {min_val = 1, max_val = 32} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (s0, 40)> : !torch.vtensor<[?,40],si64>
+  torch.bind_symbolic_shape %arg1, [%s0, %s1], affine_map<()[s0, s1] -> (s0, s1)> : !torch.vtensor<[?,?],si64>
+  %0 = torch.aten.gather %arg0, %int1, %arg1, %false : !torch.vtensor<[?,40],si64>, !torch.int, !torch.vtensor<[?,?],si64>, !torch.bool -> !torch.vtensor<[?,?],si64>
+  torch.bind_symbolic_shape %0, [%s0, %s1], affine_map<()[s0, s1] -> (s0, s1)> : !torch.vtensor<[?,?],si64>
+  return %0 : !torch.vtensor<[?,?],si64>
+}
+
+// -----
+
+// The same table as an expand of the constant [1, 40] row (every row alike):
+// one tosa.gather from the row by the ids flattened to [1, B*T], so the table
+// stays a constant whose range the i64 narrowing reads.
+// CHECK-LABEL: func.func @gather$expanded_row(
+// CHECK-NOT:     torch.aten.gather
+// CHECK:         %[[V:.*]] = tosa.reshape %{{.*}}, %{{.*}} : (tensor<1x40xi64>, !tosa.shape<3>) -> tensor<1x40x1xi64>
+// CHECK:         %[[F:.*]] = tosa.reshape %{{.*}}, %{{.*}} : (tensor<?x?xi64>, !tosa.shape<2>) -> tensor<1x?xi64>
+// CHECK:         %[[I:.*]] = tosa.cast %[[F]] : (tensor<1x?xi64>) -> tensor<1x?xi32>
+// CHECK:         %[[G:.*]] = tosa.gather %[[V]], %[[I]] : (tensor<1x40x1xi64>, tensor<1x?xi32>) -> tensor<1x?x1xi64>
+// CHECK:         tosa.reshape %[[G]], %{{.*}} : (tensor<1x?x1xi64>, !tosa.shape<2>) -> tensor<?x?xi64>
+func.func @gather$expanded_row(%arg0: !torch.vtensor<[1,40],si64>, %arg1: !torch.vtensor<[?,?],si64>) -> !torch.vtensor<[?,?],si64> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int-1 = torch.constant.int -1
+  %false = torch.constant.bool false
+  %s0 = torch.symbolic_int "s0" {min_val = 1, max_val = 4} : !torch.int
+  %s1 = torch.symbolic_int "s1" {min_val = 1, max_val = 32} : !torch.int
+  torch.bind_symbolic_shape %arg1, [%s0, %s1], affine_map<()[s0, s1] -> (s0, s1)> : !torch.vtensor<[?,?],si64>
+  %b = torch.aten.size.int %arg1, %int0 : !torch.vtensor<[?,?],si64>, !torch.int -> !torch.int
+  %sizes = torch.prim.ListConstruct %b, %int-1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %table = torch.aten.expand %arg0, %sizes, %false : !torch.vtensor<[1,40],si64>, !torch.list<int>, !torch.bool -> !torch.vtensor<[?,40],si64>
+  torch.bind_symbolic_shape %table, [%s0], affine_map<()[s0] -> (s0, 40)> : !torch.vtensor<[?,40],si64>
+  %0 = torch.aten.gather %table, %int1, %arg1, %false : !torch.vtensor<[?,40],si64>, !torch.int, !torch.vtensor<[?,?],si64>, !torch.bool -> !torch.vtensor<[?,?],si64>
+  torch.bind_symbolic_shape %0, [%s0, %s1], affine_map<()[s0, s1] -> (s0, s1)> : !torch.vtensor<[?,?],si64>
+  return %0 : !torch.vtensor<[?,?],si64>
 }

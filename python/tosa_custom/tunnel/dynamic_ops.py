@@ -30,7 +30,8 @@ LOWER_DYNAMIC_OPS = "tosa-custom-lower-dynamic-ops"
 # floats or the integers every profile has, keep torch's semantics.
 _FLOATS = ("f16", "bf16", "f32", "f64")
 _CAST_FROM = _FLOATS + ("si8", "si16", "si32", "si64")
-_BOOL_TO = ("ui8", "si8", "si16", "si32")
+_SIGNED = ("si8", "si16", "si32", "si64")
+_BOOL_TO = ("ui8",) + _SIGNED
 _INT64_MAX = 2**63 - 1
 
 
@@ -46,17 +47,37 @@ def _signless(ty: ir.Type) -> ir.Type:
     return _b.retyped(builtin, ir.IntegerType.get_signless(8)) if _element(ty) == "ui8" else builtin
 
 
+def _castable(source: str, target: str) -> bool:
+    """Whether tosa.cast computes torch's cast: to a float type or to bool (`!= 0`) from a float or a
+    signed integer, bool to an integer (0 or 1), and between signed integers (both wrap to the
+    narrower, as TorchToTosa casts them from static shapes). uint8, carried as i8 bits, would be
+    sign-extended."""
+    return source in _CAST_FROM and target in _FLOATS + ("i1",) or source == "i1" and target in _BOOL_TO \
+        or source in _SIGNED and target in _SIGNED
+
+
 def _cast(op: ir.Operation, shapes: Shapes) -> bool:
-    """`aten.to.dtype` to a float type, or to bool (`!= 0` in both), from a
-    float or a signed integer: tosa.cast. uint8 <-> int8 (a carrier: the same
-    i8 bits) is no op at all, and bool to an integer (0 or 1) a tosa.cast."""
+    """`aten.to.dtype` where `_castable`: tosa.cast; float to a signed integer truncated first
+    (`_truncated`). uint8 <-> int8 (a carrier: the same i8 bits) is no op at all."""
     source, target = _element(op.operands[0].type), _element(op.results[0].type)
     carrier = {source, target} <= {"ui8", "si8"}
-    if not (carrier or source in _CAST_FROM and target in _FLOATS + ("i1",) or source == "i1" and target in _BOOL_TO):
+    truncate = source in _FLOATS and target in _SIGNED
+    if not (carrier or truncate or _castable(source, target)):
         return False
     operand = _b.create("torch_c.to_builtin_tensor", _signless(op.operands[0].type), [op.operands[0]])
+    if truncate:
+        operand = _truncated(operand)
     _replace_by_builtin(op, operand if carrier else _b.create("tosa.cast", _signless(op.results[0].type), [operand]))
     return True
+
+
+def _truncated(x: ir.Value) -> ir.Value:
+    """x rounded toward zero, as torch casts a float to an integer (tosa.cast rounds to nearest):
+    `select(0 > x, ceil(x), floor(x))`, as TorchToTosa lowers the cast from static shapes."""
+    ty = ir.RankedTensorType(x.type)
+    zero = _b.tosa_const(ir.Attribute.parse(f"dense<0.0> : tensor<{'1x' * ty.rank}{ty.element_type}>"))
+    negative = _b.create("tosa.greater", _b.retyped(ty, ir.IntegerType.get_signless(1)), [zero, x])
+    return _b.create("tosa.select", ty, [negative, _b.create("tosa.ceil", ty, [x]), _b.create("tosa.floor", ty, [x])])
 
 
 def _slice(op: ir.Operation, shapes: Shapes) -> bool:
@@ -172,24 +193,71 @@ def _unsqueeze(op: ir.Operation, shapes: Shapes) -> bool:
 
 
 def _gather(op: ir.Operation, shapes: Shapes) -> bool:
-    """`aten.gather(x, 1, index)` of a static 2-D `x` by an index of `?`
-    length whose rows match x's (BERT's token-type ids by position):
-    `tosa.gather` of x as [N, K, 1] by the index as i32, then [N, W]."""
+    """`aten.gather(x, 1, index)` of a 2-D `x` of static width by an index whose
+    rows match x's (BERT's token-type ids by position; RoBERTa's expanded to a
+    `?` batch): `tosa.gather` of x as [N, K, 1] by the index as i32, then
+    [N, W], the `?` sizes by shape ops."""
     axis, source, index = constant(op.operands[1]), op.operands[0], op.operands[2]
     in_dims, index_dims = _dims(source.type), _dims(index.type)
     if in_dims is None or index_dims is None or len(in_dims) != 2 or len(index_dims) != 2 or axis not in (1, -1) \
-            or None in in_dims or index_dims[0] != in_dims[0] or index_dims[1] is not None:
+            or in_dims[1] is None:
         return False
+    rows, cols = shapes.sizes.dim(source, 0), shapes.sizes.dim(index, 1)
+    if rows is None or str(rows) != str(shapes.sizes.dim(index, 0)) or not shapes.can(rows):
+        return False
+    rows = rows.value if rows.kind == "const" else rows
+    cols = cols if shapes.can(cols) else -1  # the one size a reshape may leave to be inferred
     (n, k), element = in_dims, ir.RankedTensorType(_builtin_type(source.type)).element_type
     i32 = ir.IntegerType.get_signless(32)
     dynamic = ir.ShapedType.get_dynamic_size()
+    row = _one_row(source) if n != 1 else None
+    if row is not None:
+        _replace_by_builtin(op, _gather_row(row, index, rows, cols, shapes))
+        return True
+    n = dynamic if n is None else n
+    w = dynamic if index_dims[1] is None else index_dims[1]
     values = _b.create("tosa.reshape", ir.RankedTensorType.get([n, k, 1], element),
-                       [_to_builtin(source), _const_shape([n, k, 1])])
-    indices = _b.create("tosa.cast", ir.RankedTensorType.get([n, dynamic], i32), [_to_builtin(index)])
-    gathered = _b.create("tosa.gather", ir.RankedTensorType.get([n, dynamic, 1], element), [values, indices])
+                       [_to_builtin(source), shapes.build_all([rows, k, 1])])
+    indices = _b.create("tosa.cast", ir.RankedTensorType.get([n, w], i32), [_to_builtin(index)])
+    gathered = _b.create("tosa.gather", ir.RankedTensorType.get([n, w, 1], element), [values, indices])
     _replace_by_builtin(op, _b.create("tosa.reshape", _builtin_type(op.results[0].type),
-                                      [gathered, _const_shape([n, -1])]))
+                                      [gathered, shapes.build_all([rows, cols])]))
     return True
+
+
+def _one_row(value: ir.Value) -> "ir.Value | None":
+    """The builtin [1, K] tensor that `value` ([N, K]) repeats, when an expand made it (RoBERTa's
+    token-type buffer: a tosa.tile once tosa-custom-resolve-size-lists has lowered the expand), else None."""
+    op = _ir.defining_op(value)
+    if op is not None and op.name == "torch_c.from_builtin_tensor":
+        op = _ir.defining_op(op.operands[0])
+        if op is None or op.name != "tosa.tile":
+            return None
+        row = op.operands[0]
+    elif op is not None and op.name in ("torch.aten.expand", "torch.aten.broadcast_to"):
+        row = _to_builtin(op.operands[0])
+    else:
+        return None
+    shape = ir.RankedTensorType(row.type).shape if isinstance(row.type, ir.RankedTensorType) else None
+    return row if shape is not None and len(shape) == 2 and shape[0] == 1 and shape[1] == _dims(value.type)[1] \
+        else None
+
+
+def _gather_row(row: ir.Value, index: ir.Value, rows, cols, shapes: Shapes) -> ir.Value:
+    """Every row the same: one tosa.gather from the [1, K] row by the index flattened to
+    [1, N*W], so the table stays the constant it is (tosa-custom-narrow-i64-gather reads its
+    range; a tile of it on `?` dims has none)."""
+    k, element = ir.RankedTensorType(row.type).shape[1], ir.RankedTensorType(row.type).element_type
+    dynamic, i32 = ir.ShapedType.get_dynamic_size(), ir.IntegerType.get_signless(32)
+    values = _b.create("tosa.reshape", ir.RankedTensorType.get([1, k, 1], element),
+                       [row, _const_shape([1, k, 1])])
+    index_type = ir.RankedTensorType(_builtin_type(index.type))
+    flat = _b.create("tosa.reshape", ir.RankedTensorType.get([1, dynamic], index_type.element_type),
+                     [_to_builtin(index), _const_shape([1, -1])])
+    indices = _b.create("tosa.cast", ir.RankedTensorType.get([1, dynamic], i32), [flat])
+    gathered = _b.create("tosa.gather", ir.RankedTensorType.get([1, dynamic, 1], element), [values, indices])
+    return _b.create("tosa.reshape", ir.RankedTensorType.get(list(index_type.shape), element),
+                     [gathered, shapes.build_all([rows, cols])])
 
 
 def _cat(op: ir.Operation, shapes: Shapes) -> bool:
@@ -225,14 +293,68 @@ def _max_values(op: ir.Operation, shapes: Shapes) -> bool:
     return True
 
 
-_LOWERINGS = {"torch.aten.max.dim": _max_values, "torch.aten.cat": _cat, "torch.aten.to.dtype": _cast, "torch.aten.slice.Tensor": _slice, "torch.aten.arange.start_step": _arange,
+# The longest `?` dim a cumsum scans by log2 steps of constant shifts: each step pads by its shift, so a
+# dim with no such bound (Dim.AUTO) would pad by up to 2**31 at run time.
+_MAX_SCAN = 1 << 16
+_MONOTONE = ("const", "symbol", "add", "mul", "min", "max")
+
+
+def _largest(expr: _shapes.ShapeExpr, ranges: dict) -> "int | None":
+    """The largest value of a size `expr` over its symbols' ranges, when it grows with each of them
+    (sums, products, min, max and divisions by constants of sizes); None otherwise."""
+    def grows(e):
+        if e.kind in ("floordiv", "ceildiv"):
+            return grows(e.args[0]) and e.args[1].kind == "const" and e.args[1].value > 0
+        return e.kind in _MONOTONE and (e.kind != "symbol" or e.value in ranges) and all(grows(a) for a in e.args)
+    return expr.evaluate({s: ranges[s][1] for s in expr.names()}) if grows(expr) else None
+
+
+def _cumsum(op: ir.Operation, shapes: Shapes) -> bool:
+    """`aten.cumsum` along a dim of at most `_MAX_SCAN`: the scan TorchToTosa builds from static
+    shapes (RoBERTa's and OPT's position ids), x += x shifted by 1, 2, 4, ... (tosa.pad by the
+    shift, tosa.slice back to x's sizes by shape ops) up to the dim's largest value; the sum in
+    the result's dtype (tosa.cast first, where `_castable`), so integers add exactly."""
+    axis, source = constant(op.operands[1]), op.operands[0]
+    in_dims, out_type = _dims(source.type), _builtin_type(op.results[0].type)
+    from_, to = _element(source.type), _element(op.results[0].type)
+    if not isinstance(axis, int) or not in_dims or (from_ != to and not _castable(from_, to)) or "ui8" in (from_, to):
+        return False
+    axis %= len(in_dims)
+    sizes = [d if d is not None else shapes.sizes.dim(source, i) for i, d in enumerate(in_dims)]
+    length = sizes[axis] if isinstance(sizes[axis], int) else \
+        None if sizes[axis] is None else _largest(sizes[axis], shapes.sizes.ranges)
+    if length is None or length > _MAX_SCAN or not all(shapes.can(s) for s in sizes):
+        return False
+    total = _to_builtin(source)
+    if from_ != to:
+        total = _b.create("tosa.cast", out_type, [total])
+    element = ir.RankedTensorType(out_type).element_type
+    zero = _table(element, [0])
+    size = shapes.build_all(sizes)
+    starts = _const_shape([0] * len(in_dims))
+    shift = 1
+    while shift < length:
+        padded_dims = list(ir.RankedTensorType(out_type).shape)
+        if in_dims[axis] is not None:
+            padded_dims[axis] += shift
+        padding = [shift if i == 2 * axis else 0 for i in range(2 * len(in_dims))]
+        padded = _b.create("tosa.pad", ir.RankedTensorType.get(padded_dims, element),
+                           [total, _const_shape(padding), zero])
+        total = _b.create("tosa.add", out_type, [total, _b.create("tosa.slice", out_type, [padded, starts, size])])
+        shift *= 2
+    _replace_by_builtin(op, total)
+    return True
+
+
+_LOWERINGS = {"torch.aten.cumsum": _cumsum, "torch.aten.max.dim": _max_values, "torch.aten.cat": _cat, "torch.aten.to.dtype": _cast, "torch.aten.slice.Tensor": _slice, "torch.aten.arange.start_step": _arange,
               "torch.aten.unsqueeze": _unsqueeze,
               "torch.aten.gather": _gather}
 
 
 @register_pass(LOWER_DYNAMIC_OPS,
-               "Lower aten.to.dtype (to a float type, uint8 <-> int8, bool to an integer), aten.slice.Tensor (constant bounds, step 1) and "
-               "aten.arange.start_step (length a symbol) with `?` dims to tosa.cast and tosa.slice (sizes by "
+               "Lower aten.to.dtype (to a float type, uint8 <-> int8, bool to an integer, signed integer to signed integer, float to a signed integer truncated by ceil/floor), aten.slice.Tensor (constant bounds, step 1) and "
+               "aten.arange.start_step (length a symbol), aten.cumsum (along a dim of at most 65536: "
+               "the log-step scan TorchToTosa builds from static shapes, by pads and slices) with `?` dims to tosa.cast and tosa.slice (sizes by "
                "TOSA shape ops; arange sliced from the constant arange of the longest length, or counted by adds in base 256 when unbounded), and aten.gather along "
                "dim 1 of a static 2-D tensor by a `?`-long index to tosa.gather, aten.cat along a static dim to tosa.concat, aten.max.dim with unread indices and several `?` dims to tosa.reduce_max, aten.unsqueeze of several `?` dims to tosa.reshape by shape ops, which TorchToTosa refuses on `?` dims only "
                "for want of static shapes; static instances are left to TorchToTosa")
