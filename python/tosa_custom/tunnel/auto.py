@@ -290,7 +290,7 @@ def select(module_op, listed: OpSelection, encoding: str, target, quantized: tup
     not quantized), whose trials then end with the integer lowering, so
     what it cannot take (softmax, layer_norm on quantized values) is
     tunneled, a kept op on the integers. A model with nothing to tunnel costs one trial; the
-    probes run only after a trial failed."""
+    probes run only after a trial's lowering failed."""
     ops = _candidates(module_op)
     free = [i for i, op in enumerate(ops) if not listed.matches(op_identifier(op), user_op=op.name == "torch.operator")]
     for i in free:
@@ -310,7 +310,10 @@ def select(module_op, listed: OpSelection, encoding: str, target, quantized: tup
             if not tagged:
                 selection.lowered, selection.target = trial.copy, trial.validated
             return selection
-        if not probed:
+        if not probed and trial.stage == "lowering":
+            # Only a failed lowering has refusals to find: a copy that failed validation lowered every op in
+            # context, and the probe, lowering each alone, would mark ops our passes lower in context
+            # (an aten.size.int of a `?` dim, whose tunneled result no consumer's size could be read from).
             probed = True
             unmarked = [i for i in free if _attrs.TUNNEL not in ops[i].attributes]
             refused = _probe_isolated([ops[i] for i in unmarked])
