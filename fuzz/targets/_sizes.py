@@ -8,7 +8,8 @@ Each case draws a function of an input [2, T, 8] whose T is
 difference) consumed by a view/reshape, an expand, a slice, a divisor or a
 multiplier; a mask from arange / ones+tril / ones+triu over [T, T] applied
 to scores; or `scaled_dot_product_attention` with `is_causal=True` (heads
-split by view). One compile in stock or auto mode, then calls at the
+split by view); a cumsum along T (floats, and RoBERTa's position ids from an
+int mask), a bool of `?` dims cast to int64. One compile in stock or auto mode, then calls at the
 range's ends and inside it, each against eager, and one past the end, which
 must be refused with a clean error naming the range.
 Oracle: eager PyTorch; the boundary's ValueError outside the range.
@@ -30,6 +31,10 @@ def _programs():
     def scores(x):
         return x @ x.transpose(1, 2)  # [2, T, T]
 
+    def positions(mask, c):  # RoBERTa's position ids: a cumsum along T of an int mask, int64
+        m = mask.int()
+        return (torch.cumsum(m, dim=1).type_as(m) * m).long() + c
+
     return {
         "view_mul": lambda x, c: x.view(2 * x.shape[1], 8) * c,
         "reshape_add": lambda x, c: x.reshape(2, x.shape[1] * 8 // (4 * c), 4 * c) + 1,
@@ -43,6 +48,9 @@ def _programs():
         "tril_mask": lambda x, c: scores(x).masked_fill(
             torch.ones(x.shape[1], x.shape[1], dtype=torch.bool).tril(c - 1).logical_not(), -1e9).softmax(-1),
         "triu_mask": lambda x, c: scores(x) + torch.full((x.shape[1], x.shape[1]), -1e9).triu(c),
+        "cumsum_positions": lambda x, c: positions(x[:, :, 0] > 0, c),  # int64: no i64 -> float cast to validate
+        "cumsum_float": lambda x, c: x.cumsum(1) * c,
+        "bool_to_long": lambda x, c: (x > 0).long() * 16 + c,
         "causal_sdpa": lambda x, c: F.scaled_dot_product_attention(
             *(x.view(2, x.shape[1], 2 ** (c - 1), 8 // 2 ** (c - 1)).transpose(1, 2),) * 3,
             is_causal=True).transpose(1, 2).reshape(2, x.shape[1], 8),
@@ -50,7 +58,7 @@ def _programs():
 
 
 PROGRAMS = ("view_mul", "reshape_add", "expand", "slice", "divisor", "floordiv", "arange_mask", "tril_mask",
-            "triu_mask", "causal_sdpa")
+            "triu_mask", "causal_sdpa", "cumsum_positions", "cumsum_float", "bool_to_long")
 
 
 @st.composite

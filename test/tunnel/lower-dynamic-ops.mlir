@@ -402,3 +402,21 @@ func.func @gather$expanded_row(%arg0: !torch.vtensor<[1,40],si64>, %arg1: !torch
   torch.bind_symbolic_shape %0, [%s0, %s1], affine_map<()[s0, s1] -> (s0, s1)> : !torch.vtensor<[?,?],si64>
   return %0 : !torch.vtensor<[?,?],si64>
 }
+
+// -----
+
+// x[:, :, 0] of [2, T, 8] (select's decomposition: a slice torch-mlir made,
+// no binding): the `?` size of a dim not sliced is the operand's.
+// CHECK-LABEL: func.func @slice$unbound_result(
+// CHECK-NOT:     torch.aten.slice.Tensor
+// CHECK:         tosa.dim %{{.*}} {axis = 1 : i32} : (tensor<2x?x8xf32>) -> !tosa.shape<1>
+// CHECK:         tosa.slice %{{.*}} : (tensor<2x?x8xf32>, !tosa.shape<3>, !tosa.shape<3>) -> tensor<2x?x1xf32>
+func.func @slice$unbound_result(%arg0: !torch.vtensor<[2,?,8],f32>) -> !torch.vtensor<[2,?,1],f32> {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %s0 = torch.symbolic_int "s0" {min_val = 1, max_val = 9} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s0], affine_map<()[s0] -> (2, s0, 8)> : !torch.vtensor<[2,?,8],f32>
+  %0 = torch.aten.slice.Tensor %arg0, %int2, %int0, %int1, %int1 : !torch.vtensor<[2,?,8],f32>, !torch.int, !torch.int, !torch.int, !torch.int -> !torch.vtensor<[2,?,1],f32>
+  return %0 : !torch.vtensor<[2,?,1],f32>
+}

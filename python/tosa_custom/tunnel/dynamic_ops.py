@@ -94,7 +94,9 @@ def _slice(op: ir.Operation, shapes: Shapes) -> bool:
         if in_dims[dim] is None:
             return False
         start = max(start + in_dims[dim], 0)
-    sizes = [d if d is not None else shapes.sizes.dim(op.results[0], i) for i, d in enumerate(out_dims)]
+    # a dim other than the sliced one is the operand's (a slice torch-mlir's decompositions made has no binding)
+    sizes = [d if d is not None else shapes.sizes.dim(op.results[0] if i == dim else op.operands[0], i)
+             for i, d in enumerate(out_dims)]
     if not all(shapes.can(s) for s in sizes):
         return False
     starts = [start if i == dim else 0 for i in range(len(in_dims))]
