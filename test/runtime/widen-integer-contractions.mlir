@@ -47,33 +47,17 @@ func.func @matmul_plain(%a: tensor<1x64x256xi8>, %b: tensor<1x256x128xi8>) -> te
 
 // -----
 
-// A convolution's padded input (padded with its zero point) and weights are
-// widened; the new op keeps strides and dilations, not the old maps.
-// CHECK-LABEL: func.func @conv(
-// CHECK:         %[[PAD:.*]] = tensor.pad
-// CHECK:         %[[X:.*]] = linalg.generic {{.*}} ins(%[[PAD]] : tensor<1x9x9x16xi8>)
-// CHECK:           arith.subi
-// CHECK:         %[[W:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<32x3x3x16xi8>)
-// CHECK:         linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[X]], %[[W]] : tensor<1x9x9x16xi32>, tensor<32x3x3x16xi32>)
-// CHECK-NOT:     memoized
-func.func @conv(%x: tensor<1x8x8x16xi8>, %w: tensor<32x3x3x16xi8>) -> tensor<1x4x4x32xi32> {
-  %b = "tosa.const"() <{values = dense<7> : tensor<32xi32>}> : () -> tensor<32xi32>
-  %zx = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %zw = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
-  %0 = tosa.conv2d %x, %w, %b, %zx, %zw {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 0, 1, 0>, stride = array<i64: 2, 2>} : (tensor<1x8x8x16xi8>, tensor<32x3x3x16xi8>, tensor<32xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x4x4x32xi32>
-  return %0 : tensor<1x4x4x32xi32>
-}
-
-// -----
-
-// Left as they are: a depthwise convolution (nine multiply-adds per input
-// element pay for no widening pass), an i16 matmul into i48, a float one.
+// Left as they are: convolutions (generalized with the zero points in their
+// body, vectorized by the window plans), an i16 matmul into i48, a float one.
 // CHECK-LABEL: func.func @kept(
 // CHECK:         linalg.depthwise_conv_2d_nhwc_hwcm_q
 // CHECK:         linalg.batch_matmul {{.*}} -> tensor<1x4x8xi48>
 // CHECK:         linalg.batch_matmul {{.*}} -> tensor<1x4x8xf32>
+// CHECK:         linalg.conv_2d_nhwc_fhwc_q
 func.func @kept(%x: tensor<1x8x8x16xi8>, %w: tensor<3x3x16x1xi8>, %a: tensor<1x4x8xi16>, %b: tensor<1x8x8xi16>,
-                %f: tensor<1x4x8xf32>, %g: tensor<1x8x8xf32>) -> (tensor<1x8x8x16xi32>, tensor<1x4x8xi48>, tensor<1x4x8xf32>) {
+                %f: tensor<1x4x8xf32>, %g: tensor<1x8x8xf32>, %cw: tensor<32x3x3x16xi8>)
+    -> (tensor<1x8x8x16xi32>, tensor<1x4x8xi48>, tensor<1x4x8xf32>, tensor<1x8x8x32xi32>) {
+  %cb = "tosa.const"() <{values = dense<7> : tensor<32xi32>}> : () -> tensor<32xi32>
   %bias = "tosa.const"() <{values = dense<0> : tensor<16xi32>}> : () -> tensor<16xi32>
   %zx = "tosa.const"() <{values = dense<-5> : tensor<1xi8>}> : () -> tensor<1xi8>
   %zw = "tosa.const"() <{values = dense<0> : tensor<1xi8>}> : () -> tensor<1xi8>
@@ -82,5 +66,6 @@ func.func @kept(%x: tensor<1x8x8x16xi8>, %w: tensor<3x3x16x1xi8>, %a: tensor<1x4
   %1 = tosa.matmul %a, %b, %z16, %z16 : (tensor<1x4x8xi16>, tensor<1x8x8xi16>, tensor<1xi16>, tensor<1xi16>) -> tensor<1x4x8xi48>
   %zf = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
   %2 = tosa.matmul %f, %g, %zf, %zf : (tensor<1x4x8xf32>, tensor<1x8x8xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x4x8xf32>
-  return %0, %1, %2 : tensor<1x8x8x16xi32>, tensor<1x4x8xi48>, tensor<1x4x8xf32>
+  %3 = tosa.conv2d %x, %cw, %cb, %zx, %zw {acc_type = i32, dilation = array<i64: 1, 1>, pad = array<i64: 1, 1, 1, 1>, stride = array<i64: 1, 1>} : (tensor<1x8x8x16xi8>, tensor<32x3x3x16xi8>, tensor<32xi32>, tensor<1xi8>, tensor<1xi8>) -> tensor<1x8x8x32xi32>
+  return %0, %1, %2, %3 : tensor<1x8x8x16xi32>, tensor<1x4x8xi48>, tensor<1x4x8xf32>, tensor<1x8x8x32xi32>
 }

@@ -1,15 +1,12 @@
-"""Integer contractions (matmuls, convolutions) on operands widened first.
+"""Integer matmuls on operands widened first.
 
-TOSA's integer MATMUL and CONV2D take i8 (or i16) operands with zero
-points and accumulate in i32; `tosa-to-linalg` makes them
-`linalg.quantized_batch_matmul` / `linalg.conv_2d_nhwc_fhwc_q` (and
-kin), or, without zero points, `linalg.batch_matmul` on i8 with an i32
-result. The tiling planner took neither well: the quantized matmuls have
-no indexing maps and became scalar loops, and the vectorizer read the
-narrow operands of a plain one through broadcasting transfers that were
-lowered one lane at a time (a 64 x 256 x 256 linear: 0.5 GMAC/s, f32 21).
-Convolutions were generalized with the extension and the zero point in
-their body and vectorized, at half the rate widened operands give.
+TOSA's integer MATMUL takes i8 operands with zero points and accumulates
+in i32; `tosa-to-linalg` makes it `linalg.quantized_batch_matmul`, or,
+without zero points, `linalg.batch_matmul` on i8 with an i32 result. The
+tiling planner took neither well: the quantized matmuls have no indexing
+maps and became scalar loops, and the vectorizer read the narrow operands of
+a plain one through broadcasting transfers that were lowered one lane at a
+time (a 64 x 256 x 256 linear: 0.5 GMAC/s, f32 21).
 
 Each such op becomes the same contraction on operands widened to the
 accumulator's type, the zero point subtracted in the same elementwise pass:
@@ -19,9 +16,7 @@ result is bit for bit the same. The contraction is then a plain i32 one
 (`arith.muli` + `arith.addi`), which the planner tiles as it tiles f32: a
 register tile of broadcast A elements times B rows, in as many lanes as the
 CPU plan has (64 x 256 x 256: 17-25 GMAC/s on AVX2). The widening costs
-one pass over each operand (M*K + K*N against M*K*N multiply-adds); a
-convolution's input is widened after its padding, which `tosa-to-linalg`
-fills with the zero point (0 once subtracted).
+one pass over each operand (M*K + K*N against M*K*N multiply-adds).
 
 Runs at the head of the tiling passes, before `tosa-custom-generalize`,
 while the ops still carry their names. The naive pipeline keeps the ops as
@@ -43,17 +38,14 @@ __all__ = ["WIDEN_INTEGER_CONTRACTIONS", "widen_integer_contractions"]
 WIDEN_INTEGER_CONTRACTIONS = "tosa-custom-widen-integer-contractions"
 
 # The named ops with zero points (inputs: x, w, x's zero point, w's) and
-# the op each becomes on widened operands. Depthwise convolutions stay: nine
-# multiply-adds per input element pay for no widening pass (measured: the
-# same or slower), and their generalized form, ext and sub in the body,
-# vectorizes as the window plans do.
+# the op each becomes on widened operands. Convolutions stay as they are:
+# generalized with the extension and the zero point in their body, they are
+# vectorized by the window plans, and widening, a gain on a 3 x 3 one alone
+# (32 x 32 x 32 -> 64: 1.0-2.0 -> 0.63-1.0 ms), made MobileNetV2, of 1 x 1
+# and depthwise ones on small images, slower (15-21 -> 23-24 ms).
 _WITH_ZERO_POINTS = {
     "linalg.quantized_matmul": "linalg.matmul",
     "linalg.quantized_batch_matmul": "linalg.batch_matmul",
-    "linalg.conv_2d_nhwc_fhwc_q": "linalg.conv_2d_nhwc_fhwc",
-    "linalg.conv_2d_nhwc_hwcf_q": "linalg.conv_2d_nhwc_hwcf",
-    "linalg.conv_2d_nchw_fchw_q": "linalg.conv_2d_nchw_fchw",
-    "linalg.conv_3d_ndhwc_dhwcf_q": "linalg.conv_3d_ndhwc_dhwcf",
 }
 # Those without (inputs: x, w), taken when their integer inputs are narrower
 # than the result.
@@ -147,11 +139,11 @@ def _widen(op) -> None:
 
 
 @register_pass(WIDEN_INTEGER_CONTRACTIONS,
-               "Rewrite integer matmuls and convolutions (with zero points or of operands narrower than the "
-               "accumulator) as the same contraction on operands widened to the accumulator type, zero points "
-               "subtracted, which the tiling planner vectorizes")
+               "Rewrite integer matmuls (with zero points, or of operands narrower than the accumulator) as the "
+               "same matmul on operands widened to the accumulator type, zero points subtracted, which the tiling "
+               "planner vectorizes")
 def widen_integer_contractions(module, ctx: PassContext | None = None) -> int:
-    """Returns how many contractions were rewritten."""
+    """Returns how many matmuls were rewritten."""
     found = collect_ops(module, _takes)
     with module.context, ir.Location.unknown():
         for op in found:

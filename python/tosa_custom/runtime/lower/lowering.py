@@ -99,9 +99,9 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #   _FRONTEND               TOSA to linalg on tensors (1.1 shape ops into
 #                           tensor.reshape first; float max/min reductions
 #                           then started from infinity), elementwise fusion;
-#   _TILE                   integer matmuls and (not depthwise) convolutions on
-#                           operands widened to i32, zero points subtracted
-#                           (integer_contractions.py); elementwise work fusion
+#   _TILE                   integer matmuls on operands widened to i32, zero
+#                           points subtracted (integer_contractions.py);
+#                           elementwise work fusion
 #                           put into a contraction's A side taken back out
 #                           (prologues.py); named ops
 #                           (convolutions too) to linalg.generic,
