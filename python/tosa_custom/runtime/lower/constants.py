@@ -21,7 +21,7 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir.dialects import arith as arith_d
 
-__all__ = ["constant_array", "constant_like", "packed_constant", "transposed_constant"]
+__all__ = ["constant_array", "constant_like", "is_dense_constant", "packed_constant", "transposed_constant"]
 
 
 def _elements(v: ir.Value) -> ir.DenseElementsAttr | None:
@@ -30,6 +30,12 @@ def _elements(v: ir.Value) -> ir.DenseElementsAttr | None:
         return None
     attr = owner.operation.attributes["value"]
     return attr if isinstance(attr, ir.DenseElementsAttr) else None
+
+
+def is_dense_constant(v: ir.Value) -> bool:
+    """`v` is an arith.constant of a dense (or splat) elements attribute: one
+    the tiling passes rearrange now, without reading its elements to find out."""
+    return _elements(v) is not None
 
 
 def constant_array(v: ir.Value) -> np.ndarray | None:

@@ -19,6 +19,7 @@ and per op the tile itself, peeled where it does not divide the loop
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 
 from torch_mlir import ir
@@ -31,7 +32,7 @@ from torch_mlir.dialects import tensor as tensor_d
 from ...core.ir import collect_ops
 from ...core.passes import Option, PassContext, register_pass
 from ..compiled.cpu import CpuTarget, cpu_target
-from .constants import packed_constant, transposed_constant
+from .constants import is_dense_constant, packed_constant, transposed_constant
 from .remainders import rewrite_remainders
 from .transform_scripts import (PLAN_ATTR, VECTOR_LOWERING_SCRIPT, TilePlan, apply_script, generalize_script,
                                 tiling_script, vectorize_script)
@@ -326,7 +327,7 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
                 w.get(m_dim, 0) in (0, 1) for w in info.windows):
             tiles[m_dim], p = _tile(ranges[m_dim], config.mr, 1, peelable)
             peel += [m_dim] if p else []
-        order = _contraction_order(info, n_dim, m_dim)
+        order = _contraction_order(info, n_dim, m_dim, config.nr)
         kind = "contraction" if _is_pure_contraction(op.regions[0].blocks[0], len(operands) - 1) \
             else "contraction-like"
         # `structured.fuse` fuses every tileable producer, so only when the
@@ -370,29 +371,36 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
                     dynamic=dynamic, masked=tiles[d] if partial else masked, partial_reduction=partial)
 
 
-def _is_constant(v: ir.Value) -> bool:
-    """A dense constant (numpy rearranges it at compile time: constants.py)."""
-    owner = v.owner
-    return (not isinstance(owner, ir.Block) and owner.operation.name == "arith.constant"
-            and isinstance(owner.operation.attributes["value"], ir.DenseElementsAttr))
-
-
-def _contraction_order(info: _LoopInfo, n_dim: int, m_dim: int | None) -> list[int]:
+def _contraction_order(info: _LoopInfo, n_dim: int, m_dim: int | None, nr: int) -> list[int]:
     """The tile loops of a contraction, outermost first: the B panel (K x NR)
     is reused across all row tiles inside its column loop. A convolution's
     output rows (n, oh) index no filter element: they go inside the column
     loop too, so each filter panel is read once per call, not once per
     image row (a 512-channel 3x3 filter is 9.4 MB, read from memory every
     time), and so do a constant B's (a linear layer's weights over a few
-    rows); loops B does index (a batch of matrices) stay outside it."""
+    rows), unless A, read once per column tile then, is the bigger cost (a
+    transformer's 512 rows x 256: A is re-read from L3 by every panel); loops
+    B does index (a batch of matrices) stay outside it."""
     first = [d for d in (n_dim, m_dim) if d is not None]
     parallel = [d for d in range(info.n_loops) if not info.reduction[d] and d not in first]
     reductions = [d for d in range(info.n_loops) if info.reduction[d]]
-    if not info.windows and not any(_is_constant(v) for v in info.operands[:-1]):
-        return parallel + first + reductions
     b_dims = {_dim(e) for m in info.maps[:-1] if n_dim in {_dim(e) for e in m.results} for e in m.results}
+    rows = [d for d in parallel if d not in b_dims]
     outer = [d for d in parallel if d in b_dims]
-    return outer + [n_dim] + [d for d in parallel if d not in b_dims] + first[1:] + reductions
+    if not rows or not (info.windows or any(is_dense_constant(v) for v in info.operands[:-1])):
+        return parallel + first + reductions
+    # A read once per column tile against B once per outer row (an image row, a batch of rows).
+    column_tiles = -(-info.ranges[n_dim] // nr) * math.prod(info.ranges[d] for d in outer)
+    if _elements(info, n_dim, False) * column_tiles > _elements(info, n_dim, True) * math.prod(
+            info.ranges[d] for d in rows):
+        return parallel + first + reductions
+    return outer + [n_dim] + rows + first[1:] + reductions
+
+
+def _elements(info: _LoopInfo, n_dim: int, with_columns: bool) -> int:
+    """Elements of the inputs that do (B) or do not (A) index the column loop."""
+    return sum(math.prod(t.shape) for m, t in zip(info.maps[:-1], info.shaped[:-1])
+               if t is not None and (n_dim in {_dim(e) for e in m.results}) == with_columns)
 
 
 # Combiners `tile_reduction_using_for` fills a vector of partial results for
@@ -593,7 +601,7 @@ def _pack_plan(op, nr: int) -> _PackPlan | None:
         return None
     n = info.ranges[n_dim]
     # A constant B is packed for nothing at run time: whenever the padding is an eighth of N at most.
-    free = _is_constant(info.operands[b]) and n >= 2 * nr and 8 * (-n % nr) <= n
+    free = is_dense_constant(info.operands[b]) and n >= 2 * nr and 8 * (-n % nr) <= n
     if not free and (info.windows or not _worth_packing(info, n_dim, m_dim, nr)):
         return None
     b_type, c_type = info.shaped[b], info.shaped[-1]
