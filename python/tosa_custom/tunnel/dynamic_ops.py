@@ -4,7 +4,9 @@ it runs (dynamic-shape issue, item 6): its patterns for `aten.to.dtype` and
 `tosa.slice` whose sizes are TOSA shape ops (1.1 draft) express them exactly;
 likewise `aten.cat` (tosa.concat), `aten.gather` by a `?`-long index
 (tosa.gather), and softmax's `aten.max.dim` whose argmax reshape TorchToTosa
-builds with two -1 sizes (tosa.reduce_max, the indices being unread).
+builds with two -1 sizes (tosa.reduce_max, the indices being unread), and
+`aten.cumsum` along a bounded dim (the log-step scan TorchToTosa builds from
+static shapes: pads and slices whose sizes are shape ops).
 Instances with static shapes are left to TorchToTosa, as before; an instance
 this pass cannot express stays too (auto mode then tunnels it, stock mode's
 error names it).
