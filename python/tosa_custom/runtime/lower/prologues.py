@@ -109,15 +109,21 @@ def _prologue(op, info, side, cone) -> ir.Value:
     block = generic.regions[0].blocks.append(*[body.arguments[i].type for i in args], element)
     mapping = {body.arguments[i]: block.arguments[j] for j, i in enumerate(args)}
     with ir.InsertionPoint(block):
-        for o in ops:
-            clone = o.clone()
-            for k, v in enumerate(clone.operands):
-                if v in mapping:
-                    clone.operands[k] = mapping[v]
-            for old, new in zip(o.results, clone.results):
-                mapping[old] = new
+        _clone_all(ops, mapping)
         linalg_d.YieldOp([mapping[side]])
     return generic.results[0], ir.AffineMap.get(info.n_loops, 0, [ir.AffineExpr.get_dim(d) for d in loops])
+
+
+def _clone_all(ops, mapping: dict) -> None:
+    """Clone `ops` in order at the insertion point, reading `mapping`'s values
+    for theirs; each clone's results join `mapping`."""
+    for o in ops:
+        clone = o.clone()
+        for k, v in enumerate(clone.operands):
+            if v in mapping:
+                clone.operands[k] = mapping[v]
+        for old, new in zip(o.results, clone.results):
+            mapping[old] = new
 
 
 def _contraction(op, info, side, cone, a: ir.Value, a_map: ir.AffineMap) -> ir.Value:
@@ -138,13 +144,7 @@ def _contraction(op, info, side, cone, a: ir.Value, a_map: ir.AffineMap) -> ir.V
     mapping[side] = block.arguments[0]
     mapping[body.arguments[n_in]] = block.arguments[len(read) + 1]
     with ir.InsertionPoint(block):
-        for o in rest:
-            clone = o.clone()
-            for k, v in enumerate(clone.operands):
-                if v in mapping:
-                    clone.operands[k] = mapping[v]
-            for old, new in zip(o.results, clone.results):
-                mapping[old] = new
+        _clone_all(rest, mapping)
     return generic.results[0]
 
 
