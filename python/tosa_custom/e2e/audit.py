@@ -24,7 +24,7 @@ import tosa_custom
 
 from ..core.schema import OpSelection
 from . import compare, opinfo, report, report_html
-from .pool import _STARTUP_TIMEOUT, AuditError, _Supervisor, default_suite, load_case_files, suite_files
+from .pool import AuditError, _Supervisor, default_suite, load_case_files, suite_files
 from .registry import EXECUTORS, MODES, Case
 from .report import failure_line, status_counts
 from .runner import CaseResult
@@ -126,10 +126,7 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
         with tempfile.TemporaryDirectory(prefix="tosa-custom-audit-") as tmp:
             supervisor = _Supervisor(cases, files, mode, ops, run.jobs, timeout, on_result, Path(tmp),
                                      torch_fallback, kernels, executor)
-            # Each worker loads at most the cases this process did, jobs at a time: no longer than it took (every
-            # OpInfo sample and dtype: 30 s on a quiet host, over 300 s on a loaded one, where a fixed limit
-            # killed them).
-            supervisor.startup_timeout = max(_STARTUP_TIMEOUT, 4 * loading * supervisor.jobs)
+            supervisor.allow_loading(loading)
             supervisor.memory_limit = memory_limit
             run.results, run.jobs = supervisor.run([c.name for c in cases]), supervisor.jobs
             run.unfinished = supervisor.unfinished

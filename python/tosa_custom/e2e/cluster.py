@@ -86,7 +86,7 @@ class _CaseRunner:
     def __init__(self, names: list[str], pairs, files: list[str], mode: str, ops, options: dict):
         import ray
 
-        from .pool import _STARTUP_TIMEOUT, _Supervisor, load_case_files
+        from .pool import _Supervisor, load_case_files
 
         loading = time.monotonic()
         load_case_files((Path(f) for f in files), pairs)
@@ -97,8 +97,7 @@ class _CaseRunner:
                                       options["kernels"], options["executor"])
         self.supervisor.threads = options["threads"]
         self.supervisor.memory_limit = options["memory_limit"]
-        # The worker loads what this actor did: no longer than it took (every OpInfo sample: minutes when loaded).
-        self.supervisor.startup_timeout = max(_STARTUP_TIMEOUT, 4 * loading)
+        self.supervisor.allow_loading(loading)
         self.supervisor.start()
         self.facts = host_facts(ray.get_runtime_context().get_node_id())
 

@@ -277,6 +277,13 @@ class _Supervisor:
                 raise AuditError(f"audit workers keep dying before their first case ({why}); see {w.log}")
         return self._start(w.index)
 
+    def allow_loading(self, seconds: float) -> None:
+        """Loading the cases took `seconds` in this process: each worker loads
+        at most as much, `jobs` at a time, so allow its start no less (every
+        OpInfo sample and dtype: 30 s on a quiet host, over 300 s on a loaded
+        one, where a fixed limit killed them)."""
+        self.startup_timeout = max(_STARTUP_TIMEOUT, 4 * seconds * self.jobs)
+
     def start(self) -> None:
         """Start the workers (once): they then run every batch given until `close`."""
         if not self.workers:

@@ -99,16 +99,15 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #   _FRONTEND               TOSA to linalg on tensors (1.1 shape ops into
 #                           tensor.reshape first; float max/min reductions
 #                           then started from infinity), elementwise fusion;
-#   _TILE                   integer matmuls on operands widened to i32, zero
+#   _tile(cpu)              integer matmuls on operands widened to i32, zero
 #                           points subtracted (integer_contractions.py);
-#                           elementwise work fusion
-#                           put into a contraction's A side taken back out
-#                           (prologues.py); named ops
-#                           (convolutions too) to linalg.generic,
-#                           B operands made column-contiguous and, for big
-#                           contractions, packed in panels; then the transform
-#                           script the planner makes for this module: tile,
-#                           fuse C's fill, vectorize; f32 exp / tanh / erf as
+#                           elementwise work fusion put into a contraction's
+#                           A side taken back out (prologues.py); named ops
+#                           (convolutions too) to linalg.generic, B operands
+#                           made column-contiguous and, for big contractions,
+#                           packed in panels; then the transform script the
+#                           planner makes for this module: tile, fuse C's
+#                           fill, vectorize; f32 exp / tanh / erf as
 #                           polynomials;
 #   _BUFFERIZE_TILED        accumulators hoisted out of the reduction loops,
 #                           bufferization, results as out-params, no copy for
@@ -122,7 +121,7 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #   _BACKEND                linalg left over as loops, everything to LLVM;
 #                           the JIT kept to the planned ISA if it is narrower
 #                           than the host's.
-# `_TILE`, `_VECTOR_TAIL` and the JIT features depend on the CPU the program
+# `_tile`, `_vector_tail` and the JIT features depend on the CPU the program
 # is planned for (`_for_cpu`), which the pipeline text names.
 # The naive pipeline is the old lowering: every linalg op as scalar loops (the
 # floor the benchmark compares against, and the fallback if vectorizing fails).
@@ -166,8 +165,6 @@ _DEALLOCATE = [
     # The wheel lacks the runner-utils library: memrefCopy would not resolve.
     "func.func(refback-munge-memref-copy)",
 ]
-_TILE = [WIDEN_INTEGER_CONTRACTIONS, SPLIT_CONTRACTION_PROLOGUES, GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS, GENERALIZE, TILE_AND_VECTORIZE,
-         LOWER_MASKS, EXPAND_MATH]
 _BUFFERIZE_TILED = [
     # inline: pack_columns' packing functions, now tiled.
     "inline", "canonicalize", "cse", "func.func(loop-invariant-subset-hoisting)", "canonicalize",
@@ -182,8 +179,8 @@ _VECTOR_TAIL = [FUSE_MULTIPLY_ADD, LOWER_VECTORS]
 
 def _tile(cpu: CpuTarget) -> list[str]:
     on = f"{{cpu={cpu.name}}}"
-    return [WIDEN_INTEGER_CONTRACTIONS, SPLIT_CONTRACTION_PROLOGUES, GENERALIZE, MAKE_COLUMNS_CONTIGUOUS, PACK_COLUMNS + on, GENERALIZE,
-            TILE_AND_VECTORIZE + on, LOWER_MASKS, EXPAND_MATH]
+    return [WIDEN_INTEGER_CONTRACTIONS, SPLIT_CONTRACTION_PROLOGUES, GENERALIZE, MAKE_COLUMNS_CONTIGUOUS,
+            PACK_COLUMNS + on, GENERALIZE, TILE_AND_VECTORIZE + on, LOWER_MASKS, EXPAND_MATH]
 
 
 def _vector_tail(cpu: CpuTarget) -> list[str]:
@@ -222,7 +219,6 @@ _TO_LLVM = [
     "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts", ATTACH_LOOP_HINTS,
 ]
 _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-scf{full-unroll})", *_TO_LLVM]
-_VECTORIZE = _TILE + _BUFFERIZE_TILED + _DEALLOCATE + _VECTOR_TAIL  # CPU-independent parts: see _vectorize
 
 
 def _returning(passes: list[str], returns: bool) -> list[str]:
