@@ -74,7 +74,8 @@ class Capture:
         value of an input or of a buffer) and the output structure, from the
         graph signature: at import, so the raw module, every later stage and
         the runtime see them."""
-        importer = _dynamic.static_where_specialized(FxImporter(context=_ir.make_context()))
+        importer = _dynamic.static_where_specialized(FxImporter(context=_ir.make_context(),
+                                                                 hooks=_imported.LiteralHooks()))
         name = self.settings.func_name
         try:
             if self.weight_names is None:

@@ -25,9 +25,12 @@ a dynamic shape or more than `_MAX_ELEMENTS` elements is not bounded.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from torch_mlir import ir
 
+from ..core import dtypes as _dtypes
 from ..weights.blobs import resource_blobs, resource_key
 
 __all__ = ["I32_RANGE", "IntegerConstants", "Ranges", "fits", "type_range", "is_zero"]
@@ -55,7 +58,12 @@ class IntegerConstants:
         if self._blobs is None:
             self._blobs = resource_blobs(self._module)
         data = self._blobs.get(key)
-        return None if data is None else np.frombuffer(data, dtype=np.int64)
+        ty = ir.RankedTensorType(value.type)
+        dtype = _dtypes.by_element(str(ty.element_type))
+        if data is None or dtype is None or not ty.has_static_shape:
+            return None
+        array = np.frombuffer(data, dtype=dtype.numpy)  # the blob holds the const's element type
+        return array if array.size == math.prod(ty.shape) else None
 
 
 _MAX_ELEMENTS = 1 << 16

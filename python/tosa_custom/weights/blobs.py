@@ -21,7 +21,7 @@ from ..core import dtypes as _dtypes
 from .manifest import VALUES_ATTR
 
 __all__ = ["resource_key", "resource_blobs", "ResourceBlobs", "module_values", "set_module_values", "tensor_value",
-           "builtin_type", "dense_value", "weight_value"]
+           "builtin_type", "dense_value", "weight_value", "storage"]
 
 _RESOURCE = re.compile(r'^dense_resource<(?:"((?:[^"\\]|\\.)*)"|([^>]*))>')
 _BLOB = re.compile(r'\n\s*("(?:[^"\\]|\\.)*"|[^\s:]+)\s*:\s*"0x([0-9A-Fa-f]*)"')
@@ -107,7 +107,7 @@ def builtin_type(t: ir.Type) -> ir.RankedTensorType:
     return ir.RankedTensorType(ir.Type.parse("tensor<" + "".join(f"{d}x" for d in dims) + element + ">"))
 
 
-def _storage(t: torch.Tensor) -> np.ndarray:
+def storage(t: torch.Tensor) -> np.ndarray:
     """The elements of `t` as numpy holds them (bfloat16 as its 16 bits)."""
     t = t.detach().cpu().contiguous()
     return t.view(torch.int16).numpy() if t.dtype == torch.bfloat16 else t.numpy()
@@ -117,7 +117,7 @@ def dense_value(t: torch.Tensor, arg_type: ir.Type) -> ir.Attribute:
     """`t` as a dense elements attribute for an argument of type `arg_type`
     (not a resource: the runtime reads it back through the bindings)."""
     ty = builtin_type(arg_type)
-    array = _storage(t)
+    array = storage(t)
     if t.dtype == torch.bfloat16:
         array = array.view(ml_dtypes.bfloat16)
     return ir.DenseElementsAttr.get(np.ascontiguousarray(array), type=ty.element_type, shape=list(ty.shape))
@@ -128,4 +128,4 @@ def weight_value(t: torch.Tensor, ty: ir.RankedTensorType, name: str) -> ir.Attr
     `dense_resource` blob, or a dense attribute for a scalar or a bool tensor."""
     if t.numel() <= 1 or t.dtype == torch.bool:
         return dense_value(t, ty)
-    return ir.DenseResourceElementsAttr.get_from_buffer(_storage(t), name, ty)
+    return ir.DenseResourceElementsAttr.get_from_buffer(storage(t), name, ty)
