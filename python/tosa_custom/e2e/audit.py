@@ -117,7 +117,7 @@ def run_audit(mode: str, *, files: Sequence[Path], ops: Sequence[str] | None = N
         from .cluster import RayPool  # lazily: Ray is an optional extra
 
         options = {"timeout": timeout, "torch_fallback": torch_fallback, "kernels": kernels, "executor": executor,
-                   "threads": 1, "memory_limit": memory_limit}
+                   "threads": 1, "memory_limit": memory_limit, "loading": loading}
         pool = RayPool(ray or None, files, mode, ops, options, on_result)
         run.results = pool.run([c.name for c in cases])
         run.nodes, run.ran_on, run.unfinished = pool.nodes, pool.ran_on, pool.unfinished

@@ -25,7 +25,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import torch
 
@@ -221,10 +221,11 @@ def _lost_result(case: Case, mode: str, executor: str, measured: str, message: s
 
 
 class _Supervisor:
-    def __init__(self, cases: Sequence[Case], files: list[str], mode: str, ops: list[str] | None,
-                 jobs: int, timeout: float, on_result, log_dir: Path, torch_fallback: bool = True,
-                 kernels: str = "all", executor: str = "reference"):
-        self.cases = {c.name: c for c in cases}
+    def __init__(self, cases: "Sequence[Case] | Mapping[str, Case]", files: list[str], mode: str,
+                 ops: list[str] | None, jobs: int, timeout: float, on_result, log_dir: Path,
+                 torch_fallback: bool = True, kernels: str = "all", executor: str = "reference"):
+        # A mapping may load its cases on demand: only a lost case's row reads one here.
+        self.cases = cases if isinstance(cases, Mapping) else {c.name: c for c in cases}
         # A worker loads only the OpInfo ops and dtypes of these cases: a shard of every
         # sample needs a fifth of them, a re-run of its unpassed cases one in seventy.
         self.opinfo_pairs = opinfo.pairs_of(self.cases)
