@@ -167,7 +167,14 @@ _DEALLOCATE = [
 ]
 _BUFFERIZE_TILED = [
     # inline: pack_columns' packing functions, now tiled.
-    "inline", "canonicalize", "cse", "func.func(loop-invariant-subset-hoisting)", "canonicalize",
+    "inline", "canonicalize", "cse",
+    # The size of a tile of a loop's result as the size of the loop's init,
+    # min/max of a loop's bounds folded: hoisting and one-shot bufferization
+    # compare slices of `?` sizes by walking each size back through its
+    # producers (ValueBoundsConstraintSet), which this shortens (dynamic
+    # Llama: bufferization 4.7 -> 3.9 s).
+    "func.func(scf-for-loop-canonicalization)",
+    "func.func(loop-invariant-subset-hoisting)", "canonicalize",
     TO_BUFFER_PER_CALL, _ONE_SHOT,
     # Tiled loops carry their buffer through iter_args and copy each tile onto
     # itself: fold both, so the result is the allocation itself and
