@@ -1,4 +1,5 @@
 // RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-split-functions="ops=9 above=9" | FileCheck %s
+// RUN: tosa-custom-opt %s -split-input-file --tosa-custom-split-functions="pieces=2 pieces-above=30" | FileCheck %s --check-prefix=PIECES
 
 // Three loop nests of 5 ops each past a bound of 9: runs of about 9 ops
 // become private functions, not inlined by LLVM, called in order. A value
@@ -88,5 +89,64 @@ func.func @fresh(%x: memref<64xf32>) {
     memref.store %w, %x[%i] : memref<64xf32>
   }
   memref.dealloc %t : memref<64xf32>
+  return
+}
+
+// -----
+
+// pieces=2 (compiled/parallel.py: one piece per compiling process): a
+// function of more than PIECES-ABOVE ops (35: six loop nests) is cut into
+// two pieces of at least half its size each but the last, however far under
+// OPS and ABOVE (4000, 40000 by default) it is; one under it (@main, @fresh
+// above: 22, 20 ops) is left whole.
+// PIECES-LABEL: func.func @main(
+// PIECES-NOT:     call
+// PIECES-LABEL: func.func @sixths(
+// PIECES:         call @__tosa_custom_part0(
+// PIECES-NEXT:    call @__tosa_custom_part1(
+// PIECES-NEXT:    return
+// PIECES-LABEL: func.func private @__tosa_custom_part0(
+// PIECES-SAME:    attributes {llvm.no_inline}
+// PIECES-COUNT-4: scf.for
+// PIECES:         return
+// PIECES-LABEL: func.func private @__tosa_custom_part1(
+// PIECES-COUNT-2: scf.for
+// PIECES:         return
+// PIECES-NOT:     __tosa_custom_part2
+func.func @sixths(%x: memref<64xf32>, %y0: memref<64xf32>, %y1: memref<64xf32>, %y2: memref<64xf32>,
+                  %y3: memref<64xf32>, %y4: memref<64xf32>, %y5: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %v : f32
+    memref.store %w, %y0[%i] : memref<64xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %v : f32
+    memref.store %w, %y1[%i] : memref<64xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %v : f32
+    memref.store %w, %y2[%i] : memref<64xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %v : f32
+    memref.store %w, %y3[%i] : memref<64xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %v : f32
+    memref.store %w, %y4[%i] : memref<64xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    %w = arith.mulf %v, %v : f32
+    memref.store %w, %y5[%i] : memref<64xf32>
+  }
   return
 }

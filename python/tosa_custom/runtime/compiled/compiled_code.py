@@ -40,10 +40,11 @@ import tempfile
 import weakref
 
 from . import cache as _cache
+from . import parallel as _parallel
 from ..kernels import native as _native
 from .cpu import CpuTarget
 
-__all__ = ["Import", "CodeCache", "SharedObject", "imports", "link", "site_identity", "KIND", "LAYERS"]
+__all__ = ["Import", "CodeCache", "SharedObject", "imports", "link", "link_objects", "site_identity", "KIND", "LAYERS"]
 
 KIND = "runtime"
 # The package's layers whose code makes a runtime program (cache.toolchain).
@@ -94,14 +95,22 @@ def link(engine, imports: list[Import]) -> tuple[bytes | None, str]:
     """The engine's object code linked with the import stubs into a shared
     library: its bytes, or None and why not."""
     with tempfile.TemporaryDirectory(prefix="tosa_custom_link_") as directory:
-        obj, stubs, lib = (os.path.join(directory, n) for n in ("code.o", "stubs.s", "code.so"))
+        obj = os.path.join(directory, "code.o")
         try:
             engine.dump_to_object_file(obj)
         except Exception as e:  # the engine was made without its object cache
             return None, f"the engine did not dump its object code: {e}"
+        return link_objects([obj], imports)
+
+
+def link_objects(objects: list[str], imports: list[Import]) -> tuple[bytes | None, str]:
+    """Object files (position-independent) linked with the import stubs
+    into a shared library: its bytes, or None and why not."""
+    with tempfile.TemporaryDirectory(prefix="tosa_custom_link_") as directory:
+        stubs, lib = (os.path.join(directory, n) for n in ("stubs.s", "code.so"))
         with open(stubs, "w") as f:
             f.write(_stubs(imports))
-        cmd = [_driver(), "-shared", "-o", lib, obj, stubs, "-Wl,-Bsymbolic", "-Wl,-z,defs",
+        cmd = [_driver(), "-shared", "-o", lib, *objects, stubs, "-Wl,-Bsymbolic", "-Wl,-z,defs",
                "-Wl,-z,noexecstack", "-lm"]
         try:
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -129,8 +138,11 @@ class SharedObject:
 
     def lookup(self, name: str):
         """The entry's packed C interface, as ExecutionEngine.lookup gives it."""
-        address = ctypes.cast(getattr(self._dll, _PACKED + name), ctypes.c_void_p).value
-        return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+        return ctypes.CFUNCTYPE(None, ctypes.c_void_p)(self.address(_PACKED + name))
+
+    def address(self, symbol: str) -> int:
+        """Where a symbol of the library is in this process."""
+        return ctypes.cast(getattr(self._dll, symbol), ctypes.c_void_p).value
 
 
 def _dlopen(payload: bytes) -> tuple[ctypes.CDLL, int | None]:
@@ -208,6 +220,9 @@ class CodeCache(_cache.Lookup):
         self._digest = self.code = None
         self._imports: list[Import] = []
         self.pipeline = ""  # of the cached code: the lowering it ran
+        # How many processes compile a large program (parallel.py), and how this one was compiled.
+        self.jobs = _parallel.jobs(_supported())
+        self.compiled = ""
         if self._cache is None:
             return
         unsupported = _supported()
@@ -225,9 +240,9 @@ class CodeCache(_cache.Lookup):
         """Whether cached code of this load was found: then `code` is it,
         loaded with its imports bound. `sites`: the program's bound call
         sites (`site`, `native`, `kernel`, `callback` each)."""
+        self._imports = imports(sites)
         if self._digest is None:
             return False
-        self._imports = imports(sites)
         identities = [site_identity(s.site.symbol, s.native, s.kernel) for s in sites]
         key = _cache.digest({"loader": KIND, "module": self._digest, "entry": entry, "options": options,
                              "cpu": _cpu(cpu), "sites": identities, "toolchain": _cache.toolchain(LAYERS),
@@ -249,16 +264,46 @@ class CodeCache(_cache.Lookup):
         return True
 
     def engine(self, make_engine, module, entry: str, pipeline: str):
-        """The cached code if found, else `make_engine(module)`, whose code
-        is linked and stored when `wanted`."""
+        """The cached code if found, else the code compiled in several
+        processes (a large module, `jobs` > 1), else `make_engine(module)`;
+        code compiled now is linked and stored when `wanted`."""
         if self.code is not None:
+            self.compiled = "cached"
             return self.code
+        code = self._parallel(module, entry, pipeline) if self.jobs > 1 else None
+        if code is not None:
+            return code
         engine = make_engine(module)
+        self.compiled = self.compiled or "in this process"
         if self.wanted:
             engine.lookup(entry)  # the JIT compiles at the first lookup
-            payload, reason = link(engine, self._imports)
-            if payload is not None:
-                meta = {"pipeline": pipeline, "entry": entry, "imports": _import_names(self._imports)}
-                reason = self._cache.put(KIND, self.key, payload, meta)
-            self._set("stored" if not reason else "miss", self.key, reason or self.reason)
+            self._store(*link(engine, self._imports), entry, pipeline)
         return engine
+
+    def _parallel(self, module, entry: str, pipeline: str) -> SharedObject | None:
+        """The module compiled by worker processes and loaded, or None (then
+        `compiled` says why)."""
+        plan, reason = _parallel.plan(module, self.jobs)
+        if plan is None:
+            self.compiled = f"in this process ({reason})"
+            return None
+        with tempfile.TemporaryDirectory(prefix="tosa_custom_compile_") as directory:
+            objects, reason = _parallel.compile_objects(module, plan, [i.name for i in self._imports], directory)
+            payload, reason = link_objects(objects, self._imports) if objects else (None, reason)
+        try:
+            code = SharedObject(payload, self._imports) if payload is not None else None
+        except OSError as e:
+            code, reason = None, f"the linked library does not load: {e}"
+        if code is None:
+            self.compiled = f"in this process: compiling in {plan.describe()} failed: {reason}"
+            return None
+        self.compiled = f"in {plan.describe()}"
+        if self.wanted:
+            self._store(payload, "", entry, pipeline)
+        return code
+
+    def _store(self, payload: bytes | None, reason: str, entry: str, pipeline: str) -> None:
+        if payload is not None:
+            meta = {"pipeline": pipeline, "entry": entry, "imports": _import_names(self._imports)}
+            reason = self._cache.put(KIND, self.key, payload, meta)
+        self._set("stored" if not reason else "miss", self.key, reason or self.reason)

@@ -363,7 +363,8 @@ class Program:
         if self.cache.find(self.entry, {"vectorize": vectorize}, cpu, self._sites):
             return self.cache.pipeline
         run_pipeline(module, [OUTLINE_CUSTOM_OPS], _LOWERING, category="runtime-lowering-failed")
-        lowered = lower(module, vectorize=vectorize, cpu=cpu, returns=self._returns)
+        # A large entry is cut into a piece per process compiling it (compiled/parallel.py).
+        lowered = lower(module, vectorize=vectorize, cpu=cpu, returns=self._returns, pieces=self.cache.jobs)
         return pipeline_text(OUTLINE + split_pipeline(lowered))
 
     def _make_engine(self, module: ir.Module) -> execution_engine.ExecutionEngine:

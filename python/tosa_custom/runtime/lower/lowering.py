@@ -51,7 +51,7 @@ from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
 from .exact_sizes import FOLD_EXACT_SIZES
 from .masks import LOWER_MASKS
 from .result_buffers import OFFER_RESULT_BUFFERS
-from .split_functions import SPLIT_FUNCTIONS
+from .split_functions import SPLIT_FUNCTIONS, with_pieces
 from .loop_hints import ATTACH_LOOP_HINTS, HINT_LOOPS
 from .integer_contractions import WIDEN_INTEGER_CONTRACTIONS
 from .polymath import EXPAND_MATH, expand_math
@@ -262,7 +262,7 @@ LOWERING_PIPELINE = NAIVE_PIPELINE  # the historic name: one textual pipeline, n
 
 
 def pipeline(vectorize: bool = True, *, outline: bool = True, cpu: "str | CpuTarget | None" = None,
-             returns: bool = False, dynamic: bool = False) -> str:
+             returns: bool = False, dynamic: bool = False, pieces: int = 1) -> str:
     """The runtime lowering as one textual pipeline `tosa-custom-opt
     --pass-pipeline=...` replays: outline (unless `outline=False`, for a
     module already outlined), TOSA to linalg, tile and vectorize for `cpu`
@@ -270,9 +270,11 @@ def pipeline(vectorize: bool = True, *, outline: bool = True, cpu: "str | CpuTar
     `vectorize`, naive loops, bufferize, lower to the LLVM dialect. With
     `returns` (results of dynamic size), the entry returns its results
     instead of taking out-params; with `dynamic` (`?` dims in the entry's
-    signature), impossible dynamic broadcasts are removed first."""
+    signature), impossible dynamic broadcasts are removed first; with
+    `pieces` > 1, a large function is cut into that many (split_functions.py)."""
     cpu = cpu_target(cpu)
     body = _vectorize(cpu, returns) + _BACKEND if vectorize else _returning(_NAIVE, returns)
+    body = with_pieces(body, pieces)
     return pipeline_text((OUTLINE if outline else []) + _frontend(dynamic) + body + _jit(cpu))
 
 
@@ -502,7 +504,7 @@ def lower_to_vectors(module: ir.Module, cpu: "str | CpuTarget | None" = None) ->
 
 
 def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | None" = None,
-          returns: bool = False) -> str:
+          returns: bool = False, pieces: int = 1) -> str:
     """Lower TOSA (custom ops already outlined) to the LLVM dialect, in place;
     returns the pipeline run (`pipeline(vectorize, outline=False)`, or the
     naive one it fell back to).
@@ -514,15 +516,17 @@ def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | Non
     (slow, still right). Without, every linalg op becomes scalar loops
     (NAIVE_PIPELINE). Tiles are sized for `cpu` (default $TOSA_CUSTOM_CPU,
     else the host's ISA); a narrower ISA than the host's also keeps the JIT
-    to it. Raises `CompileError` (runtime-lowering-failed) if a pass fails.
+    to it. With `pieces` > 1, a large function is cut into about that many
+    pieces of equal size, compiled apart (split_functions.py). Raises
+    `CompileError` (runtime-lowering-failed) if a pass fails.
     """
     cpu = cpu_target(cpu)
     jit = _jit(cpu)
     dynamic = _dynamic_signature(module)
     frontend = _frontend(dynamic)
     if not vectorize:
-        _run(module, frontend + _returning(_NAIVE, returns) + jit)
-        return pipeline(False, outline=False, cpu=cpu, returns=returns, dynamic=dynamic)
+        _run(module, frontend + with_pieces(_returning(_NAIVE, returns), pieces) + jit)
+        return pipeline(False, outline=False, cpu=cpu, returns=returns, dynamic=dynamic, pieces=pieces)
     vectorizing = _vectorize(cpu, returns)
     _run(module, frontend)
     with module.context:
@@ -542,5 +546,6 @@ def lower(module: ir.Module, vectorize: bool = True, cpu: "str | CpuTarget | Non
         ran = frontend + naive
     finally:
         saved.erase()
-    _run(module, _BACKEND + jit)
-    return pipeline_text(ran + _BACKEND + jit)
+    backend = with_pieces(_BACKEND, pieces)
+    _run(module, backend + jit)
+    return pipeline_text(ran + backend + jit)

@@ -16,6 +16,12 @@ ends with the function that makes them). Each new function is marked
 `llvm.no_inline`: LLVM's inliner would otherwise fold a function called
 once straight back. The compiled code does the same work: each run is a
 few loop nests, one call each.
+
+With `pieces=K` (K > 1), a function of more than `pieces-above` ops is also
+cut into about K pieces of equal size, for the K processes that compile a
+large program's LLVM code in parallel (compiled/parallel.py): each piece
+goes to one of them. The option is in the pipeline text, so a replay cuts
+the same pieces.
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ from torch_mlir.dialects import func as func_d
 from ...core.ir import collect_ops, count_ops
 from ...core.passes import Option, PassContext, parse_count, register_pass
 
-__all__ = ["SPLIT_FUNCTIONS", "DEFAULT_OPS", "DEFAULT_ABOVE", "split_functions"]
+__all__ = ["SPLIT_FUNCTIONS", "DEFAULT_OPS", "DEFAULT_ABOVE", "DEFAULT_PIECES_ABOVE", "split_functions",
+           "with_pieces"]
 
 SPLIT_FUNCTIONS = "tosa-custom-split-functions"
 DEFAULT_OPS = 4000
@@ -37,6 +44,11 @@ DEFAULT_ABOVE = 40000
 (1x3x64x64) ran 24% slower and resnet18 3% (interleaved rounds on a loaded
 host; the cause is not known yet), so only the functions whose LLVM time was
 minutes (densenet121, regnet_y_400mf: 290k and 425k LLVM ops) are split."""
+DEFAULT_PIECES_ABOVE = 3000
+"""The size past which `pieces` cuts a function: about 23k LLVM ops (the
+LLVM dialect has ~7.6 ops per op here, mobilenet_v3_small: 12.8k -> 97k),
+where LLVM takes a few seconds, against the ~0.5 s a compiling process
+takes to start."""
 _PREFIX = "__tosa_custom_part"
 # Ops cloned into each piece that reads them, not passed: constants LLVM
 # folds, and symbol addresses.
@@ -201,11 +213,17 @@ def split_function(fn: ir.Operation, limit: int, first: int) -> int:
                "Cut a function of more than ABOVE ops into private functions of about OPS ops each, called in "
                "order, so LLVM's superlinear time per function stays bounded",
                options=(Option("ops", "the size (ops, nested included) of a piece", DEFAULT_OPS, parse_count),
-                        Option("above", "split only a function of more ops than this", DEFAULT_ABOVE, parse_count)))
+                        Option("above", "split only a function of more ops than this", DEFAULT_ABOVE, parse_count),
+                        Option("pieces", "also cut a function of more than PIECES-ABOVE ops into about this many "
+                               "pieces of equal size (1: no)", 1, parse_count),
+                        Option("pieces-above", "the size past which PIECES cuts a function", DEFAULT_PIECES_ABOVE,
+                               parse_count)))
 def split_functions(module, ctx: PassContext | None = None) -> int:
     """Returns how many functions were made."""
     limit = ctx.options.ops if ctx is not None else DEFAULT_OPS
     above = ctx.options.above if ctx is not None else DEFAULT_ABOVE
+    pieces = ctx.options.pieces if ctx is not None else 1
+    pieces_above = ctx.options.pieces_above if ctx is not None else DEFAULT_PIECES_ABOVE
     root = getattr(module, "operation", module)
     made = 0
     functions = collect_ops(root, lambda op: op.name == "func.func", enter_matches=False)
@@ -213,7 +231,19 @@ def split_functions(module, ctx: PassContext | None = None) -> int:
         for fn in functions:
             name = ir.StringAttr(fn.attributes["sym_name"]).value
             body = fn.regions[0].blocks
-            if name.startswith(_PREFIX) or len(body) != 1 or count_ops(fn) <= max(limit, above):
+            size = count_ops(fn)
+            if name.startswith(_PREFIX) or len(body) != 1:
                 continue
-            made += split_function(fn, limit, made)
+            bound = limit if size > max(limit, above) else None
+            if pieces > 1 and size > pieces_above:
+                bound = min(bound or size, -(-size // pieces))
+            if bound is not None:
+                made += split_function(fn, bound, made)
     return made
+
+
+def with_pieces(passes: list[str], pieces: int) -> list[str]:
+    """`passes` with this pass told to cut large functions into `pieces`."""
+    if pieces <= 1:
+        return passes
+    return [f"{SPLIT_FUNCTIONS}{{pieces={pieces}}}" if p == SPLIT_FUNCTIONS else p for p in passes]

@@ -1,0 +1,95 @@
+"""One group's object code, compiled in a process of its own (parallel.py).
+
+Run by path, `python compile_worker.py MODULE PLAN INDEX OBJECT`, so that
+it imports torch-mlir's bindings and nothing of the package (whose
+`__init__` imports torch: half a second more, and torch's threads). It
+parses the whole lowered module (bytecode), turns every function and global
+another group defines into a declaration, compiles what is left as the
+serial path does (ExecutionEngine, opt_level=3, position-independent) and
+dumps the object code. The symbols it leaves undefined get a dummy address:
+the JIT must resolve them to finish, but this code never runs here, and the
+dumped object keeps its relocations (the parent's link resolves them).
+Compiling each object apart, LLVM knows no more of another group's symbol
+than its declaration: a constant another group defines is not folded (the
+pieces are never inlined, parallel or not).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+
+from torch_mlir import execution_engine, ir
+
+__all__ = ["main"]
+
+_SYMBOLS = ("llvm.func", "llvm.mlir.global")
+# The attributes of a definition a declaration does not take.
+_BODY = ("value", "arg_attrs", "res_attrs")
+
+
+def _defines(op) -> bool:
+    return bool(op.regions and len(op.regions[0].blocks)) or "value" in op.attributes
+
+
+def _local(op) -> bool:
+    """Whether the JIT's lookup cannot see the function (private, internal)."""
+    return str(op.attributes["linkage"]) in ("#llvm.linkage<private>", "#llvm.linkage<internal>")
+
+
+def _declare(op) -> None:
+    """Replace the definition `op` by a declaration of external linkage."""
+    attributes = {k: op.attributes[k] for k in op.attributes if k not in _BODY}
+    attributes["linkage"] = ir.Attribute.parse("#llvm.linkage<external>")
+    # Default visibility: a hidden one is addressed PC-relative, which the
+    # JIT cannot resolve to a dummy address gigabytes away (the link relaxes
+    # the GOT load this makes instead back to a PC-relative one).
+    attributes["visibility_"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)
+    ir.Operation.create(op.name, attributes=attributes, regions=len(op.regions), loc=op.location,
+                        ip=ir.InsertionPoint(op))
+    op.erase()
+
+
+def compile_group(module: ir.Module, mine: set, imports: list, out: str) -> None:
+    """Compile the functions and globals named in `mine` into object file `out`."""
+    undefined, entry = list(imports), None
+    for op in list(module.body.operations):
+        op = op.operation
+        if op.name not in _SYMBOLS:
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        if not _defines(op) or name not in mine:
+            if _defines(op):
+                _declare(op)
+            undefined.append(name)
+        elif op.name == "llvm.func" and (entry is None or _local(entry[1])) and not _local(op):
+            entry = (name, op)
+        elif op.name == "llvm.func" and entry is None:
+            entry = (name, op)
+    if _local(entry[1]):  # a group only itself calls: made visible to the lookup that compiles it
+        entry[1].attributes["linkage"] = ir.Attribute.parse("#llvm.linkage<external>")
+    entry = entry[0]
+    engine = execution_engine.ExecutionEngine(module, opt_level=3, enable_pic=True)
+    dummy = ctypes.create_string_buffer(16)
+    for name in dict.fromkeys(undefined):  # once each: a second definition is an error
+        engine.raw_register_runtime(name, ctypes.c_void_p(ctypes.addressof(dummy)))
+    if not engine.raw_lookup(entry):  # the JIT compiles the whole module at its first lookup
+        raise RuntimeError(f"the JIT did not compile the group (looking up '{entry}' failed)")
+    engine.dump_to_object_file(out)
+
+
+def main(argv: list[str]) -> int:
+    module_path, plan_path, index, out = argv
+    with open(plan_path) as f:
+        plan = json.load(f)
+    with open(module_path, "rb") as f:
+        text = f.read()
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(text)
+        compile_group(module, set(plan["groups"][int(index)]), plan["imports"], out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,179 @@
+"""A large program's LLVM code compiled in several processes at once
+(issue 42).
+
+LLVM compiles a module on one thread, and the Python binding holds the GIL
+while it does, so only processes help. The lowering cut a large entry into
+about K pieces (split_functions.py, `pieces=K`); here the lowered module's
+functions go into K groups of about equal size (`plan`), each group is
+compiled to an object file by a worker process (compile_worker.py: the
+module parsed from bytecode, what other groups define turned into
+declarations), and the objects are linked with the import stubs into one
+shared object (compiled_code.link_objects), which the program loads as it
+loads a cached one; the cache stores it as it stores serial code.
+
+A symbol one group defines and another uses (a piece called from the
+entry, a constant the pieces of two groups read) is given external linkage
+and hidden visibility in the module before it is written, so it is defined
+in one object and resolved there at link time, never duplicated (the
+constants are the weights). A failed or hung worker (a timeout derived from
+the module's size) fails the whole attempt with its reason, and the program
+is compiled in its own process as before.
+
+`TOSA_CUSTOM_COMPILE_JOBS` sets K (`1`: always in-process); by default, the
+CPUs this process may run on, at most MAX_JOBS.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from torch_mlir import ir
+
+from ...core.ir import count_ops
+
+__all__ = ["ENV_JOBS", "MAX_JOBS", "MIN_OPS", "Plan", "jobs", "plan", "compile_objects"]
+
+ENV_JOBS = "TOSA_CUSTOM_COMPILE_JOBS"
+MAX_JOBS = 4
+MIN_OPS = 20000
+"""LLVM-dialect ops below which a module is compiled in-process: LLVM takes
+about 2 s there, against ~0.5 s for a worker to start and parse."""
+_WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compile_worker.py")
+_SYMBOLS = ("llvm.func", "llvm.mlir.global")
+# Where an op names another symbol.
+_REFERENCES = {"llvm.call": "callee", "llvm.mlir.addressof": "global_name"}
+
+
+def jobs(supported: str = "") -> int:
+    """How many processes compile a large program: $TOSA_CUSTOM_COMPILE_JOBS,
+    else the usable CPUs (at most MAX_JOBS); 1 when object code cannot be
+    linked here (`supported`: compiled_code's reason, or "")."""
+    if supported:
+        return 1
+    text = os.environ.get(ENV_JOBS, "").strip()
+    if text:
+        try:
+            return max(1, int(text))
+        except ValueError:
+            raise ValueError(f"{ENV_JOBS}={text!r}: expected a number of processes") from None
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(usable, MAX_JOBS))
+
+
+@dataclasses.dataclass
+class Plan:
+    """The groups of symbols each worker defines, and their sizes (ops)."""
+
+    groups: list[list[str]]
+    sizes: list[int]
+    total: int
+
+    def describe(self) -> str:
+        return f"{len(self.groups)} processes ({'+'.join(str(s) for s in self.sizes)} of {self.total} LLVM ops)"
+
+
+def _name(op) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def _references(fn) -> set:
+    """The symbols a function's ops name."""
+    found = set()
+
+    def visit(op):
+        attr = _REFERENCES.get(op.name)
+        if attr is not None and attr in op.attributes:
+            found.add(ir.FlatSymbolRefAttr(op.attributes[attr]).value)
+        return ir.WalkResult.ADVANCE
+
+    fn.walk(visit)
+    return found
+
+
+def _balance(functions: list, k: int) -> tuple[list[list], list[int]]:
+    """Functions (name, op, size) into k groups, largest first into the
+    lightest group."""
+    groups, sizes = [[] for _ in range(k)], [0] * k
+    for f in sorted(functions, key=lambda f: -f[2]):
+        i = sizes.index(min(sizes))
+        groups[i].append(f)
+        sizes[i] += f[2]
+    return groups, sizes
+
+
+def plan(module: ir.Module, k: int, min_ops: int | None = None) -> tuple[Plan | None, str]:
+    """The groups to compile apart, or None and why not. Symbols used across
+    groups become external and hidden in `module` (defined once)."""
+    min_ops = MIN_OPS if min_ops is None else min_ops
+    ops = [op.operation for op in module.body.operations]
+    functions = [(_name(op), op, count_ops(op)) for op in ops
+                 if op.name == "llvm.func" and len(op.regions[0].blocks)]
+    total = sum(f[2] for f in functions)
+    if total < min_ops:
+        return None, f"{total} LLVM ops, under {min_ops}"
+    groups, sizes = _balance(functions, min(k, len(functions)))
+    if max(sizes) > 0.75 * total:
+        return None, f"one function holds {max(sizes)} of the {total} LLVM ops (not cut into pieces)"
+    owner = {f[0]: i for i, group in enumerate(groups) for f in group}
+    users: dict[str, set] = {}
+    for i, group in enumerate(groups):
+        for f in group:
+            for name in _references(f[1]):
+                users.setdefault(name, set()).add(i)
+    for op in ops:
+        if op.name == "llvm.mlir.global" and _name(op) not in owner:
+            owner[_name(op)] = min(users.get(_name(op), {0}))
+    shared = {name for name, used in users.items() if name in owner and used - {owner[name]}}
+    for op in ops:
+        if op.name in _SYMBOLS and _name(op) in shared:
+            op.attributes["linkage"] = ir.Attribute.parse("#llvm.linkage<external>")
+            op.attributes["visibility_"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)
+    names = [[name for name, i in owner.items() if i == g] for g in range(len(groups))]
+    return Plan(names, sizes, total), ""
+
+
+def _timeout(total: int) -> float:
+    """Seconds a worker may take: generous (a loaded host), bounded."""
+    return max(300.0, total * 0.005)
+
+
+def compile_objects(module: ir.Module, the_plan: Plan, import_names: list[str], directory: str
+                    ) -> tuple[list[str] | None, str]:
+    """Each group's object file in `directory`, compiled by its own worker
+    process; or None and why not (every worker is stopped then)."""
+    path, plan_path = os.path.join(directory, "module.mlirbc"), os.path.join(directory, "plan.json")
+    with open(path, "wb") as f:
+        module.operation.write_bytecode(f)
+    with open(plan_path, "w") as f:
+        json.dump({"groups": the_plan.groups, "imports": import_names}, f)
+    objects = [os.path.join(directory, f"group{i}.o") for i in range(len(the_plan.groups))]
+    workers = []
+    try:
+        for i, obj in enumerate(objects):
+            with open(obj + ".err", "w") as err:  # a file: a full pipe would block a worker not yet waited for
+                workers.append(subprocess.Popen([sys.executable, _WORKER, path, plan_path, str(i), obj],
+                                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err))
+        deadline = time.monotonic() + _timeout(the_plan.total)
+        for i, worker in enumerate(workers):
+            try:
+                worker.wait(timeout=max(deadline - time.monotonic(), 0.1))
+            except subprocess.TimeoutExpired:
+                return None, f"compile worker {i} took more than {_timeout(the_plan.total):.0f} s"
+            if worker.returncode != 0:
+                with open(objects[i] + ".err") as err:
+                    message = err.read().strip()[-2000:]
+                return None, f"compile worker {i} failed (exit {worker.returncode}): {message}"
+    except OSError as e:
+        return None, f"starting a compile worker failed: {e}"
+    finally:
+        for worker in workers:
+            if worker.poll() is None:
+                worker.kill()
+                worker.wait()
+    return objects, ""

@@ -1,0 +1,161 @@
+"""A large program's LLVM code compiled in worker processes
+(runtime/compiled/parallel.py, compile_worker.py): a symbol two groups use
+is defined in one object only, and the linked library runs; a model large
+enough to be cut computes bit for bit what the in-process compile computes,
+native kernel call sites included; the library is cached for a fresh
+process; a crashed or hung worker falls back to the in-process compile with
+its reason."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import torch
+from torch_mlir import ir
+
+import tosa_custom
+from tosa_custom import runtime
+from tosa_custom.core import ir as _ir
+from tosa_custom.runtime.compiled import compiled_code, parallel
+from tosa_custom.tools.example import TransformerBlock, example_inputs
+
+pytestmark = pytest.mark.skipif(compiled_code._supported() != "", reason=compiled_code._supported() or "-")
+
+# Two pieces and the function calling them, all reading one constant.
+_LLVM = """
+llvm.mlir.global private constant @w(dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>) {addr_space = 0 : i32} : !llvm.array<4 x f32>
+llvm.func internal @part0() -> f32 attributes {no_inline} {
+  %p = llvm.mlir.addressof @w : !llvm.ptr
+  %q = llvm.getelementptr %p[0, 1] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<4 x f32>
+  %a = llvm.load %p : !llvm.ptr -> f32
+  %b = llvm.load %q : !llvm.ptr -> f32
+  %s = llvm.fadd %a, %b : f32
+  llvm.return %s : f32
+}
+llvm.func internal @part1() -> f32 attributes {no_inline} {
+  %p = llvm.mlir.addressof @w : !llvm.ptr
+  %q = llvm.getelementptr %p[0, 3] : (!llvm.ptr) -> !llvm.ptr, !llvm.array<4 x f32>
+  %b = llvm.load %q : !llvm.ptr -> f32
+  %s = llvm.fmul %b, %b : f32
+  llvm.return %s : f32
+}
+llvm.func @total() -> f32 {
+  %a = llvm.call @part0() : () -> f32
+  %b = llvm.call @part1() : () -> f32
+  %s = llvm.fadd %a, %b : f32
+  llvm.return %s : f32
+}
+"""
+
+
+def _defined(obj: str) -> set:
+    out = subprocess.run(["nm", "--defined-only", obj], capture_output=True, text=True, check=True).stdout
+    return {line.split()[-1] for line in out.splitlines() if line.split()[1] in "TtDdRrBb"}
+
+
+@pytest.mark.skipif(shutil.which("nm") is None, reason="no nm")
+def test_groups_define_each_symbol_once(tmp_path):
+    with _ir.make_context(), ir.Location.unknown():
+        module = ir.Module.parse(_LLVM)
+        plan, reason = parallel.plan(module, 2, min_ops=0)
+        assert plan is not None, reason
+        assert sorted(sum(plan.groups, [])) == ["part0", "part1", "total", "w"]
+        objects, reason = parallel.compile_objects(module, plan, [], str(tmp_path))
+    assert objects is not None, reason
+    defined = [_defined(o) & {"part0", "part1", "total", "w"} for o in objects]
+    assert sorted(sum(map(sorted, defined), [])) == ["part0", "part1", "total", "w"]  # once each: w is not copied
+    payload, reason = compiled_code.link_objects(objects, [])
+    assert payload is not None, reason
+    code = compiled_code.SharedObject(payload, [])
+    assert ctypes.CFUNCTYPE(ctypes.c_float)(code.address("total"))() == 1.0 + 2.0 + 4.0 * 4.0
+
+
+def test_small_module_not_planned():
+    with _ir.make_context(), ir.Location.unknown():
+        plan, reason = parallel.plan(ir.Module.parse(_LLVM), 2)
+    assert plan is None and "under" in reason
+
+
+@pytest.fixture(scope="module")
+def model_text():
+    """Two transformer blocks, GELU kept (a native kernel's call sites): an
+    entry of ~5000 ops before LLVM and ~26000 after, past both thresholds."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(TransformerBlock(), TransformerBlock()).eval()
+    return str(tosa_custom.compile(model, example_inputs(), backend_legal_ops=["aten.gelu"]))
+
+
+def _load(text: str, jobs: int, monkeypatch):
+    monkeypatch.setenv(parallel.ENV_JOBS, str(jobs))
+    return runtime.load(ir.Module.parse(text, _ir.make_context()))
+
+
+@pytest.fixture(scope="module")
+def serial(model_text):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TOSA_CUSTOM_CACHE", "0")
+        program = _load(model_text, 1, mp)
+    assert program.cache.compiled == "in this process"
+    return program(*example_inputs_seeded())
+
+
+def example_inputs_seeded():
+    torch.manual_seed(1)
+    return example_inputs()
+
+
+def test_parallel_equals_serial(model_text, serial, monkeypatch):
+    monkeypatch.setenv("TOSA_CUSTOM_CACHE", "0")
+    program = _load(model_text, 2, monkeypatch)
+    assert program.cache.compiled.startswith("in 2 processes"), program.cache.compiled
+    assert any(k.startswith("native") for k in program.kernels)
+    assert "tosa-custom-split-functions{pieces=2}" in program.pipeline
+    assert torch.equal(program(*example_inputs_seeded()), serial)
+
+
+_CHILD = textwrap.dedent("""
+    import json, sys, torch
+    from torch_mlir import ir
+    from tosa_custom import runtime
+    from tosa_custom.core import ir as _ir
+    from tosa_custom.tools.example import example_inputs
+    program = runtime.load(ir.Module.parse(open(sys.argv[1]).read(), _ir.make_context()))
+    torch.manual_seed(1)
+    torch.save(program(*example_inputs()), sys.argv[2])
+    print(json.dumps([program.cache.status, program.cache.compiled]))
+""")
+
+
+def test_cached_for_a_fresh_process(model_text, serial, monkeypatch, tmp_path):
+    monkeypatch.setenv("TOSA_CUSTOM_CACHE", "1")
+    monkeypatch.setenv("TOSA_CUSTOM_CACHE_DIR", str(tmp_path / "cache"))
+    program = _load(model_text, 2, monkeypatch)
+    assert program.cache.status == "stored" and program.cache.compiled.startswith("in 2 processes")
+    (tmp_path / "m.mlir").write_text(model_text)
+    done = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path / "m.mlir"), str(tmp_path / "out.pt")],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == ["hit", "cached"]
+    assert torch.equal(torch.load(tmp_path / "out.pt"), serial)
+
+
+@pytest.mark.parametrize("worker, timeout, reason", [
+    ("import os; os.abort()", 600.0, "compile worker 0 failed (exit -6)"),
+    ("import time; time.sleep(60)", 1.0, "compile worker 0 took more than 1 s"),
+], ids=["crash", "hang"])
+def test_failed_worker_falls_back(model_text, serial, monkeypatch, tmp_path, worker, timeout, reason):
+    script = tmp_path / "worker.py"
+    script.write_text(worker)
+    monkeypatch.setattr(parallel, "_WORKER", str(script))
+    monkeypatch.setattr(parallel, "_timeout", lambda total: timeout)
+    monkeypatch.setenv("TOSA_CUSTOM_CACHE", "0")
+    program = _load(model_text, 2, monkeypatch)
+    assert program.cache.compiled.startswith("in this process: compiling in 2 processes"), program.cache.compiled
+    assert reason in program.cache.compiled
+    assert torch.equal(program(*example_inputs_seeded()), serial)
