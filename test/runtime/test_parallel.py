@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -74,6 +75,19 @@ def test_groups_define_each_symbol_once(tmp_path):
     assert payload is not None, reason
     code = compiled_code.SharedObject(payload, [])
     assert ctypes.CFUNCTYPE(ctypes.c_float)(code.address("total"))() == 1.0 + 2.0 + 4.0 * 4.0
+
+
+def test_jobs_from_the_environment(monkeypatch):
+    monkeypatch.delenv(parallel.ENV_JOBS, raising=False)
+    assert parallel.jobs() == 1  # unset: in-process (a cut entry costs LLVM more, parallel.py)
+    monkeypatch.setenv(parallel.ENV_JOBS, "auto")
+    assert parallel.jobs() == max(1, min(len(os.sched_getaffinity(0)), parallel.MAX_JOBS))
+    monkeypatch.setenv(parallel.ENV_JOBS, "3")
+    assert parallel.jobs() == 3
+    assert parallel.jobs("no C compiler driver") == 1
+    monkeypatch.setenv(parallel.ENV_JOBS, "many")
+    with pytest.raises(ValueError, match="TOSA_CUSTOM_COMPILE_JOBS='many'"):
+        parallel.jobs()
 
 
 def test_small_module_not_planned():

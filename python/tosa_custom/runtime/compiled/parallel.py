@@ -19,8 +19,13 @@ constants are the weights). A failed or hung worker (a timeout derived from
 the module's size) fails the whole attempt with its reason, and the program
 is compiled in its own process as before.
 
-`TOSA_CUSTOM_COMPILE_JOBS` sets K (`1`: always in-process); by default, the
-CPUs this process may run on, at most MAX_JOBS.
+`TOSA_CUSTOM_COMPILE_JOBS` sets K (`0`/`auto`: the CPUs this process may
+run on, at most MAX_JOBS). Unset, it is 1 (in-process): cut into two
+pieces, mobilenet_v3_small's LLVM time grew from 14 s (one 97k-op entry)
+to 23.5 s (113k ops, two pieces of ~52k), and the second piece alone took
+14.6 s (the first 6.6 s), so two processes took ~20 s, slower than one
+(2-core AVX2 host, load average 2-3). Why a piece costs LLVM more than the
+same ops inside the entry is not known yet.
 """
 
 from __future__ import annotations
@@ -51,17 +56,18 @@ _REFERENCES = {"llvm.call": "callee", "llvm.mlir.addressof": "global_name"}
 
 
 def jobs(supported: str = "") -> int:
-    """How many processes compile a large program: $TOSA_CUSTOM_COMPILE_JOBS,
-    else the usable CPUs (at most MAX_JOBS); 1 when object code cannot be
-    linked here (`supported`: compiled_code's reason, or "")."""
-    if supported:
+    """How many processes compile a large program: $TOSA_CUSTOM_COMPILE_JOBS
+    (unset: 1; 0 or `auto`: the usable CPUs, at most MAX_JOBS); 1 when
+    object code cannot be linked here (`supported`: compiled_code's reason,
+    or "")."""
+    text = os.environ.get(ENV_JOBS, "").strip().lower()
+    if supported or not text:
         return 1
-    text = os.environ.get(ENV_JOBS, "").strip()
-    if text:
+    if text not in ("0", "auto"):
         try:
             return max(1, int(text))
         except ValueError:
-            raise ValueError(f"{ENV_JOBS}={text!r}: expected a number of processes") from None
+            raise ValueError(f"{ENV_JOBS}={text!r}: expected a number of processes, or auto") from None
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(usable, MAX_JOBS))
 
