@@ -19,7 +19,6 @@ _IMG = (1, 8, 8, 8)
 _VEC = (4, 16)
 _NO_INTEGER_LAYER_NORM = ("layer_norm has no integer TOSA form: stock mode refuses it, naming the fix (keep it); "
                           "selective and auto mode keep it whole on the integers")
-_NO_INTERPOLATE = "TorchToTosa does not lower aten.__interpolate (nearest, size=), in float either"
 
 
 def _inputs(*shapes):
@@ -254,7 +253,7 @@ class _Upsample(nn.Module):
         return self.b(F.interpolate(self.a(x), size=(16, 16), mode="nearest"))
 
 
-@case(inputs=_inputs(_IMG), family=FAMILY, compare="quantized", xfail={"stock": _NO_INTERPOLATE})
+@case(inputs=_inputs(_IMG), family=FAMILY, compare="quantized")
 @_quantized(_IMG)
 def QuantizedUpsampleNearestModule_basic():
     return _Upsample()

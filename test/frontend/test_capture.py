@@ -22,7 +22,8 @@ from torch import nn
 
 import tosa_custom
 from tosa_custom import runtime
-from tosa_custom.frontend.capture import _index_put_on_leading_dims, decomposition_table
+from tosa_custom.frontend.capture import decomposition_table
+from tosa_custom.frontend.decompositions import _index_put_on_leading_dims
 from tosa_custom.core.schema import OpSelection
 
 aten = torch.ops.aten

@@ -20,6 +20,7 @@ from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from ..core.diagnostics import CompileError
 from . import attention as _attention
 from . import decomposition_cost
+from .decompositions import OUR_DECOMPOSITIONS
 from ..tosa import wrong_lowerings as _wrong
 from ..core.schema import OpSelection, overload_name
 
@@ -141,45 +142,6 @@ def _has_cia(overload) -> bool:
     )
 
 
-def _index_put_on_leading_dims(self, indices, values, accumulate=False):
-    """index_put whose index tensors follow leading `None`s (`k[:, :, pos] = v`,
-    and `index_copy_(2, pos, v)`, which is how transformers' StaticCache
-    writes) as an index_put on the leading dimensions between two permutes:
-    torch-mlir's TorchToTosa lowers index_put (to tosa.scatter) only when the
-    index tensors start at dimension 0. NotImplemented (kept as it is) for
-    every other form."""
-    lead = 0
-    while lead < len(indices) and indices[lead] is None:
-        lead += 1
-    tensors = list(indices[lead:])
-    if lead == 0 or not tensors or any(t is None or t.dtype in (torch.bool, torch.uint8) for t in tensors):
-        return NotImplemented
-    k = len(tensors)
-    block = torch.broadcast_shapes(*(t.shape for t in tensors))
-    indexed = (*self.shape[:lead], *block, *self.shape[lead + k:])
-    front = list(range(k))
-    moved = self.movedim(list(range(lead, lead + k)), front)
-    values = values.expand(indexed).movedim(list(range(lead, lead + len(block))), list(range(len(block))))
-    out = torch.ops.aten.index_put.default(moved, tensors, values, accumulate)
-    return out.movedim(front, list(range(lead, lead + k)))
-
-
-def _linspace_converting_ends(overload):
-    """linspace with a tensor start or end and an integer dtype, as eager
-    computes it: the ends converted to the dtype first (4.3 -> 4), then the
-    steps. PyTorch's decomposition steps from the float ends, so elements
-    land one off eager's (OpInfo linspace.tensor_overload int64); a float
-    dtype decomposes as PyTorch does."""
-    pytorch = get_decomposition_table()[overload]
-
-    def decompose(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=False):
-        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
-            start, end = (x.to(dtype) if isinstance(x, torch.Tensor) else int(x) for x in (start, end))
-        return pytorch(start, end, steps, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
-
-    return decompose
-
-
 def _decomposed_unless(decomposition, dtypes: tuple[str, ...]):
     """`decomposition`, except for an instance whose first tensor argument
     has one of `dtypes` (torch-mlir's spelling, as wrong_lowerings.py lists
@@ -196,100 +158,6 @@ def _decomposed_unless(decomposition, dtypes: tuple[str, ...]):
     return decompose
 
 
-def _roll_as_slices(self, shifts, dims=()):
-    """roll as the two slices of each rolled dim, concatenated the other way
-    round, sizes static in the graph. torch-mlir decomposes roll that way
-    too, but types its slices with a `?` dim even from static shapes, which
-    TorchToTosa then refuses (torchvision's Swin Transformer, in stock mode).
-    NotImplemented (kept as it is) for a dim of run-time size."""
-    if not dims:  # rolled as one flat dim
-        return _roll_as_slices(self.flatten(), shifts, [0]).view(self.shape) if self.dim() else self.clone()
-    out = self
-    for shift, dim in zip(shifts, dims):
-        size = self.shape[dim]
-        if not isinstance(size, int) or not isinstance(shift, int):
-            return NotImplemented
-        s = shift % size if size else 0
-        if s:
-            out = torch.cat([out.narrow(dim, size - s, s), out.narrow(dim, 0, size - s)], dim)
-    return out.clone() if out is self else out
-
-
-def _adaptive_means(x, dim: int, out: int):
-    """Adaptive average pooling of `x` along `dim` to `out` positions: the
-    mean of each of PyTorch's windows [floor(i*size/out), ceil((i+1)*size/out)), concatenated."""
-    size = x.shape[dim]
-    windows = [(i * size // out, -(-(i + 1) * size // out)) for i in range(out)]
-    return torch.cat([x.narrow(dim, start, end - start).mean(dim, keepdim=True) for start, end in windows], dim)
-
-
-def _adaptive_avg_pool2d_by_windows(self, output_size):
-    """Adaptive average pooling whose windows do not tile the input (AlexNet's
-    and VGG's 1x1 or 2x2 feature maps pooled to 6x6 or 7x7) as the mean of
-    each window, row windows then column windows (the pooling is separable),
-    sizes static. PyTorch's decomposition gathers the windows by an index of
-    rank 7, which TorchToTosa lowers to TOSA of rank 7 that no level allows
-    (8k: rank 6); a tiling one decomposes as PyTorch's does (to avg_pool2d)."""
-    pytorch = get_decomposition_table()[torch.ops.aten._adaptive_avg_pool2d.default]
-    (h, w), (oh, ow) = self.shape[-2:], output_size
-    if not all(isinstance(v, int) for v in (h, w, oh, ow)) or not self.is_floating_point() or (
-            h % oh == 0 and w % ow == 0):
-        return pytorch(self, output_size)
-    return _adaptive_means(_adaptive_means(self, self.dim() - 2, oh), self.dim() - 1, ow)
-
-def _every(x, dim: int, step: int, count: int):
-    """Elements 0, step, ..., (count-1)*step of `x` along `dim` (which holds
-    at least (count-1)*step+1), by padding to count*step, splitting the dim
-    in two and keeping the first of each step: static slices and reshapes
-    only, for a stride TOSA's slice does not take."""
-    x = x.narrow(dim, 0, (count - 1) * step + 1)
-    if step == 1:
-        return x
-    pad = [0, 0] * (x.dim() - 1 - dim) + [0, step - 1]
-    x = torch.nn.functional.pad(x, pad)
-    split = x.reshape(*x.shape[:dim], count, step, *x.shape[dim + 1:])
-    return split.narrow(dim + 1, 0, 1).squeeze(dim + 1)
-
-
-def _grouped_convolution_as_matmul(input, weight, bias, stride, padding, dilation, transposed, output_padding,
-                                   groups):
-    """A grouped 2-d convolution of several channels per group as one
-    batched matmul, a batch per group, of the input's shifted windows
-    (padding, static slices, a stack) by the weights. TorchToTosa refuses
-    some (regnet_y_400mf's 55 groups of 8 channels) and lowers the others as
-    a convolution per group, each compiled on its own (regnet_x_400mf: some
-    400 convolutions took over 15 minutes to load). Depthwise ones (one
-    channel per group, tosa.depthwise_conv2d), plain and transposed ones are
-    left as they are (NotImplemented)."""
-    if transposed or groups == 1 or input.dim() != 4 or not input.is_floating_point():
-        return NotImplemented
-    (n, c, h, w), (o, k, kh, kw) = input.shape, weight.shape
-    sizes = (n, c, h, w, o, k, kh, kw, *stride, *padding, *dilation)
-    if k == 1 or not all(isinstance(v, int) for v in sizes):
-        return NotImplemented
-    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    oh, ow = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1, (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
-    x = torch.nn.functional.pad(input, (pw, pw, ph, ph))
-    taps = [_every(_every(x.narrow(2, i * dh, h + 2 * ph - i * dh), 2, sh, oh).narrow(3, j * dw, w + 2 * pw - j * dw),
-                   3, sw, ow) for i in range(kh) for j in range(kw)]
-    windows = torch.stack(taps, 2).reshape(n, groups, k * kh * kw, oh * ow)  # per group: channel, then tap
-    windows = windows.permute(1, 0, 3, 2).reshape(groups, n * oh * ow, k * kh * kw)
-    weights = weight.reshape(groups, o // groups, k * kh * kw).permute(0, 2, 1)
-    out = torch.bmm(windows, weights).reshape(groups, n, oh, ow, o // groups)
-    out = out.permute(1, 0, 4, 2, 3).reshape(n, o, oh, ow)
-    return out if bias is None else out + bias.reshape(1, o, 1, 1)
-
-# Ours, on top of torch-mlir's table (a listed op is left out of it too).
-_OUR_DECOMPOSITIONS = {
-    torch.ops.aten.index_put.default: _index_put_on_leading_dims,
-    torch.ops.aten.roll.default: _roll_as_slices,
-    torch.ops.aten._adaptive_avg_pool2d.default: _adaptive_avg_pool2d_by_windows,
-    torch.ops.aten.convolution.default: _grouped_convolution_as_matmul,
-    **{o: _linspace_converting_ends(o) for o in (torch.ops.aten.linspace.Tensor_Tensor,
-                                                torch.ops.aten.linspace.Tensor_Scalar,
-                                                torch.ops.aten.linspace.Scalar_Tensor)},
-}
-
 
 def decomposition_table(selection: OpSelection, program=None) -> dict:
     """torch-mlir's table without the listed ops; with `program`, composites in
@@ -300,7 +168,7 @@ def decomposition_table(selection: OpSelection, program=None) -> dict:
         return {}
     keep = set(selection.overloads())
     table = {k: v for k, v in get_decomposition_table().items() if k not in keep}
-    for op, decomposition in _OUR_DECOMPOSITIONS.items():
+    for op, decomposition in OUR_DECOMPOSITIONS.items():
         if op not in keep:
             table[op] = decomposition
     if selection.auto:  # a known wrong lowering must reach auto mode whole (wrong_lowerings.py)
