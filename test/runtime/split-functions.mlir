@@ -97,7 +97,7 @@ func.func @fresh(%x: memref<64xf32>) {
 // pieces=2 (compiled/parallel.py: one piece per compiling process): a
 // function of more than PIECES-ABOVE ops (35: six loop nests) is cut into
 // two pieces of at least half its size each but the last, however far under
-// OPS and ABOVE (4000, 40000 by default) it is; one under it (@main, @fresh
+// OPS and ABOVE (4000, 30000 by default) it is; one under it (@main, @fresh
 // above: 22, 20 ops) is left whole.
 // PIECES-LABEL: func.func @main(
 // PIECES-NOT:     call

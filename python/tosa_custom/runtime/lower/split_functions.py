@@ -39,11 +39,16 @@ SPLIT_FUNCTIONS = "tosa-custom-split-functions"
 DEFAULT_OPS = 4000
 """The size of a piece (ops, nested counted): below a few thousand LLVM's
 time per op is flat."""
-DEFAULT_ABOVE = 40000
+DEFAULT_ABOVE = 30000
 """The size past which a function is split. Split at 4000, mobilenet_v3_small
 (1x3x64x64) ran 24% slower and resnet18 3% (interleaved rounds on a loaded
-host; the cause is not known yet), so only the functions whose LLVM time was
-minutes (densenet121, regnet_y_400mf: 290k and 425k LLVM ops) are split."""
+host; the cause is not known yet). Measured at 1x3x64x64 (AVX2 host, cut at
+16000 against not, alternated in one process): efficientnet_b0 (20.9k ops
+here) and regnet_y_400mf (24.1k) gained nothing in LLVM and ran up to 10%
+slower; densenet121 (35.2k, one entry of 219k LLVM ops) took 223 s in the
+ExecutionEngine uncut and 38 s cut. Its LLVM time grows with something other
+than the op count (densenet's entry has 1335 loop nests and 493 buffers
+live across its concatenations), so the bound sits between the two."""
 DEFAULT_PIECES_ABOVE = 3000
 """The size past which `pieces` cuts a function: about 23k LLVM ops (the
 LLVM dialect has ~7.6 ops per op here, mobilenet_v3_small: 12.8k -> 97k),
