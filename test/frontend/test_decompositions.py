@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 import tosa_custom
-from tosa_custom import CompileError, runtime
+from tosa_custom import runtime
 
 
 class Resize(torch.nn.Module):
@@ -56,36 +56,34 @@ def test_nearest_downsampling_by_integer_factors_compiles_in_stock_mode(shape, k
     _run(Resize(mode="nearest", **kw), torch.randn(*shape))
 
 
-@pytest.mark.parametrize("shape,kw", DOWN, ids=[str(k) + str(s) for s, k in DOWN])
-def test_nearest_exact_downsampling_stays_whole(shape, kw):
-    """floor((j + 0.5) * step) is not a strided pick from 0: auto mode tunnels it."""
-    x, model = torch.randn(*shape), Resize(mode="nearest-exact", **kw)
+OTHER = [
+    ((1, 2, 4, 4), {"size": (6, 6)}),  # 1.5x
+    ((2, 3, 4), {"size": 3}),  # 4 -> 3
+    ((1, 2, 5, 7), {"scale_factor": 1.7}),
+    ((1, 2, 9, 10), {"scale_factor": 0.6}),
+    ((1, 2, 4, 4), {"scale_factor": 2.0000001}),  # floor(j / factor) is not j // 2 for every j
+    ((1, 1, 8, 9), {"size": (4, 3)}),  # nearest-exact downsampling picks from the middle
+    ((1, 1, 3, 3, 5), {"size": (4, 5, 2)}),
+]
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("shape,kw", OTHER, ids=[str(k) + str(s) for s, k in OTHER])
+def test_nearest_resize_by_any_ratio_picks_the_elements_eager_picks(shape, kw, mode):
+    """Each dim gathers by PyTorch's own float32 source index (a constant)."""
+    _run(Resize(mode=mode, **kw), torch.randn(*shape))
+
+
+def test_sizes_of_run_time_value_stay_whole():
+    """A resize to a `?` size has no constant index: auto mode tunnels it."""
+    from torch.export import Dim
+
+    x, model = torch.randn(1, 2, 4, 6), Resize(scale_factor=2, mode="nearest")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        module = tosa_custom.compile(model, (x,), backend_legal_ops="auto")
-    assert "tosa.custom" in str(module)
-    torch.testing.assert_close(runtime.load(module)(x), model(x), rtol=0, atol=0)
-
-
-def test_other_ratios_stay_whole_refused_by_name_in_stock_tunneled_in_auto():
-    x = torch.randn(1, 2, 4, 4)
-    model = Resize(size=(6, 6), mode="nearest")  # 1.5x: not an integer factor
-    with pytest.raises(CompileError, match="interpolate"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tosa_custom.compile(model, (x,))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        module = tosa_custom.compile(model, (x,), backend_legal_ops="auto")
-    torch.testing.assert_close(runtime.load(module)(x), model(x), rtol=0, atol=0)
-
-
-def test_a_scale_factor_off_the_ratio_stays_whole():
-    """floor(j / 2.0000001) is not j // 2 for every j: such a factor is not a repeat."""
-    x = torch.randn(1, 1, 4, 4)
-    model = Resize(scale_factor=2.0000001, mode="nearest")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        module = tosa_custom.compile(model, (x,), backend_legal_ops="auto")
-    assert "tosa.custom" in str(module)
-    torch.testing.assert_close(runtime.load(module)(x), model(x), rtol=0, atol=0)
+        module = tosa_custom.compile(model, (x,), backend_legal_ops="auto",
+                                     dynamic_shapes=({3: Dim("w", min=2, max=16)},))
+    program = runtime.load(module)
+    for w in (2, 6, 16):
+        y = torch.randn(1, 2, 4, w)
+        torch.testing.assert_close(program(y), model(y), rtol=0, atol=0)

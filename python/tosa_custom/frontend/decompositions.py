@@ -9,6 +9,7 @@ tunnel or stock mode to refuse by name.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
@@ -137,11 +138,9 @@ def _grouped_convolution_as_matmul(input, weight, bias, stride, padding, dilatio
     out = out.permute(1, 0, 4, 2, 3).reshape(n, o, oh, ow)
     return out if bias is None else out + bias.reshape(1, o, 1, 1)
 
-def _nearest_sizes(spatial, output_size, scales) -> list[int] | None:
-    """The output sizes of a nearest resize whose every dim is an integer
-    multiple or divisor of its input's, else None. A scale factor given must
-    be that ratio exactly: PyTorch indexes by floor(i / factor), which for
-    a factor a rounding off the ratio picks other elements."""
+def _output_sizes(spatial, output_size, scales) -> list[int] | None:
+    """The resize's output sizes (static), from `output_size` or from the
+    scale factors as PyTorch floors them; None when not static."""
     if not all(isinstance(v, int) and v > 0 for v in spatial):
         return None
     if output_size is None:
@@ -151,57 +150,84 @@ def _nearest_sizes(spatial, output_size, scales) -> list[int] | None:
     out = list(output_size)
     if len(out) != len(spatial) or not all(isinstance(o, int) and o > 0 for o in out):
         return None
-    for i, o, f in zip(spatial, out, scales or [None] * len(out)):
-        if (o % i and i % o) or (f is not None and float(f) != o / i):
-            return None
     return out
 
 
-def _resized_nearest(x, out: list[int], exact: bool):
-    """`x`'s trailing dims resized to `out` by repeating each element (an
-    integer upsampling: floor(j / r) for nearest and nearest-exact alike) or
-    keeping every step-th (nearest downsampling, floor(j * step); nearest-exact
-    picks another element and is left whole)."""
-    lead = x.dim() - len(out)
-    for d, o in enumerate(out):
-        dim, size = lead + d, x.shape[lead + d]
-        if o > size:
-            r = o // size
-            x = x.unsqueeze(dim + 1).expand(*x.shape[:dim + 1], r, *x.shape[dim + 1:])
-            x = x.reshape(*x.shape[:dim], o, *x.shape[dim + 2:])
-        elif o < size:
-            if exact:
-                return NotImplemented
-            x = _every(x, dim, size // o, o)
-    return x
+def _source_index(size: int, out: int, scale, exact: bool) -> np.ndarray:
+    """The input element each output element of one dim reads, as PyTorch's
+    CPU kernels compute it (ATen's UpSample.h, nearest_idx and
+    nearest_exact_idx): in float32, the scale 1/factor when a factor is
+    given, else size/out, floor((j [+ 0.5]) * scale), clamped to the last."""
+    j = np.arange(out)
+    if not exact and out == size:
+        return j
+    if not exact and out == 2 * size:
+        return j >> 1
+    s = _scale(size, out, scale)
+    if exact:  # (j + 0.5) in double, times the float scale, floored as a float
+        src = np.floor(((j + 0.5) * np.float64(s)).astype(np.float32))
+    else:
+        src = np.floor(j.astype(np.float32) * s)
+    return np.minimum(src.astype(np.int64), size - 1)
 
 
-def _nearest_by_repeats(exact: bool):
-    """Nearest (and nearest-exact) resizing by integer factors as repeats
-    and strided picks: reshapes, broadcasts and slices. TorchToTosa refuses
-    torch-mlir's `aten.__interpolate` for it in float and in int8 (a
-    segmentation head's or a feature pyramid's upsampling, in stock mode);
-    any other ratio stays whole."""
+def _scale(size: int, out: int, scale) -> np.float32:
+    return np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(size) / np.float32(out)
+
+
+def _traced_index(size: int, out: int, scale, exact: bool) -> torch.Tensor:
+    """`_source_index` computed by the graph, in float32 (a constant made
+    here is not one an ExportedProgram's decomposition may add): f32(j [+ 0.5])
+    times the f32 scale is the double product rounded once, as the kernel's."""
+    j = torch.arange(out, dtype=torch.float32)
+    src = torch.floor((j + 0.5 if exact else j) * float(_scale(size, out, scale)))
+    return src.clamp(max=size - 1).to(torch.int64)
+
+
+def _pick(x, dim: int, scale, exact: bool, out: int):
+    """`x` resized along `dim` to `out`: repeats (each element r times) or a
+    strided pick where PyTorch's index is one, else a gather by the index."""
+    size = x.shape[dim]
+    index = _source_index(size, out, scale, exact)
+    if np.array_equal(index, np.arange(size)):
+        return x
+    if out % size == 0 and np.array_equal(index, np.arange(out) // (out // size)):
+        r = out // size
+        x = x.unsqueeze(dim + 1).expand(*x.shape[:dim + 1], r, *x.shape[dim + 1:])
+        return x.reshape(*x.shape[:dim], out, *x.shape[dim + 2:])
+    step = size // out
+    if step > 1 and size % out == 0 and np.array_equal(index, np.arange(out) * step):
+        return _every(x, dim, step, out)
+    return torch.index_select(x, dim, _traced_index(size, out, scale, exact))
+
+
+def _nearest(exact: bool):
+    """Nearest (and nearest-exact) resizing as each dim's pick of PyTorch's
+    source elements: repeats, strided picks, else a gather by a constant
+    index. TorchToTosa refuses torch-mlir's `aten.__interpolate` for it in
+    float and in int8 (a segmentation head's or a feature pyramid's
+    upsampling, in stock mode). Sizes of run-time value stay whole."""
+
+    def resize(input, output_size, scales):
+        spatial = input.shape[2:]
+        out = _output_sizes(spatial, output_size, scales)
+        if out is None:
+            return NotImplemented
+        x = input
+        for d, (size, o) in enumerate(zip(spatial, out)):
+            x = _pick(x, 2 + d, scales[d] if scales else None, exact, o)
+        return x.clone() if x is input else x
 
     def vec(input, output_size, scale_factors):
-        out = _nearest_sizes(input.shape[2:], output_size, scale_factors)
-        if out is None:
-            return NotImplemented
-        resized = _resized_nearest(input, out, exact)
-        return resized.clone() if resized is input else resized
+        return resize(input, output_size, list(scale_factors) if scale_factors is not None else None)
 
     def default(input, output_size, *scales):
-        out = _nearest_sizes(input.shape[2:], output_size, list(scales) if any(
-            s is not None for s in scales) else None)
-        if out is None:
-            return NotImplemented
-        resized = _resized_nearest(input, out, exact)
-        return resized.clone() if resized is input else resized
+        return resize(input, output_size, list(scales) if any(s is not None for s in scales) else None)
 
     return vec, default
 
 
-_NEAREST = {False: _nearest_by_repeats(False), True: _nearest_by_repeats(True)}
+_NEAREST = {False: _nearest(False), True: _nearest(True)}
 _NEAREST_OPS = {
     torch.ops.aten.upsample_nearest1d.vec: _NEAREST[False][0],
     torch.ops.aten.upsample_nearest2d.vec: _NEAREST[False][0],
