@@ -203,8 +203,10 @@ def _pick(x, dim: int, scale, exact: bool, out: int):
 
 def _nearest(exact: bool):
     """Nearest (and nearest-exact) resizing as each dim's pick of PyTorch's
-    source elements: repeats, strided picks, else a gather by a constant
-    index. TorchToTosa refuses torch-mlir's `aten.__interpolate` for it in
+    source elements: repeats, strided picks, else a gather by the index the
+    graph computes (`_traced_index`; PyTorch's own special cases, a size kept
+    or doubled, are the identity and the repeats, so a gather never meets
+    them). TorchToTosa refuses torch-mlir's `aten.__interpolate` for it in
     float and in int8 (a segmentation head's or a feature pyramid's
     upsampling, in stock mode). Sizes of run-time value stay whole."""
 
