@@ -6,7 +6,7 @@ import pytest
 from torch_mlir import ir, passmanager
 
 from tosa_custom.core import ir as _ir
-from tosa_custom.core.diagnostics import DiagnosticLog
+from tosa_custom.core.diagnostics import CompileError, DiagnosticLog
 from tosa_custom.core.passes import (
     Option,
     PassFailure,
@@ -17,6 +17,7 @@ from tosa_custom.core.passes import (
     parse_flag,
     register_pass,
     registered_passes,
+    run_pipeline,
     split_pipeline,
 )
 
@@ -131,3 +132,34 @@ def test_pipeline_text_splices_ours_between_cxx_passes_and_refuses_nesting():
     assert split_pipeline("builtin.module(a, b{x=1,y=2}, func.func(c, d))") == ["a", "b{x=1,y=2}", "func.func(c, d)"]
     with pytest.raises(ValueError, match="unbalanced"):
         split_pipeline("builtin.module(a{)")
+
+
+def _retype(result: str):
+    """A pass setting @f's result type: `tensor<3xf32>` breaks the IR (its
+    return yields a tensor<2xf32>), `tensor<2xf32>` mends it."""
+    def body(op, ctx):
+        fn = _ir.public_functions(op)[0]
+        arg = ir.Type.parse("tensor<2xf32>")
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get([arg], [ir.Type.parse(result)]))
+    return body
+
+
+register_pass("tosa-custom-test-break", "Break @f's type (for these tests)")(_retype("tensor<3xf32>"))
+register_pass("tosa-custom-test-mend", "Mend @f's type (for these tests)")(_retype("tensor<2xf32>"))
+
+
+@pytest.mark.parametrize("verify_each", [True, False])
+def test_verify_each_or_once_at_the_end(verify_each):
+    ctx = _ir.make_context()
+    with ctx:
+        broken = ir.Module.parse(_MODULE)
+        with pytest.raises(CompileError, match=r"lowering failed:\n.*doesn't match function result type"):
+            run_pipeline(broken, ["tosa-custom-test-break"], "lowering", verify_each=verify_each)
+        # IR broken by one pass and mended by the next: only verifying after each pass sees it.
+        module = ir.Module.parse(_MODULE)
+        if verify_each:
+            with pytest.raises(CompileError, match="doesn't match function result type"):
+                run_pipeline(module, ["tosa-custom-test-break", "tosa-custom-test-mend"], "lowering")
+        else:
+            run_pipeline(module, ["tosa-custom-test-break", "tosa-custom-test-mend"], "lowering", verify_each=False)
+            assert "-> tensor<2xf32>" in str(module)

@@ -9,15 +9,15 @@
 // CHECK:         scf.for
 // CHECK-NEXT:      scf.for
 // CHECK-NEXT:        memref.store
-// CHECK-NEXT:      } {llvm.loop_annotation = #loop_annotation}
-// CHECK-NEXT:    } {llvm.loop_annotation = #loop_annotation}
+// CHECK-NEXT:      } {loop_annotation = #loop_annotation}
+// CHECK-NEXT:    } {loop_annotation = #loop_annotation}
 // CHECK-NEXT:    scf.for
 // CHECK-NEXT:      scf.for
 // CHECK-NEXT:        memref.store
 // CHECK-NEXT:      }{{$}}
 // CHECK-NEXT:    }{{$}}
 // ALL-LABEL:   func.func @rows(
-// ALL-COUNT-4:   } {llvm.loop_annotation = #loop_annotation}
+// ALL-COUNT-4:   } {loop_annotation = #loop_annotation}
 func.func @rows(%m: memref<?x8xf32>, %w: memref<8x8xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -42,9 +42,9 @@ func.func @rows(%m: memref<?x8xf32>, %w: memref<8x8xf32>) {
 // A step or lower bound read at run time hints the loop too; a static
 // program is left as it was.
 // CHECK-LABEL: func.func @step(
-// CHECK:         } {llvm.loop_annotation = #loop_annotation}
+// CHECK:         } {loop_annotation = #loop_annotation}
 // CHECK-LABEL: func.func @static(
-// CHECK-NOT:     {llvm.loop_annotation
+// CHECK-NOT:     {loop_annotation
 func.func @step(%m: memref<64xf32>, %s: index) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
@@ -71,9 +71,9 @@ func.func @static(%m: memref<64xf32>) {
 // A small module keeps what LLVM's loop passes give: at the default bound
 // (2000 ops) this one is not hinted.
 // RUN: tosa-custom-opt %s -split-input-file --tosa-custom-hint-loops | FileCheck %s --check-prefix=SMALL
-// SMALL-NOT:   {llvm.loop_annotation
+// SMALL-NOT:   {loop_annotation
 // CHECK-LABEL: func.func @small(
-// CHECK:         } {llvm.loop_annotation = #loop_annotation}
+// CHECK:         } {loop_annotation = #loop_annotation}
 func.func @small(%m: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

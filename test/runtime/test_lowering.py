@@ -141,3 +141,19 @@ def test_integer_argmin_runs(dtype):
     model = Fn(lambda t: torch.argmin(t, 1))
     program = runtime.load(tosa_custom.compile(model, (x,), tosa_target=None))  # i64 is outside TOSA 1.0
     assert torch.equal(program(x), model(x))
+
+
+@pytest.mark.parametrize("env,expected", [(None, False), ("0", False), ("1", True)])
+def test_lowering_verifies_each_pass_only_when_asked(monkeypatch, env, expected):
+    """TOSA_CUSTOM_VERIFY_EACH: every pipeline the lowering runs verifies after each pass or once."""
+    seen = []
+    real = lowering.run_pipeline
+    monkeypatch.setattr(lowering, "run_pipeline", lambda *a, **k: (seen.append(k["verify_each"]), real(*a, **k))[1])
+    if env is None:
+        monkeypatch.delenv(lowering.VERIFY_EACH, raising=False)
+    else:
+        monkeypatch.setenv(lowering.VERIFY_EACH, env)
+    module = _parse(_matmul(1, 4, 3, 5))
+    lowering.lower(module)
+    assert seen and set(seen) == {expected}
+    assert "llvm.func" in str(module)

@@ -30,6 +30,7 @@ lowering is one textual pipeline, `pipeline(vectorize)`, which
 
 from __future__ import annotations
 
+import os
 import warnings
 
 from torch_mlir import ir
@@ -52,7 +53,7 @@ from .exact_sizes import FOLD_EXACT_SIZES
 from .masks import LOWER_MASKS
 from .result_buffers import OFFER_RESULT_BUFFERS
 from .split_functions import SPLIT_FUNCTIONS, with_pieces
-from .loop_hints import ATTACH_LOOP_HINTS, HINT_LOOPS
+from .loop_hints import HINT_LOOPS
 from .integer_contractions import WIDEN_INTEGER_CONTRACTIONS
 from .polymath import EXPAND_MATH, expand_math
 from .prologues import SPLIT_CONTRACTION_PROLOGUES
@@ -77,7 +78,8 @@ __all__ = [
     "CustomCallSite", "outline_custom_ops", "lower", "lower_to_vectors", "plan_tiling", "tile_and_vectorize",
     "expand_math", "fuse_multiply_add", "make_columns_contiguous", "pack_columns", "write_results_in_place",
     "distinct_results", "pipeline", "OUTLINE", "DISTINCT_RESULTS", "WRITE_RESULTS_IN_PLACE",
-    "FUSE_MULTIPLY_ADD", "SPLIT_MULTIPLY_ADD", "JIT_FEATURES", "split_multiply_add", "jit_features", "TilePlan",
+    "FUSE_MULTIPLY_ADD", "SPLIT_MULTIPLY_ADD", "JIT_FEATURES", "VERIFY_EACH", "split_multiply_add", "jit_features",
+    "TilePlan",
     "DEALLOCATION_PIPELINE", "LOWERING_PIPELINE", "NAIVE_PIPELINE",
     "FRONTEND_PIPELINE", "BUFFERIZE_PIPELINE", "BACKEND_PIPELINE", "VECTOR_LOWERING_SCRIPT",
 ]
@@ -223,7 +225,7 @@ _TO_LLVM = [
     "convert-math-to-llvm", "convert-math-to-libm",
     "convert-vector-to-llvm{reassociate-fp-reductions}", "finalize-memref-to-llvm",
     "convert-arith-to-llvm", "convert-index-to-llvm",
-    "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts", ATTACH_LOOP_HINTS,
+    "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts",
 ]
 _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-scf{full-unroll})", *_TO_LLVM]
 
@@ -248,7 +250,7 @@ def _vectorize(cpu: CpuTarget, returns: bool = False) -> list[str]:
 _NAIVE_BUFFERIZE = [TO_BUFFER_PER_CALL, _ONE_SHOT, *_OUT_PARAMS, *_DEALLOCATE]
 # Naive loops are LLVM's to vectorize: no loop hints there.
 _NAIVE_LOOPS = ["func.func(convert-linalg-to-loops)",
-                *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm") and p not in (HINT_LOOPS, ATTACH_LOOP_HINTS)]]
+                *[p for p in _TO_LLVM if not p.startswith("convert-vector-to-llvm") and p != HINT_LOOPS]]
 _NAIVE = _NAIVE_BUFFERIZE + _NAIVE_LOOPS
 
 FRONTEND_PIPELINE = pipeline_text(_FRONTEND)
@@ -278,8 +280,16 @@ def pipeline(vectorize: bool = True, *, outline: bool = True, cpu: "str | CpuTar
     return pipeline_text((OUTLINE if outline else []) + _frontend(dynamic) + body + _jit(cpu))
 
 
+VERIFY_EACH = "TOSA_CUSTOM_VERIFY_EACH"
+"""Set to 1, the runtime's lowering verifies the IR after every pass (as the
+opt tool does), to find the pass that broke it; by default it verifies what
+each of its pipelines makes, once (about half of a large program's lowering
+time was the verifier, run after each of ~60 passes)."""
+
+
 def _run(module, elements, on_result=None) -> None:
-    run_pipeline(module, elements, "lowering to LLVM", category="runtime-lowering-failed", on_result=on_result)
+    run_pipeline(module, elements, "lowering to LLVM", category="runtime-lowering-failed", on_result=on_result,
+                 verify_each=os.environ.get(VERIFY_EACH, "0") not in ("", "0"))
 
 
 @register_pass(DISTINCT_RESULTS,
@@ -472,7 +482,9 @@ def jit_features(module, ctx: PassContext | None = None) -> int:
     features = ctx.options.features if ctx is not None else ()
     if not features:
         return 0
-    found = collect_ops(module, lambda op: op.name == "llvm.func" and len(op.regions[0].blocks) > 0)
+    # Not into the bodies: a walk visiting every LLVM op in Python cost 70 ms for the example block.
+    found = collect_ops(module, lambda op: op.name == "llvm.func" and len(op.regions[0].blocks) > 0,
+                        enter_matches=False)
     with module.context:
         attr = ir.Attribute.parse("#llvm.target_features<[" + ", ".join(f'"{f}"' for f in features) + "]>")
         for fn in found:

@@ -95,10 +95,12 @@ def _enclosing_function(op) -> ir.Operation:
     return op
 
 
-def _defined_inside(ops: list) -> tuple[set, list]:
+def _defined_inside(ops: list) -> tuple[set, dict]:
     """The values the ops (and what they nest) define, and the values they
-    read from outside, in order of first use."""
-    defined, read = set(), []
+    read from outside, in order of first use, each with its uses there (op,
+    operand number): rewiring those alone, not every use of a constant read
+    by thousands of ops, keeps a cut linear in the program."""
+    defined, read = set(), {}
 
     def visit(op):
         for region in op.regions:
@@ -109,13 +111,11 @@ def _defined_inside(ops: list) -> tuple[set, list]:
 
     for op in ops:
         op.walk(visit)
-    seen = set()
 
     def reads(op):
-        for v in op.operands:
-            if v not in defined and v not in seen:
-                seen.add(v)
-                read.append(v)
+        for i, v in enumerate(op.operands):
+            if v not in defined:
+                read.setdefault(v, []).append((op, i))
         return ir.WalkResult.ADVANCE
 
     for op in ops:
@@ -185,10 +185,12 @@ def _outline(fn: ir.Operation, ops: list, follower: ir.Operation, name: str, pie
     for op in ops:
         entry.append(op)
     for v, arg in zip(passed, entry.arguments):
-        _rewire(v, arg, piece.operation)
+        for op, i in read[v]:
+            op.operands[i] = arg
     for v in cloned:
         copy = v.owner.operation.clone(ip=ir.InsertionPoint(ops[0]))
-        _rewire(v, copy.results[0], piece.operation)
+        for op, i in read[v]:
+            op.operands[i] = copy.results[0]
     results = [r for op in ops for r in op.results
                if any(_enclosing_function(u.owner) != piece.operation for u in r.uses)]
     with ir.InsertionPoint(entry), fn.location:
