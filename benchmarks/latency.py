@@ -113,6 +113,9 @@ class Stopwatch:
             def run(self, op):
                 return watch.timed(lambda: "passes" if watch.phase == "compile" else "lowering", self._pm.run)(op)
 
+            def __getattr__(self, name):  # enable_verifier and the rest, as they are
+                return getattr(self._pm, name)
+
         passes.build_pass_manager = lambda *a, **k: Timed(build(*a, **k))
 
         class Engine(execution_engine.ExecutionEngine):

@@ -5,7 +5,7 @@ it imports torch-mlir's bindings and nothing of the package (whose
 `__init__` imports torch: half a second more, and torch's threads). It
 parses the whole lowered module (bytecode), turns every function and global
 another group defines into a declaration, compiles what is left as the
-serial path does (ExecutionEngine, opt_level=3, position-independent) and
+serial path does (ExecutionEngine at the plan's opt_level, position-independent) and
 dumps the object code. The symbols it leaves undefined get a dummy address:
 the JIT must resolve them to finish, but this code never runs here, and the
 dumped object keeps its relocations (the parent's link resolves them).
@@ -51,7 +51,7 @@ def _declare(op) -> None:
     op.erase()
 
 
-def compile_group(module: ir.Module, mine: set, imports: list, out: str) -> None:
+def compile_group(module: ir.Module, mine: set, imports: list, out: str, opt_level: int) -> None:
     """Compile the functions and globals named in `mine` into object file `out`."""
     undefined, entry = list(imports), None
     for op in list(module.body.operations):
@@ -70,7 +70,7 @@ def compile_group(module: ir.Module, mine: set, imports: list, out: str) -> None
     if _local(entry[1]):  # a group only itself calls: made visible to the lookup that compiles it
         entry[1].attributes["linkage"] = ir.Attribute.parse("#llvm.linkage<external>")
     entry = entry[0]
-    engine = execution_engine.ExecutionEngine(module, opt_level=3, enable_pic=True)
+    engine = execution_engine.ExecutionEngine(module, opt_level=opt_level, enable_pic=True)
     dummy = ctypes.create_string_buffer(16)
     for name in dict.fromkeys(undefined):  # once each: a second definition is an error
         engine.raw_register_runtime(name, ctypes.c_void_p(ctypes.addressof(dummy)))
@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
         text = f.read()
     with ir.Context(), ir.Location.unknown():
         module = ir.Module.parse(text)
-        compile_group(module, set(plan["groups"][int(index)]), plan["imports"], out)
+        compile_group(module, set(plan["groups"][int(index)]), plan["imports"], out, plan["opt_level"])
     return 0
 
 

@@ -67,6 +67,7 @@ from ...core.passes import pipeline_text, run_pipeline, split_pipeline
 from ...core import mlir_files as _mlir_files
 from ..kernels import native as _native
 from ..compiled.compiled_code import CodeCache, imports
+from ..compiled.parallel import OPT_LEVEL
 from ..compiled.cpu import CpuTarget, cpu_target
 from ..kernels.registry import KernelCall, find_kernel, is_builtin, registered_kernels
 from ..lower.lowering import OUTLINE, lower
@@ -370,7 +371,7 @@ class Program:
     def _make_engine(self, module: ir.Module) -> execution_engine.ExecutionEngine:
         try:
             # Position-independent when its object code is to be linked into the cache's library.
-            engine = execution_engine.ExecutionEngine(module, opt_level=3, enable_pic=self.cache.wanted)
+            engine = execution_engine.ExecutionEngine(module, opt_level=OPT_LEVEL, enable_pic=self.cache.wanted)
         except RuntimeError as e:  # LLVM translation refused an op; it printed why
             raise CompileError(f"creating the ExecutionEngine failed ({e}); an op reached LLVM without a lowering",
                                category="runtime-lowering-failed") from None
