@@ -318,3 +318,35 @@ def test_jit_features_are_set_on_every_function():
                  + ["tosa-custom-jit-features{features=-avx512f,-avx512vl}"], "the runtime lowering")
     funcs = [op for op in _ops(module) if op.name == "llvm.func" and len(op.regions[0].blocks)]
     assert funcs and all('"-avx512f", "-avx512vl"' in str(f.attributes["target_features"]) for f in funcs)
+
+
+class _Transposes(torch.nn.Module):
+    """A transpose of an odd size, one fused with elementwise work, and a
+    broadcast of a per-row vector (small: not a transpose)."""
+
+    def forward(self, x, v):
+        return x.transpose(1, 2).contiguous() * 2.0, torch.relu(x.transpose(0, 2)) + 1.0, x + v
+
+
+@pytest.mark.parametrize("isa", ["sse", "avx2", "avx512"])
+def test_transposes_take_one_register_of_lanes_and_match_eager(isa):
+    import tosa_custom
+
+    g = torch.Generator().manual_seed(5)
+    x, v = torch.randn(3, 67, 130, generator=g), torch.randn(3, 67, 1, generator=g)
+    module = tosa_custom.compile(_Transposes().eval(), (x, v))
+    front = _parse(str(module))
+    with front.context:  # the transposes as generics, as tiling meets them
+        run_pipeline(front, [*split_pipeline(lowering.FRONTEND_PIPELINE), tiling.GENERALIZE], "the front end")
+    config = tiling.tile_config(isa)
+    plans = lowering.plan_tiling(front, isa)
+    permuted = [max(p.tile_sizes) for op, p in plans if "(d0, d1, d2) -> (d0, d1, d2)" not in
+                str(ir.ArrayAttr(op.attributes["indexing_maps"])[0])]
+    # The two transposes at one register's lanes; the rest (a broadcast add
+    # among them) as wide as elementwise ops go, or their whole row (3).
+    assert permuted == [config.lanes, config.lanes]
+    assert sorted(max(p.tile_sizes) for _, p in plans) == sorted([3, config.lanes, config.lanes] + [
+        config.elementwise] * 2)
+    program = runtime.load(module, cpu=isa)
+    for got, want in zip(program(x, v), _Transposes()(x, v)):
+        assert torch.equal(got, want)
