@@ -23,7 +23,7 @@ from torch_mlir.dialects import tensor as tensor_d
 
 from ...core.ir import collect_ops
 from ...core.passes import PassContext, register_pass
-from .tiling import _analyze, _dim
+from .loop_analysis import analyze, dim
 
 __all__ = ["SPLIT_CONTRACTION_PROLOGUES", "split_contraction_prologues"]
 
@@ -54,7 +54,7 @@ def _cone(value: ir.Value, body: ir.Block) -> tuple[list, set[int]] | None:
 def _side(op):
     """(the product's A-side value, its cone, the args it reads) of a
     contraction-like generic whose body ends in `out + a * b`, else None."""
-    info = _analyze(op)
+    info = analyze(op)
     if info is None or not info.is_contraction() or info.windows or len(op.results) != 1:
         return None
     body = op.regions[0].blocks[0]
@@ -71,7 +71,7 @@ def _side(op):
         cone = _cone(side, body)
         if cone is None or not cone[1] or n_dim in _loops(info, cone[1]):
             continue
-        if any(_dim(e) is None and not isinstance(e, ir.AffineConstantExpr)
+        if any(dim(e) is None and not isinstance(e, ir.AffineConstantExpr)
                for i in cone[1] for e in info.maps[i].results):
             continue
         if _escapes(cone[0], side, [o for o in ops if o.operation not in cone[0]]):
@@ -81,7 +81,7 @@ def _side(op):
 
 
 def _loops(info, args) -> set[int]:
-    return {d for i in args for d in (_dim(e) for e in info.maps[i].results) if d is not None}
+    return {d for i in args for d in (dim(e) for e in info.maps[i].results) if d is not None}
 
 
 def _escapes(cone_ops, side, rest) -> bool:

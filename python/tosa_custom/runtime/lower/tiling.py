@@ -33,6 +33,7 @@ from ...core.ir import collect_ops
 from ...core.passes import Option, PassContext, register_pass
 from ..compiled.cpu import CpuTarget, cpu_target
 from .constants import is_dense_constant, packed_constant, transposed_constant
+from .loop_analysis import DYNAMIC_RANGE, LoopInfo, analyze, dim, is_pure_contraction, producer_name
 from .remainders import rewrite_remainders
 from .transform_scripts import (PLAN_ATTR, VECTOR_LOWERING_SCRIPT, TilePlan, apply_script, generalize_script,
                                 tiling_script, vectorize_script)
@@ -108,7 +109,6 @@ def _config(ctx: PassContext | None) -> TileConfig:
 _GENERALIZE = ("linalg.transpose", "linalg.copy", "linalg.broadcast", "linalg.map", "linalg.reduce",
                "linalg.elementwise")
 _GENERALIZE_PREFIXES = ("linalg.conv_", "linalg.depthwise_conv_", "linalg.pooling_")
-_BODY_OK = ("arith.", "math.", "linalg.yield")
 
 
 def _largest_divisor(n: int, cap: int) -> int:
@@ -118,9 +118,6 @@ def _largest_divisor(n: int, cap: int) -> int:
     return 1
 
 
-# The range the planner gives a loop of `?` iterations: more than any tile,
-# divided by none (so it is tiled at the cap and its remainder peeled).
-DYNAMIC_RANGE = (1 << 40) + 1
 # An elementwise op's (or reduction's) `?` remainder: vectors of the CPU's
 # lanes with masks (off: one element at a time, the old way; for comparison).
 MASK_REMAINDERS = True
@@ -148,168 +145,8 @@ def _tile(n: int, cap: int, multiple: int = 1, peel: bool = True) -> tuple[int, 
     return cap, True
 
 
-def _dim(expr) -> int | None:
-    return expr.position if isinstance(expr, ir.AffineDimExpr) else None
-
-
-def _linear_terms(expr) -> dict[int, int] | None:
-    """{dim: coefficient} of a sum of dims times constants (plus a constant), else None."""
-    if isinstance(expr, ir.AffineDimExpr):
-        return {expr.position: 1}
-    if isinstance(expr, ir.AffineConstantExpr):
-        return {}
-    if isinstance(expr, ir.AffineMulExpr):
-        for a, b in ((expr.lhs, expr.rhs), (expr.rhs, expr.lhs)):
-            if isinstance(b, ir.AffineConstantExpr):
-                terms = _linear_terms(a)
-                return None if terms is None else {d: c * b.value for d, c in terms.items()}
-        return None
-    if isinstance(expr, ir.AffineAddExpr):
-        lhs, rhs = _linear_terms(expr.lhs), _linear_terms(expr.rhs)
-        if lhs is None or rhs is None:
-            return None
-        for d, c in rhs.items():
-            lhs[d] = lhs.get(d, 0) + c
-        return lhs
-    return None
-
-
-def _producer_name(v: ir.Value) -> str:
-    owner = v.owner
-    return "" if isinstance(owner, ir.Block) else owner.operation.name
-
-
-def _is_pure_contraction(body: ir.Block, n_inputs: int) -> bool:
-    """mul of the two inputs, added to the output: `create_named_contraction` takes it."""
-    ops = list(body.operations)
-    if n_inputs != 2 or len(ops) != 3:
-        return False
-    mul, add, yield_ = ops
-    if (mul.name, add.name) not in (("arith.mulf", "arith.addf"), ("arith.muli", "arith.addi")):
-        return False
-    args = list(body.arguments)
-    if set(mul.operands) != {args[0], args[1]} or mul.operands[0] == mul.operands[1]:
-        return False
-    return set(add.operands) == {mul.result, args[2]} and yield_.operands[0] == add.result
-
-
-@dataclasses.dataclass
-class _LoopInfo:
-    maps: list
-    operands: list
-    reduction: list[bool]
-    ranges: list[int]
-    shaped: list  # ShapedType or None, per operand
-    windows: list[dict[int, int]]  # the compound (sliding-window) input indices
-    bool_dims: set[int]  # loops a bool (i1) operand is indexed by
-    body_ops: list[str]
-    dynamic: frozenset[int] = frozenset()  # `?` loops (their range is DYNAMIC_RANGE)
-
-    @property
-    def n_loops(self) -> int:
-        return len(self.ranges)
-
-    def is_contraction(self) -> bool:
-        names = self.body_ops
-        return (any(self.reduction) and len(self.operands) >= 3
-                and any(n in ("arith.mulf", "arith.muli") for n in names)
-                and any(n in ("arith.addf", "arith.addi") for n in names))
-
-    def columns_and_rows(self) -> tuple[int, int | None]:
-        """The output loops a contraction's register tile spans: columns (vector lanes), rows."""
-        out_dims = [d for d in (_dim(e) for e in self.maps[-1].results) if d is not None]
-        wide = [d for d in out_dims if self.ranges[d] > 1]
-        n_dim = (wide or out_dims)[-1]
-        inputs = self.maps[:-1]
-        with_n = [m for m in inputs if n_dim in {_dim(e) for e in m.results}]
-        b_dims = set()
-        if len(with_n) < len(inputs):  # some input (A) lacks the columns: rows are A's own loops
-            for m in with_n:
-                b_dims.update(_dim(e) for e in m.results)
-        rows = [d for d in out_dims if d != n_dim and d not in b_dims]
-        rows = [d for d in rows if self.ranges[d] > 1] or rows
-        return n_dim, (rows[-1] if rows else None)
-
-
-def _packed_in_vectors(element: ir.Type) -> bool:
-    """An integer type whose LLVM vectors are laid out unlike its memrefs:
-    a width that is not a power-of-two number of bytes (i1, i48)."""
-    if not isinstance(element, ir.IntegerType):
-        return False
-    width = element.width
-    return width < 8 or width & (width - 1) != 0
-
-
-def _analyze(op, dynamic: bool = False) -> _LoopInfo | None:
-    """Loops, ranges and accesses of a linalg op with static shapes (or, if
-    `dynamic`, `?` dims too: their loops' range is DYNAMIC_RANGE), or None."""
-    attrs = op.attributes
-    if "indexing_maps" not in attrs or len(op.regions) != 1:
-        return None
-    maps = [ir.AffineMapAttr(a).value for a in attrs["indexing_maps"]]
-    operands = list(op.operands)
-    if len(maps) != len(operands) or not maps or maps[0].n_dims == 0:
-        return None
-    n_loops = maps[0].n_dims
-    out_dims = [_dim(e) for e in maps[-1].results]
-    if "iterator_types" in attrs:
-        reduction = ["reduction" in str(a) for a in attrs["iterator_types"]]
-    else:  # named contractions (matmul, batch_matmul): loops not in the output reduce
-        reduction = [d not in out_dims for d in range(n_loops)]
-    if len(reduction) != n_loops or any(d is None for d in out_dims if False):
-        return None
-    ranges: list[int | None] = [None] * n_loops
-    bool_dims: set[int] = set()
-    windows: list[dict[int, int]] = []
-    shaped = []
-    dynamic_loops: set[int] = set()
-    for i, (m, v) in enumerate(zip(maps, operands)):
-        t = v.type
-        if not isinstance(t, ir.ShapedType):
-            shaped.append(None)
-            continue
-        if not t.has_static_shape and not dynamic:
-            return None
-        shaped.append(t)
-        for j, e in enumerate(m.results):
-            d = _dim(e)
-            if d is not None:
-                if ranges[d] is None and not t.is_dynamic_dim(j):
-                    ranges[d] = t.shape[j]
-                elif t.is_dynamic_dim(j):
-                    dynamic_loops.add(d)
-                continue
-            if t.is_dynamic_dim(j):
-                return None
-            terms = _linear_terms(e)
-            if terms is None or i == len(operands) - 1:
-                return None  # floordiv/mod (im2col-like) or a windowed output: left to loops
-            if len([d for d, c in terms.items() if c]) > 1:
-                windows.append(terms)
-        if _packed_in_vectors(t.element_type):
-            # LLVM packs a vector of i1 into bits in memory; a memref of i1
-            # holds one byte per element (an i48 accumulator: 6 bytes in a
-            # vector, 8 in a memref). Such results stay scalar loops, and
-            # such operands are only ever read one element at a time.
-            if i == len(operands) - 1:
-                return None
-            bool_dims.update(d for d in (_dim(e) for e in m.results) if d is not None)
-            for e in m.results:
-                terms = _linear_terms(e) or {}
-                bool_dims.update(terms)
-    dynamic_loops = {d for d in dynamic_loops if ranges[d] is None}  # a static size elsewhere wins
-    ranges = [DYNAMIC_RANGE if d in dynamic_loops else r for d, r in enumerate(ranges)]
-    if any(r is None for r in ranges) or 0 in ranges or (dynamic_loops and windows):
-        return None  # a zero-size loop: nothing to vectorize (vector types have no zero dimension)
-    body_ops = [o.name for o in op.regions[0].blocks[0].operations]
-    if not all(n.startswith(_BODY_OK) for n in body_ops):
-        return None  # linalg.index, tensor.extract (gathers), ...: left to loops
-    return _LoopInfo(maps, operands, reduction, ranges, shaped, windows, bool_dims, body_ops,
-                     frozenset(dynamic_loops))
-
-
 def _plan(op, config: TileConfig) -> TilePlan | None:
-    info = _analyze(op, dynamic=True)
+    info = analyze(op, dynamic=True)
     if info is None:
         return None
     n_loops, ranges, reduction, operands = info.n_loops, info.ranges, info.reduction, info.operands
@@ -328,41 +165,28 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
             tiles[m_dim], p = _tile(ranges[m_dim], config.mr, 1, peelable)
             peel += [m_dim] if p else []
         order = _contraction_order(info, n_dim, m_dim, config.nr)
-        kind = "contraction" if _is_pure_contraction(op.regions[0].blocks[0], len(operands) - 1) \
+        kind = "contraction" if is_pure_contraction(op.regions[0].blocks[0], len(operands) - 1) \
             else "contraction-like"
         # `structured.fuse` fuses every tileable producer, so only when the
         # fill is the one there is (a fused transpose would be recomputed per tile).
-        fuse_fill = not info.windows and _producer_name(operands[-1]) == "linalg.fill" and not any(
-            _producer_name(v).startswith(("linalg.", "tensor.pad")) for v in operands[:-1])
+        fuse_fill = not info.windows and producer_name(operands[-1]) == "linalg.fill" and not any(
+            producer_name(v).startswith(("linalg.", "tensor.pad")) for v in operands[:-1])
         dynamic = tuple(d for d in peel if d in info.dynamic)
         return TilePlan(kind, tuple(tiles), tuple(order), fuse_fill, tuple(reduction), bool(info.windows),
                         tuple(peel), dynamic, split_remainders=bool(dynamic) and SPLIT_REMAINDERS)
     # Elementwise and reductions: vectorize along the contiguous dimension of
     # the largest operand, one step at a time along every other loop.
-    best = None
-    for m, t in zip(info.maps, info.shaped):
-        if t is None or not m.results:
-            continue
-        # Its innermost dimension, looking past unit ones (contiguous all the same).
-        inner = list(m.results)
-        while len(inner) > 1 and _dim(inner[-1]) is not None and ranges[_dim(inner[-1])] == 1:
-            inner.pop()
-        d = _dim(inner[-1])
-        if d is None:
-            continue
-        size = 1
-        for j, s in enumerate(t.shape):
-            size *= DYNAMIC_RANGE if t.is_dynamic_dim(j) else s
-        if best is None or size > best[0]:
-            best = (size, d)
+    layouts = info.contiguous_loops()
+    best = max(layouts, key=lambda layout: layout[0], default=None)  # the first of the largest
     if best is None:
         return None
     d = best[1]
     if d in info.bool_dims or d in window_dims:
         return None
     cap = config.reduction if reduction[d] else config.elementwise
-    if _strided_operand(info, d, best[0]):
-        # A transpose: its lanes are loaded or stored one at a time, so a
+    if any(e != d and 4 * n >= best[0] for n, e in layouts):
+        # Another operand about as large with another contiguous loop (a
+        # transpose): its lanes are loaded or stored one at a time, so a
         # longer vector only unrolls more of that (one register: loads
         # 8.05 -> 7.18 s for mobilenet_v3_small, 21.5 -> 19.9 s for
         # efficientnet_b0, the code no slower; scalar loops made LLVM's
@@ -378,25 +202,7 @@ def _plan(op, config: TileConfig) -> TilePlan | None:
                     dynamic=dynamic, masked=tiles[d] if partial else masked, partial_reduction=partial)
 
 
-def _strided_operand(info: _LoopInfo, d: int, size: int) -> bool:
-    """Another operand about as large whose contiguous dimension is not `d`
-    (a transpose): vectors along `d` reach it one element at a time."""
-    for m, t in zip(info.maps, info.shaped):
-        if t is None or not m.results:
-            continue
-        inner = list(m.results)
-        while len(inner) > 1 and _dim(inner[-1]) is not None and info.ranges[_dim(inner[-1])] == 1:
-            inner.pop()
-        e = _dim(inner[-1])
-        n = 1
-        for j, s in enumerate(t.shape):
-            n *= DYNAMIC_RANGE if t.is_dynamic_dim(j) else s
-        if e != d and 4 * n >= size:
-            return True
-    return False
-
-
-def _contraction_order(info: _LoopInfo, n_dim: int, m_dim: int | None, nr: int) -> list[int]:
+def _contraction_order(info: LoopInfo, n_dim: int, m_dim: int | None, nr: int) -> list[int]:
     """The tile loops of a contraction, outermost first: the B panel (K x NR)
     is reused across all row tiles inside its column loop. A convolution's
     output rows (n, oh) index no filter element: they go inside the column
@@ -409,7 +215,7 @@ def _contraction_order(info: _LoopInfo, n_dim: int, m_dim: int | None, nr: int) 
     first = [d for d in (n_dim, m_dim) if d is not None]
     parallel = [d for d in range(info.n_loops) if not info.reduction[d] and d not in first]
     reductions = [d for d in range(info.n_loops) if info.reduction[d]]
-    b_dims = {_dim(e) for m in info.maps[:-1] if n_dim in {_dim(e) for e in m.results} for e in m.results}
+    b_dims = {dim(e) for m in info.maps[:-1] if n_dim in {dim(e) for e in m.results} for e in m.results}
     rows = [d for d in parallel if d not in b_dims]
     outer = [d for d in parallel if d in b_dims]
     if not rows or not (info.windows or any(is_dense_constant(v) for v in info.operands[:-1])):
@@ -422,10 +228,10 @@ def _contraction_order(info: _LoopInfo, n_dim: int, m_dim: int | None, nr: int) 
     return outer + [n_dim] + rows + first[1:] + reductions
 
 
-def _elements(info: _LoopInfo, n_dim: int, with_columns: bool) -> int:
+def _elements(info: LoopInfo, n_dim: int, with_columns: bool) -> int:
     """Elements of the inputs that do (B) or do not (A) index the column loop."""
     return sum(math.prod(t.shape) for m, t in zip(info.maps[:-1], info.shaped[:-1])
-               if t is not None and (n_dim in {_dim(e) for e in m.results}) == with_columns)
+               if t is not None and (n_dim in {dim(e) for e in m.results}) == with_columns)
 
 
 # Combiners `tile_reduction_using_for` fills a vector of partial results for
@@ -434,7 +240,7 @@ _COMBINERS = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf", "a
               "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.andi", "arith.ori", "arith.xori")
 
 
-def _partial_reducible(op, info: _LoopInfo, d: int) -> bool:
+def _partial_reducible(op, info: LoopInfo, d: int) -> bool:
     """A reduction along loop d alone, into one result, whose body combines
     the result's running value once with one of _COMBINERS."""
     if not info.reduction[d] or sum(info.reduction) != 1 or len(op.results) != 1:
@@ -465,14 +271,14 @@ def make_columns_contiguous(module, ctx: PassContext | None = None) -> int:
     count = 0
     with module.context, ir.Location.unknown():
         for op in found:
-            info = _analyze(op)
+            info = analyze(op)
             if info is None or not info.is_contraction():
                 continue
             n_dim, _ = info.columns_and_rows()
             maps = list(info.maps)
             changed = False
             for i, (m, v) in enumerate(zip(info.maps[:-1], info.operands[:-1])):
-                dims = [_dim(e) for e in m.results]
+                dims = [dim(e) for e in m.results]
                 t = info.shaped[i]
                 if t is None or None in dims or n_dim not in dims or dims[-1] == n_dim:
                     continue
@@ -587,7 +393,7 @@ def pack_columns(module, ctx: PassContext | None = None) -> int:
 class _PackPlan:
     """A contraction pack_columns rewrites, and B's packed layout."""
 
-    info: "_LoopInfo"
+    info: "LoopInfo"
     n_dim: int
     m_dim: int
     n: int
@@ -601,7 +407,7 @@ class _PackPlan:
     packed_type: ir.RankedTensorType
 
 
-def _worth_packing(info: "_LoopInfo", n_dim: int, m_dim: int, nr: int) -> bool:
+def _worth_packing(info: "LoopInfo", n_dim: int, m_dim: int, nr: int) -> bool:
     n, rows = info.ranges[n_dim], info.ranges[m_dim]
     depth = 1
     for d, r in enumerate(info.reduction):
@@ -613,11 +419,11 @@ def _worth_packing(info: "_LoopInfo", n_dim: int, m_dim: int, nr: int) -> bool:
 
 def _pack_plan(op, nr: int) -> _PackPlan | None:
     """The plan for a big contraction whose B has N as its last dim, else None."""
-    info = _analyze(op)
+    info = analyze(op)
     if info is None or not info.is_contraction() or len(op.results) != 1:
         return None
     n_dim, m_dim = info.columns_and_rows()
-    dims = [[_dim(e) for e in m.results] for m in info.maps]
+    dims = [[dim(e) for e in m.results] for m in info.maps]
     with_n = [i for i, ds in enumerate(dims[:-1]) if n_dim in ds]
     if m_dim is None or len(with_n) != 1 or None in dims[-1] or dims[-1][-1] != n_dim:
         return None
