@@ -1,9 +1,12 @@
 """Our decompositions (frontend/decompositions.py), against eager in stock
 mode: nearest resizing by integer factors, which TorchToTosa refused as
-torch-mlir's `aten.__interpolate` in every model that upsamples."""
+torch-mlir's `aten.__interpolate` in every model that upsamples; linear
+resizing, separably."""
 
 from __future__ import annotations
 
+import math
+import re
 import warnings
 
 import pytest
@@ -87,3 +90,46 @@ def test_sizes_of_run_time_value_stay_whole():
     for w in (2, 6, 16):
         y = torch.randn(1, 2, 4, w)
         torch.testing.assert_close(program(y), model(y), rtol=0, atol=0)
+
+
+LINEAR = [
+    ((1, 21, 4, 4), "bilinear", {"size": (64, 64)}),  # deeplabv3's head, 16x
+    ((2, 3, 5, 7), "bilinear", {"size": (11, 13)}),
+    ((1, 2, 6, 6), "bilinear", {"scale_factor": 2.0}),
+    ((1, 2, 6, 6), "bilinear", {"scale_factor": 1.7}),
+    ((1, 2, 9, 9), "bilinear", {"size": (4, 5)}),  # down
+    ((1, 2, 1, 1), "bilinear", {"size": (3, 3)}),
+    ((1, 2, 4, 6), "bilinear", {"size": (4, 9)}),  # one dim kept
+    ((2, 3, 5), "linear", {"size": 12}),
+    ((1, 2, 2, 3, 4), "trilinear", {"scale_factor": 2}),
+]
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("shape,mode,kw", LINEAR, ids=[m + str(k) + str(s) for s, m, k in LINEAR])
+def test_linear_resizing_is_separable_and_matches_eager(shape, mode, kw, align_corners):
+    torch.manual_seed(0)
+    model, x = Resize(mode=mode, align_corners=align_corners, **kw), torch.randn(*shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(model, (x,))
+    # Two gathers per resized dim, last dim first, each of one dim's
+    # neighbours (PyTorch's own decomposition gathers 2^dims corners at the
+    # output's full size).
+    spatial, out = shape[2:], model(x).shape[2:]
+    gathers = re.findall(r"tosa\.gather .* -> tensor<([0-9x]+)x\w+>", str(module))
+    assert sorted(math.prod(map(int, g.split("x"))) for g in gathers) == sorted(
+        math.prod(shape[:2]) * math.prod(spatial[:d]) * math.prod(out[d:])
+        for d in range(len(spatial)) if spatial[d] != out[d] for _ in range(2))
+    # The kernel's sums, up to the rounding of one multiply-add per dim (an FMA here or there).
+    want = model(x)
+    torch.testing.assert_close(runtime.load(module)(x), want, rtol=0, atol=4 * len(shape[2:]) * 2**-24 * (
+        x.abs().max().item() + 1))
+
+
+def test_linear_resizing_of_integers_and_run_time_sizes_stays_whole():
+    from tosa_custom.frontend.decompositions import OUR_DECOMPOSITIONS
+
+    vec = OUR_DECOMPOSITIONS[torch.ops.aten.upsample_bilinear2d.vec]
+    assert vec(torch.zeros(1, 1, 2, 2, dtype=torch.uint8), (4, 4), False, None) is NotImplemented
+    assert vec(torch.zeros(1, 1, 2, 2), None, False, None) is NotImplemented  # neither a size nor factors
