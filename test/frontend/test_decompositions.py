@@ -133,3 +133,18 @@ def test_linear_resizing_of_integers_and_run_time_sizes_stays_whole():
     vec = OUR_DECOMPOSITIONS[torch.ops.aten.upsample_bilinear2d.vec]
     assert vec(torch.zeros(1, 1, 2, 2, dtype=torch.uint8), (4, 4), False, None) is NotImplemented
     assert vec(torch.zeros(1, 1, 2, 2), None, False, None) is NotImplemented  # neither a size nor factors
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_linear_resizing_computes_in_the_kernels_precision(dtype):
+    """Half precision in float32, as the kernel's opmath, rounded once at the
+    end, its dtype kept (float64: OpInfo's samples, in every dtype)."""
+    torch.manual_seed(0)
+    model, x = Resize(mode="bilinear", size=(11, 13)), torch.randn(2, 3, 5, 7).to(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = tosa_custom.compile(model, (x,))
+    got, want = runtime.load(module)(x), model(x)
+    assert got.dtype == dtype
+    ulp = torch.finfo(dtype).eps * (x.abs().max().item() + 1)
+    torch.testing.assert_close(got, want, rtol=0, atol=ulp)

@@ -242,21 +242,24 @@ _NEAREST_OPS = {
 }
 
 
-def _linear_source(size: int, out: int, scale, align_corners: bool):
+def _linear_source(size: int, out: int, scale, align_corners: bool, dtype: torch.dtype):
     """The two input elements each output element of one dim reads and their
     weights, as PyTorch's CPU kernel computes them (ATen's UpSample.h,
-    area_pixel_compute_source_index and guard_index_and_lambda), in float32
-    by the graph: the source position (j + 0.5) * scale - 0.5, at least 0
-    (align_corners: j * (size - 1) / (out - 1)); its floor, at most the
-    last, and the next, at most the last; lambda1 the distance from the
-    floor within [0, 1], lambda0 = 1 - lambda1."""
-    j = torch.arange(out, dtype=torch.float32)
+    area_pixel_compute_source_index and guard_index_and_lambda), by the graph
+    in `dtype` (the kernel's opmath: float64 for float64, else float32): the
+    source position (j + 0.5) * scale - 0.5, at least 0 (align_corners:
+    j * (size - 1) / (out - 1)); its floor, at most the last, and the next,
+    at most the last; lambda1 the distance from the floor within [0, 1],
+    lambda0 = 1 - lambda1."""
+    real_type = np.float64 if dtype == torch.float64 else np.float32
+    j = torch.arange(out, dtype=dtype)
     if align_corners:
-        real = j * float(np.float32(size - 1) / np.float32(out - 1)) if out > 1 else j * 0.0
+        real = j * float(real_type(size - 1) / real_type(out - 1)) if out > 1 else j * 0.0
     else:
-        real = ((j + 0.5) * float(_scale(size, out, scale)) - 0.5).clamp(min=0.0)
+        s = real_type(1.0 / scale) if scale is not None and scale > 0 else real_type(size) / real_type(out)
+        real = ((j + 0.5) * float(s) - 0.5).clamp(min=0.0)
     first = real.to(torch.int64).clamp(max=size - 1)
-    lambda1 = (real - first.to(torch.float32)).clamp(0.0, 1.0)
+    lambda1 = (real - first.to(dtype)).clamp(0.0, 1.0)
     return first, (first + 1).clamp(max=size - 1), 1.0 - lambda1, lambda1
 
 
@@ -266,7 +269,7 @@ def _interpolate(x, dim: int, scale, align_corners: bool, out: int):
     size = x.shape[dim]
     if out == size:  # the kernel's own case: each element itself
         return x
-    first, second, lambda0, lambda1 = _linear_source(size, out, scale, align_corners)
+    first, second, lambda0, lambda1 = _linear_source(size, out, scale, align_corners, x.dtype)
     shape = [out if d == dim else 1 for d in range(x.dim())]
     return (torch.index_select(x, dim, first) * lambda0.reshape(shape)
             + torch.index_select(x, dim, second) * lambda1.reshape(shape))
@@ -286,10 +289,11 @@ def _linear():
         out = _output_sizes(spatial, output_size, scales)
         if out is None or not input.is_floating_point():
             return NotImplemented
-        x = input
+        # In the kernel's opmath (float32 for half precision), rounded to the input's dtype once, at the end.
+        x = input if input.dtype in (torch.float32, torch.float64) else input.to(torch.float32)
         for d in reversed(range(len(spatial))):
             x = _interpolate(x, 2 + d, scales[d] if scales else None, align_corners, out[d])
-        return x.clone() if x is input else x
+        return x.clone() if x is input else x.to(input.dtype)
 
     def vec(input, output_size, align_corners, scale_factors):
         return resize(input, output_size, align_corners, list(scale_factors) if scale_factors is not None else None)
