@@ -110,6 +110,7 @@ def test_what_changes_the_code_misses(cache_dir, monkeypatch):
 
 def test_a_damaged_entry_is_compiled_again(cache_dir):
     stored = runtime.load(MODULE)
+    assert stored.cache.status == "stored"  # reading it waits for the entry being written
     (path,) = cache_dir.glob("runtime/*.entry")
     data = bytearray(path.read_bytes())
     data[len(data) // 2] ^= 0xFF  # inside the library's code
@@ -133,3 +134,24 @@ def test_turned_off_it_writes_nothing(cache_dir, monkeypatch):
     program = runtime.load(MODULE)
     assert program.cache.status == "off" and not cache_dir.exists()
     torch.testing.assert_close(program(X), EAGER)
+
+
+def test_the_code_is_linked_and_stored_while_the_program_runs(cache_dir, monkeypatch):
+    """The link and the write wait on a compiler process and the disk: a
+    thread does them after load() returned; reading the status waits for
+    it, and so does another load of the same module in this process."""
+    import threading
+
+    released, seen = threading.Event(), []
+    real = compiled_code.link_objects
+
+    def slow_link(objects, imports):
+        seen.append(released.wait(timeout=60))  # True only if load() returned before the link ran out
+        return real(objects, imports)
+
+    monkeypatch.setattr(compiled_code, "link_objects", slow_link)
+    program = runtime.load(MODULE)
+    torch.testing.assert_close(program(X), EAGER)  # runs before its code is stored
+    released.set()
+    again = runtime.load(MODULE)  # waits for the entry, then hits it
+    assert (program.cache.status, again.cache.status, seen) == ("stored", "hit", [True])

@@ -45,11 +45,12 @@ import os
 import re
 import struct
 import tempfile
+import threading
 import time
 from importlib import metadata
 from pathlib import Path
 
-__all__ = ["Cache", "Entry", "Lookup", "ENV_DIR", "ENV_ENABLE", "ENV_SIZE", "DEFAULT_SIZE", "default_cache",
+__all__ = ["Cache", "Entry", "Lookup", "wait_for", "ENV_DIR", "ENV_ENABLE", "ENV_SIZE", "DEFAULT_SIZE", "default_cache",
            "digest", "file_digest", "module_digest", "toolchain", "parse_size"]
 
 ENV_DIR = "TOSA_CUSTOM_CACHE_DIR"
@@ -143,16 +144,73 @@ class Entry:
     payload: "bytes | memoryview"
 
 
+# Entries being stored by this process's threads, by key (Lookup._store_later).
+_PENDING: dict[str, threading.Thread] = {}
+_PENDING_LOCK = threading.Lock()
+
+
+def wait_for(key: str) -> None:
+    """Wait until this process has finished storing the entry of `key`, if it is storing it."""
+    with _PENDING_LOCK:
+        thread = _PENDING.get(key)
+    if thread is not None and thread is not threading.current_thread():
+        thread.join()
+
+
 class Lookup:
     """What the cache did for one load (`program.cache`): `status` "hit",
     "stored", "miss" (compiled; not stored when `reason` says why) or "off";
-    `reason` also says why an entry found was refused."""
+    `reason` also says why an entry found was refused. Code may be stored
+    after the load returned, by a thread (`_store_later`): reading `status`
+    or `reason` waits for it."""
 
     def __init__(self):
-        self.status, self.key, self.reason = "off", None, ""
+        self._status, self.key, self._reason = "off", None, ""
+        self._pending: threading.Thread | None = None
 
     def _set(self, status: str, key: str | None = None, reason: str = "") -> None:
-        self.status, self.key, self.reason = status, key, reason
+        self._status, self.key, self._reason = status, key, reason
+
+    def _store_later(self, work) -> None:
+        """Run `work` (linking and storing, which wait on a compiler process
+        and the disk with the GIL released) on a thread of its own, so the
+        program runs meanwhile; not a daemon: the interpreter's exit waits
+        for it, so an entry begun is finished. Another load of the same key
+        in this process waits for it (`wait_for`) rather than compile again."""
+        key = self.key
+
+        def run():
+            try:
+                work()
+            finally:
+                with _PENDING_LOCK:
+                    if _PENDING.get(key) is thread:
+                        del _PENDING[key]
+
+        thread = threading.Thread(target=run, name="tosa_custom-cache-store")
+        with _PENDING_LOCK:
+            _PENDING[key] = thread
+        self._pending = thread
+        thread.start()
+
+    def wait(self) -> "Lookup":
+        """Wait for code being stored, if any; returns self."""
+        if self._pending is not None:
+            self._pending.join()
+            self._pending = None
+        return self
+
+    @property
+    def status(self) -> str:
+        return self.wait()._status
+
+    @property
+    def reason(self) -> str:
+        return self.wait()._reason
+
+    @reason.setter
+    def reason(self, value: str) -> None:
+        self._reason = value
 
     def __repr__(self) -> str:
         key = f" {self.key[:12]}" if self.key else ""
