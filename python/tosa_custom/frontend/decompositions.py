@@ -171,8 +171,9 @@ def _source_index(size: int, out: int, scale, exact: bool) -> np.ndarray:
     return np.minimum(src.astype(np.int64), size - 1)
 
 
-def _scale(size: int, out: int, scale) -> np.float32:
-    return np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(size) / np.float32(out)
+def _scale(size: int, out: int, scale, real_type=np.float32):
+    """ATen's compute_scales_value in `real_type`: 1/factor when a factor is given, else size/out."""
+    return real_type(1.0 / scale) if scale is not None and scale > 0 else real_type(size) / real_type(out)
 
 
 def _traced_index(size: int, out: int, scale, exact: bool) -> torch.Tensor:
@@ -256,8 +257,7 @@ def _linear_source(size: int, out: int, scale, align_corners: bool, dtype: torch
     if align_corners:
         real = j * float(real_type(size - 1) / real_type(out - 1)) if out > 1 else j * 0.0
     else:
-        s = real_type(1.0 / scale) if scale is not None and scale > 0 else real_type(size) / real_type(out)
-        real = ((j + 0.5) * float(s) - 0.5).clamp(min=0.0)
+        real = ((j + 0.5) * float(_scale(size, out, scale, real_type)) - 0.5).clamp(min=0.0)
     first = real.to(torch.int64).clamp(max=size - 1)
     lambda1 = (real - first.to(dtype)).clamp(0.0, 1.0)
     return first, (first + 1).clamp(max=size - 1), 1.0 - lambda1, lambda1

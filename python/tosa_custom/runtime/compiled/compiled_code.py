@@ -44,7 +44,7 @@ from . import parallel as _parallel
 from ..kernels import native as _native
 from .cpu import CpuTarget
 
-__all__ = ["Import", "CodeCache", "SharedObject", "imports", "link", "link_objects", "site_identity", "KIND", "LAYERS"]
+__all__ = ["Import", "CodeCache", "SharedObject", "imports", "link_objects", "site_identity", "KIND", "LAYERS"]
 
 KIND = "runtime"
 # The package's layers whose code makes a runtime program (cache.toolchain).
@@ -89,18 +89,6 @@ def _stubs(imports: list[Import]) -> str:
     lines += ["    .data", "    .balign 16", f"    .globl {_SLOTS}", f"{_SLOTS}:", ".Lslots:",
               f"    .zero {16 * max(len(imports), 1)}", '    .section .note.GNU-stack,"",@progbits']
     return "\n".join(lines) + "\n"
-
-
-def link(engine, imports: list[Import]) -> tuple[bytes | None, str]:
-    """The engine's object code linked with the import stubs into a shared
-    library: its bytes, or None and why not."""
-    with tempfile.TemporaryDirectory(prefix="tosa_custom_link_") as directory:
-        obj = os.path.join(directory, "code.o")
-        try:
-            engine.dump_to_object_file(obj)
-        except Exception as e:  # the engine was made without its object cache
-            return None, f"the engine did not dump its object code: {e}"
-        return link_objects([obj], imports)
 
 
 def link_objects(objects: list[str], imports: list[Import]) -> tuple[bytes | None, str]:
