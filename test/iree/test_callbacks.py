@@ -109,6 +109,23 @@ def test_a_users_kernel_runs_on_iree(private_registry, threads):
         assert seen[0] != threading.get_ident()
 
 
+def test_a_python_kernel_has_a_threads_stack_on_iree_workers(private_registry):
+    """IREE's workers have small stacks of their own; a Python kernel on one
+    that goes deep in C (here 900 levels of Python through builtins, about
+    1 MB; oneDNN's convolutions in a kept PT2E convolution) overflowed it: a
+    segfault. Each worker has a Linux thread's 8 MB now."""
+    def depth(n):
+        return 0 if n == 0 else 1 + sum(map(depth, [n - 1]))
+
+    @runtime.register_kernel("scale_by", domain_name="acme")
+    def scale_by(call):
+        return call.inputs[0] * (depth(900) - 897)
+
+    program = iree.load(_ACME, threads=2)
+    x = torch.randn(4, 8)
+    torch.testing.assert_close(program(x), x * 4)
+
+
 def test_a_users_kernel_replaces_the_native_one_as_in_the_runtime(private_registry):
     model = tosa_custom.e2e.Fn(lambda x: torch.nn.functional.gelu(x) + 1).eval()
     module = tosa_custom.compile(model, (torch.randn(3, 4),), backend_legal_ops=["aten.gelu"]).operation.get_asm()

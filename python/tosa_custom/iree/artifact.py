@@ -25,7 +25,7 @@ from torch_mlir import ir
 from ..core import ir as _ir
 from ..runtime.execute.weights import WeightSlots
 from . import plugin as _plugin
-from .program import build, host_array, parse_module
+from .program import WORKER_STACK_FLAG, build, host_array, parse_module
 from .sites import free_ids, write_sites
 
 __all__ = ["SavedProgram", "save", "VMFB_FILE", "SITES_FILE"]
@@ -86,7 +86,7 @@ def save(module, directory: str | os.PathLike, *, inputs: Sequence = (), weights
         tensors = slots.check(weights if weights is not None else {})
         args += [_npy(directory, f"weight_{i}", t) for i, t in enumerate(tensors)]
     device = ["--device=local-sync"] if threads == 1 else [
-        "--device=local-task", f"--task_topology_group_count={threads or 0}"]
+        "--device=local-task", f"--task_topology_group_count={threads or 0}", WORKER_STACK_FLAG]
     tool = Path(sys.executable).with_name("iree-run-module")
     command = (str(tool) if tool.exists() else "iree-run-module", *device,
                f"--executable_plugin={directory / _plugin.plugin_path().name}",

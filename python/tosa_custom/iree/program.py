@@ -48,7 +48,7 @@ from .callbacks import refuse_python, running
 from .sites import BoundSite, bind_sites, free_ids, write_sites
 
 __all__ = ["Program", "load", "build", "dispatch_pipeline", "host_array", "parse_module", "COMPILE_FLAGS", "WAITS",
-           "compile_to_vmfb", "make_device", "wait_flags", "refuse_known_miscompiles"]
+           "compile_to_vmfb", "make_device", "WORKER_STACK_FLAG", "wait_flags", "refuse_known_miscompiles"]
 
 # f64 kept as f64: IREE would otherwise narrow it to f32 everywhere, the
 # signature and the native kernels' operands included (a kernel bound for
@@ -62,6 +62,11 @@ COMPILE_FLAGS = ("--iree-input-type=tosa", "--iree-hal-target-device=local",
                  "--iree-hal-local-target-device-backends=llvm-cpu", "--iree-llvmcpu-target-cpu=host",
                  "--iree-input-demote-f64-to-f32=false", "--iree-opt-data-tiling")
 _PLUGIN_FLAG_SET = []
+# IREE's task workers get small stacks, sized for IREE's own code; our
+# kernels run on them, and a Python kernel runs PyTorch there: a quantized
+# MobileNetV2's 1x1 convolution kept whole (dummy mode), in oneDNN,
+# overflowed one (a segfault). Each worker gets a Linux thread's default.
+WORKER_STACK_FLAG = f"--task_worker_stack_size={8 << 20}"
 # How the caller waits for a call (calls.PolledWait says why "poll"):
 WAITS = {"poll": "the caller polls the call's semaphore, sleeping in between (async-external functions)",
          "iree": "IREE's own wait (synchronous functions)"}
@@ -127,7 +132,7 @@ def make_device(threads: int | None):
         runtime.flags.parse_flags(f"--executable_plugin={_plugin.plugin_path()}")
         _PLUGIN_FLAG_SET.append(True)
     if threads != 1:
-        runtime.flags.parse_flags(f"--task_topology_group_count={threads or 0}")
+        runtime.flags.parse_flags(f"--task_topology_group_count={threads or 0}", WORKER_STACK_FLAG)
     from iree.runtime import _binding  # create_hal_driver: not re-exported by iree.runtime
 
     return _binding.create_hal_driver("local-sync" if threads == 1 else "local-task").create_default_device()
