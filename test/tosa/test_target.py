@@ -230,3 +230,30 @@ def test_verbose_pipeline_ends_with_the_target(capsys):
     assert pipeline.endswith(
         f"tosa-custom-verify-tosa, tosa-attach-target{{{PRO_FP}}}, tosa-validate{{strict-op-spec-alignment=true}}, "
         "tosa-custom-record-target)")
+
+
+def test_the_fitted_target_is_validated_once(monkeypatch):
+    """tosa_target="auto" (the default) validates while it fits the target;
+    the module as fitted is not validated again (most of a small model's
+    compile passes), while the recorded pipeline still validates on replay.
+    A module no target takes is still refused by the final validation."""
+    from tosa_custom.core import passes
+
+    build, runs = passes.build_pass_manager, []
+
+    def counting(elements, *args, **kwargs):
+        elements = passes.split_pipeline(elements) if isinstance(elements, str) else elements
+        runs.extend(e for e in elements if e.startswith("tosa-validate"))
+        return build(elements, *args, **kwargs)
+
+    monkeypatch.setattr(passes, "build_pass_manager", counting)
+    module, report = compile_with_report(torch.nn.Linear(4, 4), (torch.randn(2, 4),))
+    assert report.tosa_target == PRO_FP and len(runs) == 1, runs
+    runs.clear()
+    _, report = compile_with_report(Fn(lambda x: x + 2 ** 40), (torch.randint(0, 9, (2, 5)),))
+    assert report.tosa_target.endswith("specification_version=1.1.draft") and len(runs) == 2, runs  # 1.0, the draft
+    runs.clear()
+    with pytest.raises(tosa_custom.CompileError) as info:  # rank 8: over level 8k's MAX_RANK, whatever the profile
+        compile_with_report(Fn(lambda x: x.reshape(1, 1, 1, 1, 1, 2, 3, 4) + 1), (torch.randn(24),))
+    assert info.value.category == "not-conformant" and "level=8k" in str(info.value)
+    assert len(runs) == 2, runs  # fitting, then the final validation that says why

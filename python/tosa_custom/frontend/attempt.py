@@ -270,10 +270,15 @@ class Attempt:
         target = self.settings.target
         if target is None:
             return
+        valid = False
         if target == "auto":
-            target = _target.fit_target(module)
+            target, valid = _target.fitted_target(module)
         self.found.tosa_target = str(target)
         if self.validated == target:  # auto mode's adopted trial ran these very passes
+            self.pipeline += target.pipeline()
+            return
+        if valid:  # fitting validated the module for it: attach and record (the recorded pipeline validates)
+            run_pipeline(module, [p for p in target.pipeline() if p != _target.VALIDATE], "Recording the target")
             self.pipeline += target.pipeline()
             return
         try:

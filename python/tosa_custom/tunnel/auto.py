@@ -262,9 +262,11 @@ def _trial(module_op, options: PassOptions, target, tagged: bool, quantized: tup
         return dataclasses.replace(trial, errors=repeatable, category="wrong-lowering", stage="indices")
     if target is None:
         return trial
-    chosen = target if isinstance(target, _target.TosaTarget) else _target.fit_target(copy, draft=False)
+    chosen, valid = (target, False) if isinstance(target, _target.TosaTarget) else \
+        _target.fitted_target(copy, draft=False)
+    passes = [p for p in chosen.pipeline() if not (valid and p == _target.VALIDATE)]  # fitting validated it
     try:
-        build_pass_manager(chosen.pipeline()).run(copy)
+        build_pass_manager(passes).run(copy)
     except ir.MLIRError as e:
         return dataclasses.replace(trial, errors=_errors(e), category="not-conformant", stage="target")
     return dataclasses.replace(trial, validated=chosen)
