@@ -270,19 +270,15 @@ class Attempt:
         target = self.settings.target
         if target is None:
             return
-        valid = False
-        if target == "auto":
-            target, valid = _target.fitted_target(module)
+        target, fitted = _target.fitted_target(module) if target == "auto" else (target, False)
         self.found.tosa_target = str(target)
+        self.pipeline += target.pipeline()
         if self.validated == target:  # auto mode's adopted trial ran these very passes
-            self.pipeline += target.pipeline()
             return
-        if valid:  # fitting validated the module for it: attach and record (the recorded pipeline validates)
-            run_pipeline(module, [p for p in target.pipeline() if p != _target.VALIDATE], "Recording the target")
-            self.pipeline += target.pipeline()
-            return
+        # Fitting validated the module for it already: attach and record (the recorded pipeline validates).
+        passes = [p for p in target.pipeline() if not (fitted and p == _target.VALIDATE)]
         try:
-            self.run_passes(module, target.pipeline(), "Validating the TOSA", category="not-conformant")
+            run_pipeline(module, passes, "Validating the TOSA", category="not-conformant")
         except CompileError as e:
             sources = {**self.sources, **custom_ops_by_location(module)}
             error = _target.not_conformant(target, e.diagnostics, sources)

@@ -54,6 +54,7 @@ from .masks import LOWER_MASKS
 from .result_buffers import OFFER_RESULT_BUFFERS
 from .split_functions import SPLIT_FUNCTIONS, with_pieces
 from .loop_hints import HINT_LOOPS
+from .flat_globals import FLATTEN_CONSTANT_GLOBALS
 from .integer_contractions import WIDEN_INTEGER_CONTRACTIONS
 from .polymath import EXPAND_MATH, expand_math
 from .prologues import SPLIT_CONTRACTION_PROLOGUES
@@ -226,6 +227,8 @@ _TO_LLVM = [
     "convert-vector-to-llvm{reassociate-fp-reductions}", "finalize-memref-to-llvm",
     "convert-arith-to-llvm", "convert-index-to-llvm",
     "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts",
+    # Constants as flat arrays: LLVM builds and emits nested ones row by row (flat_globals.py).
+    FLATTEN_CONSTANT_GLOBALS,
 ]
 _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-scf{full-unroll})", *_TO_LLVM]
 

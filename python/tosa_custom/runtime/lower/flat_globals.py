@@ -1,0 +1,88 @@
+"""Constant globals reach LLVM as flat arrays.
+
+`finalize-memref-to-llvm` gives a memref global of shape AxBxCxD the type
+`[A x [B x [C x [D x T]]]]`, and the translation to LLVM IR builds that as
+nested constants: one ConstantDataArray per innermost row, each uniqued in
+LLVM's context, and the code generator emits them one by one. With a small
+innermost dim this is most of LLVM's time for a CNN: a convolution's bias or
+batch-norm scale is 1xCx1x1 (C arrays of one element), a 1x1 convolution's
+filter Fx1x1xC. Measured on one million f32 elements, ExecutionEngine
+creation plus first lookup: 0.05 s as `[1000000 x f32]` or `[1000 x [1000 x
+f32]]`, 1.6 s as 1000000x1, 4.2 s as 100000x10x1x1.
+
+Nothing reads a global by its type: `memref.get_global` lowers to the
+global's address and a GEP of all-zero indices (the same address, whatever
+the type), and the memref descriptor carries the shape. So each constant
+global of rank > 1 takes the flat type `[N x T]` and its elements, the same
+bytes in the same order (a splat stays a splat). efficientnet_b0's load
+22.1 -> 21.5 s (245k rows of one element before, 63k after; AVX-512 host).
+A `dense_resource` global keeps its nesting: the bindings can neither read
+its blob nor give the blob another type (printing the module to read it cost
+more than it saves); those are the small 1xCx1x1 tensors of batch norms.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from torch_mlir import ir
+
+from ...core.passes import PassContext, register_pass
+
+__all__ = ["FLATTEN_CONSTANT_GLOBALS", "flatten_constant_globals"]
+
+FLATTEN_CONSTANT_GLOBALS = "tosa-custom-flatten-constant-globals"
+
+def _nested(shape: list[int], element: str) -> str:
+    text = element
+    for d in reversed(shape):
+        text = f"array<{d} x {text}>"
+    return "!llvm." + text
+
+
+def _flat_value(value: ir.Attribute, flat: ir.RankedTensorType) -> ir.Attribute | None:
+    """`value` (elements of rank > 1) as the same elements of type `flat`, or
+    None for a kind of attribute this does not know."""
+    if not isinstance(value, ir.DenseElementsAttr):
+        return None
+    if value.is_splat:
+        return ir.DenseElementsAttr.get_splat(flat, value.get_splat_value())
+    element = flat.element_type
+    if not (isinstance(element, (ir.F32Type, ir.F64Type, ir.F16Type))
+            or (isinstance(element, ir.IntegerType) and element.width in (8, 16, 32, 64))):
+        return None
+    try:
+        return ir.DenseElementsAttr.get(np.ascontiguousarray(np.array(value)).reshape(-1), type=flat)
+    except (TypeError, ValueError):
+        return None
+
+
+@register_pass(FLATTEN_CONSTANT_GLOBALS,
+               "Give each constant llvm.mlir.global of nested arrays the flat array of its elements (LLVM builds "
+               "and emits nested constants row by row: seconds for a CNN's 1xCx1x1 weights)")
+def flatten_constant_globals(module, ctx: PassContext | None = None) -> int:
+    """Returns how many globals were flattened. Only the module's top level
+    is read (globals live there), never the functions' bodies."""
+    flattened = 0
+    with module.context, ir.Location.unknown():
+        top = getattr(module, "operation", module)
+        for op in top.regions[0].blocks[0].operations:
+            op = op.operation
+            if op.name != "llvm.mlir.global" or "constant" not in op.attributes or "value" not in op.attributes:
+                continue
+            value = op.attributes["value"]
+            shaped = getattr(value, "type", None)
+            if not isinstance(shaped, ir.RankedTensorType) or shaped.rank < 2:
+                continue
+            element = str(shaped.element_type)
+            if str(ir.TypeAttr(op.attributes["global_type"]).value) != _nested(shaped.shape, element):
+                continue  # not the nesting of the value's shape (vectors inside, say): left as it is
+            count = math.prod(shaped.shape)
+            flat_value = _flat_value(value, ir.RankedTensorType.get([count], shaped.element_type))
+            if flat_value is None:
+                continue
+            op.attributes["global_type"] = ir.TypeAttr.get(ir.Type.parse(_nested([count], element)))
+            op.attributes["value"] = flat_value
+            flattened += 1
+    return flattened
