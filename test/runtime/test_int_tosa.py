@@ -5,6 +5,8 @@ inputs with the extremes of each type at the first positions."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -105,3 +107,38 @@ def test_int_flatbuffer_round_trip(tmp_path):
     inputs = case.inputs(0)
     for got, expected in zip(runtime.load(str(path))(*inputs), refmodel.load(case.text)(*inputs)):
         assert torch.equal(got, expected)
+
+
+_EXECUTORCH = Path(__file__).parent / "executorch_tosa"
+
+
+@pytest.mark.parametrize("executor", ["runtime", "iree"])
+@pytest.mark.parametrize("name", ["mlp", "cnn"])
+def test_executorchs_own_int_tosa_equals_the_reference_model(name, executor):
+    """INT TOSA nobody here wrote: ExecuTorch 1.5.1's Arm backend output for a
+    PT2E MLP (TABLE for the sigmoid) and CNN (depthwise convolution, a
+    residual add, max pooling), flatbuffers as it wrote them
+    (executorch_tosa/make.py), loaded by path on each executor: strictly
+    pro_int, and bit for bit the reference model's results, extremes too."""
+    from torch_mlir import ir
+
+    from tosa_custom.core import mlir_files
+    from tosa_custom.core.ir import public_functions
+
+    from _int_programs import extremes
+    from _strict import strict_errors
+
+    path = str(_EXECUTORCH / f"{name}.tosa")
+    load = _executors().get(executor)
+    if load is None:
+        pytest.skip(f"{executor} is not installed")
+    module = mlir_files.read(path)
+    assert strict_errors(module, "profiles=pro_int") == []
+    signature = ir.TypeAttr(public_functions(module)[0].attributes["function_type"]).value
+    (shape,) = [list(t.shape) for t in signature.inputs]
+    reference, program = refmodel.load(path), load(path)
+    for seed in SEEDS:
+        x = extremes(shape, "i8", seed)
+        expected, got = _results(reference(x)), _results(program(x))
+        assert len(got) == len(expected) == 1
+        assert got[0].dtype == torch.int8 and torch.equal(got[0], expected[0]), f"seed {seed}: {got} != {expected}"

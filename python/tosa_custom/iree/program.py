@@ -20,7 +20,6 @@ says what it did): binding still runs, the dispatch pass and iree-compile do not
 from __future__ import annotations
 
 import itertools
-import os
 import re
 import tempfile
 import threading
@@ -33,10 +32,11 @@ import torch
 from torch_mlir import ir
 
 from ..core import ir as _ir
-from ..core.diagnostics import CompileError, Diagnostic
+from ..core.diagnostics import CompileError
 from ..core.passes import pipeline_text, run_pipeline
 from ..runtime import KernelError
 from ..runtime.execute.boundary import Boundary
+from ..runtime.execute.sources import parse_source
 from ..runtime.execute.program import _SCALAR_TYPES, KERNEL_SELECTIONS, _apply_torch_dtypes, _spec
 from ..runtime.lower.tosa_fixes import TOSA_FIXES
 from ..runtime.execute.weights import WeightSlots
@@ -355,16 +355,9 @@ class Program:
 
 
 def parse_module(module) -> ir.Module:
-    if isinstance(module, ir.Module):
-        return module
-    if isinstance(module, (str, os.PathLike)):
-        text = Path(module).read_text() if os.path.isfile(module) else str(module)
-        try:
-            return ir.Module.parse(text, _ir.make_context())
-        except ir.MLIRError as e:
-            raise CompileError("cannot parse the module:", [Diagnostic.from_mlir(d) for d in e.error_diagnostics],
-                               category="runtime-lowering-failed") from None
-    raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
+    """The module of what load() got (runtime/execute/sources.py: text, a
+    path, a `.tosa` flatbuffer, a module)."""
+    return parse_source(module)[0]
 
 
 def load(module, entry: str | None = None, *, threads: int | None = None, weights=None, wait: str = "poll",
