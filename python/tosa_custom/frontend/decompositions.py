@@ -306,10 +306,10 @@ def _linear():
 
 _LINEAR_VEC, _LINEAR_DEFAULT = _linear()
 _LINEAR_OPS = {
-    **{op.vec: _LINEAR_VEC for op in (torch.ops.aten.upsample_linear1d, torch.ops.aten.upsample_bilinear2d,
-                                      torch.ops.aten.upsample_trilinear3d)},
-    **{op.default: _LINEAR_DEFAULT for op in (torch.ops.aten.upsample_linear1d, torch.ops.aten.upsample_bilinear2d,
-                                          torch.ops.aten.upsample_trilinear3d)},
+    overload: decomposition
+    for op in (torch.ops.aten.upsample_linear1d, torch.ops.aten.upsample_bilinear2d,
+               torch.ops.aten.upsample_trilinear3d)
+    for overload, decomposition in ((op.vec, _LINEAR_VEC), (op.default, _LINEAR_DEFAULT))
 }
 
 
