@@ -9,6 +9,7 @@ the buffer itself in the index list, and the importer failed with a bare
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import pytest
@@ -100,18 +101,31 @@ class Literals(torch.nn.Module):
 
 
 def _torch_ir(hooks: bool, monkeypatch) -> str:
+    """The printed module, each blob named by the order it is first used in:
+    the importer's own names count its temporaries (a bool buffer goes
+    through a uint8 copy), which it caches by id(), so whether a freed one's
+    id comes back, and with it the numbering, depends on the garbage
+    collector (it differed once in a full test run)."""
     if not hooks:
         monkeypatch.setattr(imported, "LiteralHooks", lambda: None)
     text = str(_compile(Literals(), (torch.randn(3, 4),), output_type="torch"))
     monkeypatch.undo()
-    return text
+    body, resources = text.split("{-#")
+    names: dict[str, str] = {}
+    for name in re.findall(r"dense_resource<([^>]+)>", body):
+        names.setdefault(name, f"blob{len(names)}")
+    body = re.sub(r"dense_resource<([^>]+)>", lambda m: f"dense_resource<{names[m[1]]}>", body)
+    blobs = sorted(f"{names[m[1]]}: {m[2]}" for m in re.finditer(r"^\s*([\w.]+): (\"0x[0-9A-F]*\")", resources, re.M))
+    return body + "\n".join(blobs)
 
 
 def test_literals_from_storage_are_the_importers_own(monkeypatch):
     """The hooks' literals (module doc: the importer's `tolist` took 10.6 s of
     resnet18's 12.4 s import) print exactly as the importer's own: same
-    ops, types, blob names and bytes."""
-    assert _torch_ir(True, monkeypatch) == _torch_ir(False, monkeypatch)
+    ops, types, blobs and bytes."""
+    ours = _torch_ir(True, monkeypatch)
+    assert ours.count("dense_resource<") >= 8 and ours.count(": \"0x") >= 8  # the blobs are compared
+    assert ours == _torch_ir(False, monkeypatch)
 
 
 def test_bool_masks_of_one_shape_stay_distinct():
