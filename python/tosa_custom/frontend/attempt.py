@@ -275,10 +275,9 @@ class Attempt:
         self.pipeline += target.pipeline()
         if self.validated == target:  # auto mode's adopted trial ran these very passes
             return
-        # Fitting validated the module for it already: attach and record (the recorded pipeline validates).
-        passes = [p for p in target.pipeline() if not (fitted and p == _target.VALIDATE)]
-        try:
-            run_pipeline(module, passes, "Validating the TOSA", category="not-conformant")
+        try:  # what fitting validated is attached and recorded only (the recorded pipeline validates)
+            run_pipeline(module, target.pipeline(validated=fitted), "Validating the TOSA",
+                         category="not-conformant")
         except CompileError as e:
             sources = {**self.sources, **custom_ops_by_location(module)}
             error = _target.not_conformant(target, e.diagnostics, sources)

@@ -264,9 +264,8 @@ def _trial(module_op, options: PassOptions, target, tagged: bool, quantized: tup
         return trial
     chosen, valid = (target, False) if isinstance(target, _target.TosaTarget) else \
         _target.fitted_target(copy, draft=False)
-    passes = [p for p in chosen.pipeline() if not (valid and p == _target.VALIDATE)]  # fitting validated it
     try:
-        build_pass_manager(passes).run(copy)
+        build_pass_manager(chosen.pipeline(validated=valid)).run(copy)
     except ir.MLIRError as e:
         return dataclasses.replace(trial, errors=_errors(e), category="not-conformant", stage="target")
     return dataclasses.replace(trial, validated=chosen)

@@ -21,7 +21,8 @@ import numpy as np
 from torch_mlir import ir
 from torch_mlir.dialects import arith as arith_d
 
-__all__ = ["constant_array", "constant_like", "is_dense_constant", "packed_constant", "transposed_constant"]
+__all__ = ["numpy_holds", "constant_array", "constant_like", "is_dense_constant", "packed_constant",
+           "transposed_constant"]
 
 
 def _elements(v: ir.Value) -> ir.DenseElementsAttr | None:
@@ -30,6 +31,13 @@ def _elements(v: ir.Value) -> ir.DenseElementsAttr | None:
         return None
     attr = owner.operation.attributes["value"]
     return attr if isinstance(attr, ir.DenseElementsAttr) else None
+
+
+def numpy_holds(element: ir.Type) -> bool:
+    """The bindings hand elements of this type to numpy (f32, f64, f16,
+    integers of whole bytes)."""
+    return isinstance(element, (ir.F32Type, ir.F64Type, ir.F16Type)) or \
+        (isinstance(element, ir.IntegerType) and element.width in (8, 16, 32, 64))
 
 
 def is_dense_constant(v: ir.Value) -> bool:
@@ -46,8 +54,7 @@ def constant_array(v: ir.Value) -> np.ndarray | None:
         return None
     t = attr.type
     element = t.element_type
-    if not (isinstance(element, (ir.F32Type, ir.F64Type, ir.F16Type))
-            or (isinstance(element, ir.IntegerType) and element.width in (8, 16, 32, 64))):
+    if not numpy_holds(element):
         return None
     try:
         if attr.is_splat:

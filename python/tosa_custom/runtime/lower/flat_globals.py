@@ -29,10 +29,12 @@ import numpy as np
 from torch_mlir import ir
 
 from ...core.passes import PassContext, register_pass
+from .constants import numpy_holds
 
 __all__ = ["FLATTEN_CONSTANT_GLOBALS", "flatten_constant_globals"]
 
 FLATTEN_CONSTANT_GLOBALS = "tosa-custom-flatten-constant-globals"
+
 
 def _nested(shape: list[int], element: str) -> str:
     text = element
@@ -48,9 +50,7 @@ def _flat_value(value: ir.Attribute, flat: ir.RankedTensorType) -> ir.Attribute 
         return None
     if value.is_splat:
         return ir.DenseElementsAttr.get_splat(flat, value.get_splat_value())
-    element = flat.element_type
-    if not (isinstance(element, (ir.F32Type, ir.F64Type, ir.F16Type))
-            or (isinstance(element, ir.IntegerType) and element.width in (8, 16, 32, 64))):
+    if not numpy_holds(flat.element_type):
         return None
     try:
         return ir.DenseElementsAttr.get(np.ascontiguousarray(np.array(value)).reshape(-1), type=flat)
