@@ -14,14 +14,8 @@ MAX_BATCH = 4
 FIRST_LENGTH = {"sdpa": 1, "eager": 2}
 # Two layers of reductions over at most 64 terms (hidden 32, MLP 64) in float32, as e2e/models.py holds them.
 _TOL = {"rtol": 1e-4, "atol": 1e-4}
-_FLOAT_TO_I64 = ("{} casts a float of [?, ?] ({}) to int64: TOSA casts no float to i64, and "
-                 "tosa-custom-narrow-i64-casts casts through i32 only values tosa/ranges.py bounds, which it does not "
-                 "on ? dims (static shapes fold the whole computation to constants)")
 # Expected failures: (architecture, attention) -> {mode: reason}; selective mode inherits stock's.
 XFAIL: dict = {}
-# Modes whose TOSA does not validate for the target, by architecture; selective and auto inherit stock's.
-NONCONFORMANT = {"opt": {"stock": _FLOAT_TO_I64.format("OPT's position ids", "a cumsum of ones, minus one")},
-                 "t5_encoder": {"stock": _FLOAT_TO_I64.format("T5's relative position buckets", "a log")}}
 
 
 def _camel(name: str) -> str:
@@ -41,7 +35,6 @@ def _register(name: str, attention: str) -> None:
     case(inputs=lambda: token_inputs(2, 8), family=FAMILY, dynamic_shapes=spec,
          sizes=lambda: [token_inputs(1, low), token_inputs(MAX_BATCH, MAX_POSITIONS)],
          selective_ops=SELECTIVE_OPS[name], xfail=XFAIL.get((name, attention)),
-         nonconformant=NONCONFORMANT.get(name),
          name=f"Dynamic{_camel(name)}Module_{attention}_batch_and_sequence", **_TOL)(factory)
 
 

@@ -162,3 +162,108 @@ func.func @unbounded_stays(%x: tensor<3xf32>) -> (tensor<3xi64>, tensor<3xi64>, 
   %4 = tosa.cast %3 : (tensor<3xi64>) -> tensor<3xf32>
   return %1, %2, %4 : tensor<3xi64>, tensor<3xi64>, tensor<3xf32>
 }
+
+// -----
+
+// The same buckets on ? dims (T5 with a dynamic sequence length): the
+// aranges are slices of a constant range, so every element is within
+// [0, 7], and the log's branch is read where |i - j| >= 2: narrowed under
+// that guard.
+// CHECK-LABEL: func.func @select_drops_unbounded_dynamic(
+// CHECK:         %[[L:.*]] = tosa.floor
+// CHECK:         %[[L32:.*]] = tosa.cast %[[L]] : (tensor<?x?xf32>) -> tensor<?x?xi32>
+// CHECK:         %[[L64:.*]] = tosa.cast %[[L32]] : (tensor<?x?xi32>) -> tensor<?x?xi64>
+// CHECK:         tosa.select %{{.*}}, %{{.*}}, %[[L64]]
+func.func @select_drops_unbounded_dynamic(%x: tensor<?xf32>) -> tensor<?x?xi64> {
+  %n = tosa.dim %x {axis = 0 : i32} : (tensor<?xf32>) -> !tosa.shape<1>
+  %range = "tosa.const"() <{values = dense<[0, 1, 2, 3, 4, 5, 6, 7]> : tensor<8xi64>}> : () -> tensor<8xi64>
+  %two = "tosa.const"() <{values = dense<2> : tensor<1x1xi64>}> : () -> tensor<1x1xi64>
+  %zero = tosa.const_shape {values = dense<0> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %one = tosa.const_shape {values = dense<1> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %i = tosa.slice %range, %zero, %n : (tensor<8xi64>, !tosa.shape<1>, !tosa.shape<1>) -> tensor<?xi64>
+  %rows = tosa.concat_shape %n, %one : (!tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<2>
+  %cols = tosa.concat_shape %one, %n : (!tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<2>
+  %row = tosa.reshape %i, %rows : (tensor<?xi64>, !tosa.shape<2>) -> tensor<?x1xi64>
+  %col = tosa.reshape %i, %cols : (tensor<?xi64>, !tosa.shape<2>) -> tensor<1x?xi64>
+  %0 = tosa.sub %col, %row : (tensor<1x?xi64>, tensor<?x1xi64>) -> tensor<?x?xi64>
+  %1 = tosa.abs %0 : (tensor<?x?xi64>) -> tensor<?x?xi64>
+  %2 = tosa.cast %1 : (tensor<?x?xi64>) -> tensor<?x?xf32>
+  %3 = tosa.log %2 : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %4 = tosa.floor %3 : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %5 = tosa.cast %4 : (tensor<?x?xf32>) -> tensor<?x?xi64>
+  %6 = tosa.greater %two, %1 : (tensor<1x1xi64>, tensor<?x?xi64>) -> tensor<?x?xi1>
+  %7 = tosa.select %6, %1, %5 : (tensor<?x?xi1>, tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  return %7 : tensor<?x?xi64>
+}
+
+// -----
+
+// The guard holds where the select reads, so it does not carry through a
+// transpose (another element's guard): the cast stays i64.
+// CHECK-LABEL: func.func @guard_not_moved(
+// CHECK:         tosa.cast %{{.*}} : (tensor<?x?xf32>) -> tensor<?x?xi64>
+// CHECK-NOT:     xi32>
+func.func @guard_not_moved(%x: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  %two = "tosa.const"() <{values = dense<2> : tensor<1x1xi64>}> : () -> tensor<1x1xi64>
+  %lo = "tosa.const"() <{values = dense<0> : tensor<1x1xi64>}> : () -> tensor<1x1xi64>
+  %1 = tosa.maximum %x, %lo : (tensor<?x?xi64>, tensor<1x1xi64>) -> tensor<?x?xi64>
+  %2 = tosa.cast %1 : (tensor<?x?xi64>) -> tensor<?x?xf32>
+  %3 = tosa.log %2 : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %4 = tosa.transpose %3 {perms = array<i32: 1, 0>} : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %5 = tosa.cast %4 : (tensor<?x?xf32>) -> tensor<?x?xi64>
+  %6 = tosa.greater %two, %1 : (tensor<1x1xi64>, tensor<?x?xi64>) -> tensor<?x?xi1>
+  %7 = tosa.select %6, %1, %5 : (tensor<?x?xi1>, tensor<?x?xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  return %7 : tensor<?x?xi64>
+}
+
+// -----
+
+// OPT's positions on a ? sequence: a cumsum of ones as a log-step scan (pad
+// by 1, 2, 4, each a slice and an add), minus one, truncated to i64. Each
+// add doubles the bound: [0, 7] after three steps, whatever the length.
+// CHECK-LABEL: func.func @scan_of_ones_dynamic(
+// CHECK:         %[[P32:.*]] = tosa.cast %{{.*}} : (tensor<1x?xf32>) -> tensor<1x?xi32>
+// CHECK:         tosa.cast %[[P32]] : (tensor<1x?xi32>) -> tensor<1x?xi64>
+func.func @scan_of_ones_dynamic(%x: tensor<?xf32>) -> tensor<1x?xi64> {
+  %lead = tosa.const_shape {values = dense<1> : tensor<1xindex>} : () -> !tosa.shape<1>
+  %n = tosa.dim %x {axis = 0 : i32} : (tensor<?xf32>) -> !tosa.shape<1>
+  %shape = tosa.concat_shape %lead, %n : (!tosa.shape<1>, !tosa.shape<1>) -> !tosa.shape<2>
+  %ones = "tosa.const"() <{values = dense<1.0> : tensor<1x1xf32>}> : () -> tensor<1x1xf32>
+  %zero = "tosa.const"() <{values = dense<0.0> : tensor<1xf32>}> : () -> tensor<1xf32>
+  %origin = tosa.const_shape {values = dense<0> : tensor<2xindex>} : () -> !tosa.shape<2>
+  %by1 = tosa.const_shape {values = dense<[0, 0, 1, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %by2 = tosa.const_shape {values = dense<[0, 0, 2, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %by4 = tosa.const_shape {values = dense<[0, 0, 4, 0]> : tensor<4xindex>} : () -> !tosa.shape<4>
+  %0 = tosa.tile %ones, %shape : (tensor<1x1xf32>, !tosa.shape<2>) -> tensor<1x?xf32>
+  %1 = tosa.pad %0, %by1, %zero : (tensor<1x?xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<1x?xf32>
+  %2 = tosa.slice %1, %origin, %shape : (tensor<1x?xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x?xf32>
+  %3 = tosa.add %0, %2 : (tensor<1x?xf32>, tensor<1x?xf32>) -> tensor<1x?xf32>
+  %4 = tosa.pad %3, %by2, %zero : (tensor<1x?xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<1x?xf32>
+  %5 = tosa.slice %4, %origin, %shape : (tensor<1x?xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x?xf32>
+  %6 = tosa.add %3, %5 : (tensor<1x?xf32>, tensor<1x?xf32>) -> tensor<1x?xf32>
+  %7 = tosa.pad %6, %by4, %zero : (tensor<1x?xf32>, !tosa.shape<4>, tensor<1xf32>) -> tensor<1x?xf32>
+  %8 = tosa.slice %7, %origin, %shape : (tensor<1x?xf32>, !tosa.shape<2>, !tosa.shape<2>) -> tensor<1x?xf32>
+  %9 = tosa.add %6, %8 : (tensor<1x?xf32>, tensor<1x?xf32>) -> tensor<1x?xf32>
+  %10 = tosa.sub %9, %ones : (tensor<1x?xf32>, tensor<1x1xf32>) -> tensor<1x?xf32>
+  %11 = tosa.floor %10 : (tensor<1x?xf32>) -> tensor<1x?xf32>
+  %12 = tosa.cast %11 : (tensor<1x?xf32>) -> tensor<1x?xi64>
+  return %12 : tensor<1x?xi64>
+}
+
+// -----
+
+// A sum over a ? axis is as large as the axis is long: not bounded, the cast
+// stays i64.
+// CHECK-LABEL: func.func @sum_over_dynamic_axis(
+// CHECK:         tosa.cast %{{.*}} : (tensor<1x1xf32>) -> tensor<1x1xi64>
+func.func @sum_over_dynamic_axis(%x: tensor<1x?xi64>) -> tensor<1x1xi64> {
+  %lo = "tosa.const"() <{values = dense<0> : tensor<1x1xi64>}> : () -> tensor<1x1xi64>
+  %hi = "tosa.const"() <{values = dense<1> : tensor<1x1xi64>}> : () -> tensor<1x1xi64>
+  %0 = tosa.maximum %x, %lo : (tensor<1x?xi64>, tensor<1x1xi64>) -> tensor<1x?xi64>
+  %1 = tosa.minimum %0, %hi : (tensor<1x?xi64>, tensor<1x1xi64>) -> tensor<1x?xi64>
+  %2 = tosa.reduce_sum %1 {axis = 1 : i32} : (tensor<1x?xi64>) -> tensor<1x1xi64>
+  %3 = tosa.cast %2 : (tensor<1x1xi64>) -> tensor<1x1xf32>
+  %4 = tosa.floor %3 : (tensor<1x1xf32>) -> tensor<1x1xf32>
+  %5 = tosa.cast %4 : (tensor<1x1xf32>) -> tensor<1x1xi64>
+  return %5 : tensor<1x1xi64>
+}

@@ -45,7 +45,7 @@ from ..core import builders as _b
 from ..core import ir as _ir
 from ..core.passes import Option, PassContext, parse_names, register_pass
 from .narrow_i64 import TypeGroups, weight_arguments
-from .ranges import IntegerConstants, Ranges, fits, is_zero, type_range
+from .ranges import IntegerConstants, Ranges, is_zero, type_range
 
 __all__ = ["INTEGERS_IN_FLOAT", "EXACT"]
 
@@ -100,7 +100,7 @@ def _joining_cast(op: ir.Operation, ranges: Ranges) -> bool:
     """An integer-to-integer cast that changes no value read."""
     source, result = op.operands[0], op.results[0]
     return _integer(source) and _integer(result) and \
-        fits(ranges.bounds(source), *type_range(result), where=ranges.demanded(source))
+        ranges.fits_read(source, *type_range(result))
 
 
 class _Plan:
@@ -149,14 +149,19 @@ class _Plan:
         return chosen, inexact
 
     def _exact(self, value: ir.Value) -> bool:
-        if not fits(self.ranges.bounds(value), -EXACT, EXACT, where=self.ranges.demanded(value)):
+        if not self.ranges.fits_read(value, -EXACT, EXACT):
             return False
         op = _ir.defining_op(value)
         if op is not None and op.name == "tosa.reduce_sum":  # every partial sum too
             bounds = self.ranges.bounds(op.operands[0])
             axis = ir.IntegerAttr(op.attributes["axis"]).value
-            return bounds is not None and bool(np.all(np.maximum(np.abs(bounds[0]), np.abs(bounds[1])).sum(
-                axis=axis) <= EXACT))
+            if bounds is None:
+                return False
+            largest = np.maximum(np.abs(bounds[0]), np.abs(bounds[1]))
+            if largest.ndim == 0:  # uniform bounds (ranges.py): the terms times their number, if known
+                terms = ir.RankedTensorType(op.operands[0].type).shape[axis]
+                return not ir.ShapedType.is_dynamic_size(terms) and bool(largest * terms <= EXACT)
+            return bool(np.all(largest.sum(axis=axis) <= EXACT))
         return True
 
 

@@ -331,7 +331,7 @@ def _narrow_bounded_casts(module: ir.Operation, constants: "IntegerConstants") -
             wide = result
         else:
             continue
-        if fits(ranges.bounds(wide), *I32_RANGE, where=ranges.demanded(result)):
+        if ranges.fits_read(wide, *I32_RANGE, read=result):
             chosen.append(cast)
     for cast in chosen:  # all decided on the unchanged IR
         with ir.InsertionPoint(cast), cast.location:

@@ -38,7 +38,7 @@ from ..core import attrs as _attrs
 from ..core import ir as _ir
 from ..core.passes import PassContext, register_pass
 from ..weights.manifest import WEIGHT_ATTR
-from .ranges import I32_RANGE, IntegerConstants, Ranges, fits
+from .ranges import I32_RANGE, IntegerConstants, Ranges
 
 __all__ = ["NARROW_I64_VALUES", "TypeGroups", "weight_arguments"]
 
@@ -154,7 +154,7 @@ def _narrowable(func: ir.Operation, constants: IntegerConstants, assumed: set, w
         # An input the program computes with or returns keeps int64's range, as eager has it.
         computes = inputs and any(v in groups.computed for v in members)
         if not computes and not any(v in groups.pinned for v in members) and all(
-                fits(ranges.bounds(v), *I32_RANGE, where=ranges.demanded(v)) for v in members):
+                ranges.fits_read(v, *I32_RANGE) for v in members):
             chosen += members
         else:
             refused.update(inputs)

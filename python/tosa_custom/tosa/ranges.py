@@ -19,8 +19,12 @@ reads its second operand only where its condition may be true. T5 casts
 `log(0) = -inf` to i64 on the diagonal, then selects it away: the cast's
 elements that matter are bounded although that one is not.
 
-Bounds are float64 arrays of the value's static shape (lo, hi); a value with
-a dynamic shape or more than `_MAX_ELEMENTS` elements is not bounded.
+Bounds are float64 arrays of the value's static shape (lo, hi). A value with
+a dynamic shape or more than `_MAX_ELEMENTS` elements has uniform bounds:
+0-d arrays every element is within, the hull of what its operands' bounds
+allow. On `?` dims positions are still bounded so: OPT's cumsum of ones is a
+log-step scan of pads and adds (each doubling the bound) over a sequence no
+longer than the position table, an `arange` a slice of a constant range.
 """
 
 from __future__ import annotations
@@ -83,6 +87,7 @@ Bounds = "tuple[np.ndarray, np.ndarray] | None"
 
 
 def _shape(value: ir.Value) -> tuple[int, ...] | None:
+    """The static shape bounds are kept per element for, else None."""
     t = value.type
     if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
         return None
@@ -98,6 +103,15 @@ def type_range(value: ir.Value) -> tuple[float, float]:
             return 0.0, 1.0
         return -2.0 ** (element.width - 1), 2.0 ** (element.width - 1) - 1
     return -np.inf, np.inf
+
+
+def _uniform(value: ir.Value) -> bool:
+    """A tensor whose bounds are uniform (see the module's docstring)."""
+    return isinstance(value.type, ir.RankedTensorType) and _shape(value) is None
+
+
+def _hull(bounds: Bounds) -> Bounds:
+    return None if bounds is None else (np.min(bounds[0]), np.max(bounds[1]))
 
 
 def _is_int(value: ir.Value) -> bool:
@@ -283,16 +297,52 @@ def _other(op: ir.Operation, args: list, shape) -> Bounds:
     return None
 
 
+def _uniform_transfer(op: ir.Operation, args: list) -> Bounds:
+    """Uniform bounds of `op`'s result from its operands' hulls `args`."""
+    name, first = op.name, args[0] if args else None
+    if name in ELEMENTWISE:
+        return _transfer(op, args, ())
+    data = {"tosa.pad": args[:1] + args[2:3], "tosa.scatter": args[:1] + args[2:3], "tosa.concat": args}.get(
+        name, args[:1] if name in _MOVES or name in ("tosa.reduce_max", "tosa.reduce_min", "tosa.gather") else None)
+    if name == "tosa.reduce_sum" and _is_int(op.results[0]) and first is not None:
+        terms = ir.RankedTensorType(op.operands[0].type).shape[op.attributes["axis"].value]
+        return (None if ir.ShapedType.is_dynamic_size(terms)  # a ? axis: as long as the axis, unknown here
+                else (first[0] * terms, first[1] * terms))
+    if data is None or any(a is None for a in data):
+        return None
+    return min(a[0] for a in data), max(a[1] for a in data)
+
+
 class Ranges:
     """Per-element bounds and demanded elements of values, computed on demand
     and kept (the IR must not change while one `Ranges` is used).
     `constants(value)` reads an integer `tosa.const` (dense or resource)."""
 
-    def __init__(self, constants, arguments: "dict | None" = None):
+    def __init__(self, constants, arguments: "dict | None" = None, guarded: "dict | None" = None):
         self._constants = constants
         self._arguments = arguments or {}  # block argument -> (lo, hi) assumed for every element
+        self._guarded = guarded or {}  # value -> (lo, hi) where read (see `fits_read`)
+        self._tainted: set = set(self._guarded)
         self._bounds: dict = {}
         self._demand: dict = {}
+        self._guards: dict = {}
+
+    def fits_read(self, value: ir.Value, low: float, high: float, read: "ir.Value | None" = None) -> bool:
+        """Every element of `value` that is read through `read` (itself by
+        default) is within [low, high]: by `demanded` per element, and for
+        uniform bounds under the guards of the selects that read it (T5's
+        buckets on `?` dims: log(0) = -inf where `abs(i - j) < 2` picks the
+        other branch)."""
+        read = value if read is None else read
+        if fits(self.bounds(value), low, high, where=self.demanded(read)):
+            return True
+        guards = _guards(self, read, self._guards)
+        if not guards:
+            return False
+        within = {v: (max(lo, float(np.min(self.bounds(v)[0]))), min(hi, float(np.max(self.bounds(v)[1]))))
+                  if self.bounds(v) is not None else (lo, hi) for v, (lo, hi) in guards.items()}
+        guarded = Ranges(self._constants, self._arguments, {**self._guarded, **within})
+        return fits(guarded.bounds(value), low, high)
 
     def bounds(self, value: ir.Value) -> Bounds:
         """(lo, hi) arrays of `value`'s shape, or None when not bounded."""
@@ -313,22 +363,32 @@ class Ranges:
         return self._bounds[value]
 
     def _compute(self, value: ir.Value, op) -> Bounds:
+        if not isinstance(value.type, ir.RankedTensorType):
+            return None  # a !tosa.shape: shape ops read it (_shape_values), not bounds
         shape = _shape(value)
-        if shape is None:
-            return None
+        shape = () if shape is None else shape
         low, high = type_range(value)
         unbounded = (np.full(shape, low), np.full(shape, high))
         if op is None and value in self._arguments:
             low, high = self._arguments[value]
             return np.full(shape, float(low)), np.full(shape, float(high))
+        if value in self._guarded:
+            low, high = self._guarded[value]
+            return np.full(shape, float(low)), np.full(shape, float(high))
         if op is None or len(op.results) != 1:
             return unbounded
+        if any(o in self._tainted for o in op.operands):
+            if op.name not in ELEMENTWISE:  # moved or reduced: its elements are not where the guard held
+                return unbounded
+            self._tainted.add(value)
         if op.name == "tosa.const":
-            values = self._constant(value, op)
+            values = self._constant(value, op) if _shape(value) is not None else None
             return unbounded if values is None else _nan_unbounded(values, values)
+        args = [self._bounds.get(o) for o in op.operands]
+        uniform = any(_uniform(v) for v in [value, *op.operands])
         with np.errstate(all="ignore"):
             try:
-                found = _transfer(op, [self._bounds.get(o) for o in op.operands], shape)
+                found = _uniform_transfer(op, [_hull(a) for a in args]) if uniform else _transfer(op, args, shape)
             except (ValueError, IndexError, TypeError, AttributeError, KeyError):  # IR of another form than modelled
                 found = None
         if found is None:
@@ -406,6 +466,54 @@ class Ranges:
                 taken = condition[0] >= 1 if index == 2 else condition[1] <= 0
                 result = result & ~np.broadcast_to(taken, result.shape)
         return _unbroadcast(result, shape)
+
+
+def _guards(ranges: Ranges, value: ir.Value, memo: dict) -> dict:
+    """value -> (lo, hi) that holds at every element of `value` anything
+    reads: the conditions of the selects it reaches through elementwise ops
+    (same-rank broadcasting keeps an element's position), else nothing."""
+    if value in memo:
+        return memo[value]
+    found = None
+    for use in value.uses:
+        op = use.owner.operation
+        if op.name not in ELEMENTWISE or len(op.results) != 1:
+            found = {}
+            break
+        here = dict(_guards(ranges, op.results[0], memo))
+        if op.name == "tosa.select" and use.operand_number in (1, 2) and op.operands[0] != value:
+            guard = _condition(ranges, op.operands[0], use.operand_number == 1)
+            if guard is not None:
+                v, (lo, hi) = guard
+                old = here.get(v, (-np.inf, np.inf))
+                here[v] = (max(lo, old[0]), min(hi, old[1]))
+        found = here if found is None else {v: (min(found[v][0], here[v][0]), max(found[v][1], here[v][1]))
+                                             for v in found.keys() & here.keys()}
+    memo[value] = found or {}
+    return memo[value]
+
+
+def _condition(ranges: Ranges, condition: ir.Value, taken: bool) -> "tuple[ir.Value, tuple] | None":
+    """The range a comparison of a value with a constant gives that value
+    where it is `taken` (true or false)."""
+    op = _ir_defining(condition)
+    if op is None or op.name not in ("tosa.greater", "tosa.greater_equal"):
+        return None
+    a, b = op.operands
+    known = [_scalar(ranges.bounds(v)) for v in (a, b)]
+    strict = (op.name == "tosa.greater") == taken  # a > b or, not taken, b > a
+    if not taken:  # not (a > b) is b >= a; not (a >= b) is b > a
+        a, b, known = b, a, known[::-1]
+    step = 1.0 if _is_int(a) and strict else 0.0
+    if known[1] is not None and known[1][0] == known[1][1]:  # a > K (or >=)
+        return a, (known[1][0] + step, np.inf)
+    if known[0] is not None and known[0][0] == known[0][1]:  # K > b
+        return b, (-np.inf, known[0][0] - step)
+    return None
+
+
+def _ir_defining(value: ir.Value):
+    return None if isinstance(value.owner, ir.Block) else value.owner.operation
 
 
 def _traced(user) -> bool:
