@@ -118,3 +118,32 @@ def test_row_reductions_plan_partial_results():
     # One per row each, after the loops over the row (per tile, with its
     # masked remainder: twice as many).
     assert _names(module)["vector.multi_reduction"] == 3
+
+
+# Attention's scores: rows and columns both `?` (one symbol). Only the
+# columns' remainder (the vector lanes) is split in halving tiles; the rows'
+# remainder runs a row at a time (TilePlan.split_sizes: the splits multiply).
+_SCORES = f"""
+func.func @main(%q: tensor<1x?x{K}xf32> {{tosa_custom.shape = [1, "s0", {K}]}},
+                %k: tensor<1x{K}x?xf32> {{tosa_custom.shape = [1, {K}, "s0"]}})
+    -> tensor<1x?x?xf32> attributes {{tosa_custom.symbols = {{s0 = array<i64: 1, 4096>}}}} {{
+  %z = "tosa.const"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32>
+  %0 = tosa.matmul %q, %k, %z, %z : (tensor<1x?x{K}xf32>, tensor<1x{K}x?xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x?x?xf32>
+  return %0 : tensor<1x?x?xf32>
+}}"""
+
+
+@pytest.mark.parametrize("cpu", ["avx2", "avx512"])
+def test_scores_split_only_the_columns_remainder(cpu):
+    _, plans = _tiled(_SCORES, cpu)
+    (plan,) = [p for p in plans if p.kind == "contraction"]
+    nr = tiling.tile_config(cpu).nr
+    assert sorted(plan.dynamic) == [1, 2], plan
+    assert plan.split_sizes(1) == [1]
+    assert plan.split_sizes(2) == [2 ** i for i in range(nr.bit_length() - 1)][::-1], plan.split_sizes(2)
+    program = runtime.load(_SCORES, cpu=cpu)
+    g = torch.Generator().manual_seed(1)
+    mr = tiling.tile_config(cpu).mr
+    for t in sorted({1, 3, mr - 1, mr + 1, nr - 1, nr, nr + 5, 2 * nr + 7}):
+        q, k = torch.randn(1, t, K, generator=g), torch.randn(1, K, t, generator=g)
+        torch.testing.assert_close(program(q, k), q @ k, **reduction_tolerance(K), msg=lambda s: f"{t} x {t}: {s}")

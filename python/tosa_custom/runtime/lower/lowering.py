@@ -55,6 +55,7 @@ from .result_buffers import OFFER_RESULT_BUFFERS
 from .split_functions import SPLIT_FUNCTIONS, with_pieces
 from .loop_hints import HINT_LOOPS
 from .flat_globals import FLATTEN_CONSTANT_GLOBALS
+from .opaque_bounds import HIDE_LOOP_BOUNDS
 from .integer_contractions import WIDEN_INTEGER_CONTRACTIONS
 from .polymath import EXPAND_MATH, expand_math
 from .prologues import SPLIT_CONTRACTION_PROLOGUES
@@ -177,8 +178,10 @@ _BUFFERIZE_TILED = [
     # producers (ValueBoundsConstraintSet), which this shortens (dynamic
     # Llama: bufferization 4.7 -> 3.9 s).
     "func.func(scf-for-loop-canonicalization)",
-    "func.func(loop-invariant-subset-hoisting)", "canonicalize",
-    TO_BUFFER_PER_CALL, _ONE_SHOT,
+    # Both analyses compare a tile's slices through the loops' bounds: hidden
+    # from them, and folded back by the canonicalizer after each (opaque_bounds.py).
+    HIDE_LOOP_BOUNDS, "func.func(loop-invariant-subset-hoisting)", "canonicalize",
+    TO_BUFFER_PER_CALL, HIDE_LOOP_BOUNDS, _ONE_SHOT,
     # Tiled loops carry their buffer through iter_args and copy each tile onto
     # itself: fold both, so the result is the allocation itself and
     # hoist-static-allocs can make it the caller's output buffer (no copy).
