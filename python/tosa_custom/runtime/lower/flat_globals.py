@@ -31,9 +31,13 @@ from torch_mlir import ir
 from ...core.passes import PassContext, register_pass
 from .constants import numpy_holds
 
-__all__ = ["FLATTEN_CONSTANT_GLOBALS", "flatten_constant_globals"]
+__all__ = ["FLATTEN_CONSTANT_GLOBALS", "LONG_ROWS", "flatten_constant_globals"]
 
 FLATTEN_CONSTANT_GLOBALS = "tosa-custom-flatten-constant-globals"
+LONG_ROWS = 16
+"""An innermost dim this long or longer is left nested: LLVM's cost is per
+row (~1.6 us), so rows of 16 elements or more cost it no more than the
+flat copy costs here (numpy round trip of the elements)."""
 
 
 def _nested(shape: list[int], element: str) -> str:
@@ -58,6 +62,23 @@ def _flat_value(value: ir.Attribute, flat: ir.RankedTensorType) -> ir.Attribute 
         return None
 
 
+def _globals(top: ir.Operation) -> list[ir.Operation]:
+    """The module's llvm.mlir.global ops, as plain Operations: iterating the
+    block would make an OpView of each op, and a global's type as an ir.Type
+    an LLVM dialect type, either of which imports the LLVM dialect's Python
+    module (0.03-0.05 s of a cold load; nothing else needs it). Types are
+    read and written as text for the same reason."""
+    found = []
+
+    def visit(op):
+        if op.name == "llvm.mlir.global":
+            found.append(op)
+        return ir.WalkResult.ADVANCE if op == top else ir.WalkResult.SKIP
+
+    top.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found
+
+
 @register_pass(FLATTEN_CONSTANT_GLOBALS,
                "Give each constant llvm.mlir.global of nested arrays the flat array of its elements (LLVM builds "
                "and emits nested constants row by row: seconds for a CNN's 1xCx1x1 weights)")
@@ -66,23 +87,23 @@ def flatten_constant_globals(module, ctx: PassContext | None = None) -> int:
     is read (globals live there), never the functions' bodies."""
     flattened = 0
     with module.context, ir.Location.unknown():
-        top = getattr(module, "operation", module)
-        for op in top.regions[0].blocks[0].operations:
-            op = op.operation
-            if op.name != "llvm.mlir.global" or "constant" not in op.attributes or "value" not in op.attributes:
+        for op in _globals(getattr(module, "operation", module)):
+            if "constant" not in op.attributes or "value" not in op.attributes:
                 continue
             value = op.attributes["value"]
             shaped = getattr(value, "type", None)
             if not isinstance(shaped, ir.RankedTensorType) or shaped.rank < 2:
                 continue
+            if shaped.shape[-1] >= LONG_ROWS:
+                continue  # few rows: nothing to gain, and the copy costs (BERT's weights: 0.05 s)
             element = str(shaped.element_type)
-            if str(ir.TypeAttr(op.attributes["global_type"]).value) != _nested(shaped.shape, element):
+            if str(op.attributes["global_type"]) != _nested(shaped.shape, element):  # printed: no Type made
                 continue  # not the nesting of the value's shape (vectors inside, say): left as it is
             count = math.prod(shaped.shape)
             flat_value = _flat_value(value, ir.RankedTensorType.get([count], shaped.element_type))
             if flat_value is None:
                 continue
-            op.attributes["global_type"] = ir.TypeAttr.get(ir.Type.parse(_nested([count], element)))
+            op.attributes["global_type"] = ir.Attribute.parse(_nested([count], element))
             op.attributes["value"] = flat_value
             flattened += 1
     return flattened
