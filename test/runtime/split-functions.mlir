@@ -1,5 +1,6 @@
 // RUN: tosa-custom-opt %s -split-input-file -verify-diagnostics --tosa-custom-split-functions="ops=9 above=9" | FileCheck %s
 // RUN: tosa-custom-opt %s -split-input-file --tosa-custom-split-functions="pieces=2 pieces-above=30" | FileCheck %s --check-prefix=PIECES
+// RUN: tosa-custom-opt %s -split-input-file --tosa-custom-split-functions="ops=12 above=9" | FileCheck %s --check-prefix=OWN
 
 // Three loop nests of 5 ops each past a bound of 9: runs of about 9 ops
 // become private functions, not inlined by LLVM, called in order. A value
@@ -148,5 +149,43 @@ func.func @sixths(%x: memref<64xf32>, %y0: memref<64xf32>, %y1: memref<64xf32>, 
     %w = arith.mulf %v, %v : f32
     memref.store %w, %y5[%i] : memref<64xf32>
   }
+  return
+}
+
+// -----
+
+// An allocation whose every use (its free included) is in one piece moves
+// into it: the piece's own buffer, not an argument. One also used outside
+// the piece (its free, here) stays in the caller.
+// OWN-LABEL: func.func @own(
+// OWN:         %[[S:.*]] = memref.alloc() : memref<64xf32>
+// OWN-NEXT:    call @__tosa_custom_part0(%arg0, %[[S]])
+// OWN-NEXT:    memref.dealloc %[[S]]
+// OWN-LABEL: func.func private @__tosa_custom_part0(
+// OWN-SAME:    %{{.*}}: memref<64xf32>, %{{.*}}: memref<64xf32> {llvm.noalias})
+// OWN:         %[[T:.*]] = memref.alloc() : memref<64xf32>
+// OWN:         memref.dealloc %[[T]]
+// OWN:         return
+func.func @own(%x: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %t = memref.alloc() : memref<64xf32>
+  %s = memref.alloc() : memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf32>
+    memref.store %v, %t[%i] : memref<64xf32>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %t[%i] : memref<64xf32>
+    memref.store %v, %s[%i] : memref<64xf32>
+  }
+  memref.dealloc %t : memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %s[%i] : memref<64xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %x[%i] : memref<64xf32>
+  }
+  memref.dealloc %s : memref<64xf32>
   return
 }

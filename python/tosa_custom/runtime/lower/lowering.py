@@ -56,6 +56,7 @@ from .split_functions import SPLIT_FUNCTIONS, with_pieces
 from .loop_hints import HINT_LOOPS
 from .flat_globals import FLATTEN_CONSTANT_GLOBALS
 from .opaque_bounds import HIDE_LOOP_BOUNDS
+from .early_frees import FREE_AFTER_LAST_USE
 from .integer_contractions import WIDEN_INTEGER_CONTRACTIONS
 from .polymath import EXPAND_MATH, expand_math
 from .prologues import SPLIT_CONTRACTION_PROLOGUES
@@ -219,7 +220,10 @@ _SOFT_BF16 = [
 _TO_LLVM = [
     # A large function cut into pieces of bounded size (split_functions.py;
     # after the C wrappers are requested, so the pieces get none).
-    *_SOFT_BF16, "func.func(llvm-request-c-wrappers)", SPLIT_FUNCTIONS, "expand-strided-metadata", "lower-affine",
+    # Each buffer freed after its last use first, so that a piece's arguments
+    # are the buffers live across its cuts, not every buffer (early_frees.py).
+    *_SOFT_BF16, "func.func(llvm-request-c-wrappers)", FREE_AFTER_LAST_USE, SPLIT_FUNCTIONS,
+    "expand-strided-metadata", "lower-affine",
     # Loops of run-time trip count are not LLVM's to vectorize or unroll again (loop_hints.py).
     HINT_LOOPS, "convert-scf-to-cf",
     # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls, one

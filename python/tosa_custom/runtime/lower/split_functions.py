@@ -203,12 +203,38 @@ def _outline(fn: ir.Operation, ops: list, follower: ir.Operation, name: str, pie
         _rewire(r, new, fn)
 
 
+def _take_allocations(ops: list, runs: list) -> None:
+    """A static allocation every use of which is in one run moves into it
+    (first): its buffer is the piece's own, not an argument. With each buffer
+    freed after its last use (early_frees.py), most are: mobilenet_v3_small
+    cut in two passed 92 and 174 buffers to its pieces, and LLVM's code
+    generation took 10 s against 2.5 s uncut; LLVM also sees the piece's
+    own allocations as distinct, as it did in the one function."""
+    where = {op: k for k, (run, _) in enumerate(runs) for op in run}
+    for op in ops:
+        if op.name != "memref.alloc" or list(op.operands) or op in where:
+            continue
+        homes = set()
+        for use in op.results[0].uses:
+            user = use.owner.operation
+            while user not in where and user.parent is not None and user.parent.name not in ("func.func",):
+                user = user.parent.operation
+            homes.add(where.get(user, -1))
+        if len(homes) == 1 and -1 not in homes:
+            run = runs[homes.pop()][0]
+            op.move_before(run[0])
+            run.insert(0, op)
+            where[op] = None
+
+
 def split_function(fn: ir.Operation, limit: int, first: int) -> int:
     """Split `fn` (a func.func with one block) into pieces of about `limit`
     ops; returns how many pieces were made, named from `first` on."""
     ops = [op.operation for op in fn.regions[0].blocks[0].operations]
     made, pieces = 0, {}
-    for run, follower in _pieces(ops, limit):
+    runs = _pieces(ops, limit)
+    _take_allocations(ops, runs)
+    for run, follower in runs:
         if len(run) == 1 and count_ops(run[0]) < 8:
             continue  # a lone small op: a call would cost as much
         _outline(fn, run, follower, f"{_PREFIX}{first + made}", pieces)
