@@ -78,10 +78,13 @@ def test_groups_define_each_symbol_once(tmp_path):
 
 
 def test_jobs_from_the_environment(monkeypatch):
+    usable = max(1, min(len(os.sched_getaffinity(0)), parallel.MAX_JOBS))
     monkeypatch.delenv(parallel.ENV_JOBS, raising=False)
-    assert parallel.jobs() == 1  # unset: in-process (a cut entry costs LLVM more, parallel.py)
+    assert parallel.jobs() == usable  # unset: every usable CPU
     monkeypatch.setenv(parallel.ENV_JOBS, "auto")
-    assert parallel.jobs() == max(1, min(len(os.sched_getaffinity(0)), parallel.MAX_JOBS))
+    assert parallel.jobs() == usable
+    monkeypatch.setenv(parallel.ENV_JOBS, "1")
+    assert parallel.jobs() == 1
     monkeypatch.setenv(parallel.ENV_JOBS, "3")
     assert parallel.jobs() == 3
     assert parallel.jobs("no C compiler driver") == 1

@@ -11,8 +11,8 @@ per entry. `TOSA_CUSTOM_CACHE=0` (or off/false/no) turns it off;
 entry's mtime). The environment is read at every load, so a test or a
 process can move or disable the cache at any time.
 `TOSA_CUSTOM_COMPILE_JOBS` is how many processes `runtime.load` compiles a
-large program's LLVM code in (parallel.py; unset or `1`: in the loading
-process; `auto`: the usable CPUs, at most 4); their linked library is
+large program's LLVM code in (parallel.py; unset or `auto`: the usable CPUs,
+at most 4; `1`: in the loading process); their linked library is
 stored as the in-process compile's is. `Program.cache.compiled` says how it was compiled.
 
 The key is a digest the loader computes of everything the code depends on

@@ -19,13 +19,15 @@ constants are the weights). A failed or hung worker (a timeout derived from
 the module's size) fails the whole attempt with its reason, and the program
 is compiled in its own process as before.
 
-`TOSA_CUSTOM_COMPILE_JOBS` sets K (`0`/`auto`: the CPUs this process may
-run on, at most MAX_JOBS). Unset, it is 1 (in-process): cut into two
-pieces, mobilenet_v3_small's LLVM time grew from 14 s (one 97k-op entry)
-to 23.5 s (113k ops, two pieces of ~52k), and the second piece alone took
-14.6 s (the first 6.6 s), so two processes took ~20 s, slower than one
-(2-core AVX2 host, load average 2-3). Why a piece costs LLVM more than the
-same ops inside the entry is not known yet.
+`TOSA_CUSTOM_COMPILE_JOBS` sets K (unset, `0` or `auto`: the CPUs this
+process may run on, at most MAX_JOBS; `1`: in the loading process). It was 1
+by default while a piece cost LLVM more than the same ops inside the entry
+(mobilenet_v3_small in two: 23.5 s against 14 s): every buffer of the entry
+lived to its end, so each piece took ~170 of them as arguments. With each
+freed after its last use and a piece allocating its own
+(runtime/lower/early_frees.py, split_functions.py), its pieces take 5, and
+two processes load it in 5.4-5.6 s against 7.3-7.5 s in one (resnet18
+3.5-3.7 against 3.9-4.3 s), the code as fast (AVX-512 host, 2 cores).
 """
 
 from __future__ import annotations
@@ -65,13 +67,12 @@ _REFERENCES = {"llvm.call": "callee", "llvm.mlir.addressof": "global_name"}
 
 def jobs(supported: str = "") -> int:
     """How many processes compile a large program: $TOSA_CUSTOM_COMPILE_JOBS
-    (unset: 1; 0 or `auto`: the usable CPUs, at most MAX_JOBS); 1 when
-    object code cannot be linked here (`supported`: compiled_code's reason,
-    or "")."""
+    (unset, 0 or `auto`: the usable CPUs, at most MAX_JOBS); 1 when object
+    code cannot be linked here (`supported`: compiled_code's reason, or "")."""
     text = os.environ.get(ENV_JOBS, "").strip().lower()
-    if supported or not text:
+    if supported:
         return 1
-    if text not in ("0", "auto"):
+    if text not in ("", "0", "auto"):
         try:
             return max(1, int(text))
         except ValueError:
