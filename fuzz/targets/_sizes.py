@@ -9,7 +9,9 @@ difference) consumed by a view/reshape, an expand, a slice, a divisor or a
 multiplier; a mask from arange / ones+tril / ones+triu over [T, T] applied
 to scores; or `scaled_dot_product_attention` with `is_causal=True` (heads
 split by view); a cumsum along T (floats, and RoBERTa's position ids from an
-int mask), a bool of `?` dims cast to int64. One compile in stock or auto mode, then calls at the
+int mask), a bool of `?` dims cast to int64; float positions truncated to
+int64 (OPT's) and T5's log buckets, whose i64 casts stock mode narrows only
+by the uniform bounds and select guards of tosa/ranges.py. One compile in stock or auto mode, then calls at the
 range's ends and inside it, each against eager, and one past the end, which
 must be refused with a clean error naming the range.
 Oracle: eager PyTorch; the boundary's ValueError outside the range.
@@ -25,6 +27,8 @@ __all__ = ["strategy", "check", "PROGRAMS"]
 
 
 def _programs():
+    import math
+
     import torch
     import torch.nn.functional as F
 
@@ -35,7 +39,19 @@ def _programs():
         m = mask.int()
         return (torch.cumsum(m, dim=1).type_as(m) * m).long() + c
 
+    def float_positions(x, c):  # OPT's: a cumsum of float ones times a mask, minus c, truncated to int64
+        ones = torch.ones(2, x.shape[1])
+        return (torch.cumsum(ones, dim=1) * (x[:, :, 0] > 0).float() - c).long()
+
+    def log_buckets(x, c):  # T5's relative position buckets: log(0) = -inf where |i - j| < 2 picks the other branch
+        t = torch.arange(x.shape[1])
+        n = (t[None, :] - t[:, None]).abs()
+        large = (torch.log(n.float() / 2) / math.log(4) * 2).long() + 2
+        return torch.where(n < 2, n, torch.min(large, torch.full_like(large, 3 + c)))
+
     return {
+        "float_positions": float_positions,
+        "log_buckets": log_buckets,
         "view_mul": lambda x, c: x.view(2 * x.shape[1], 8) * c,
         "reshape_add": lambda x, c: x.reshape(2, x.shape[1] * 8 // (4 * c), 4 * c) + 1,
         "expand": lambda x, c: x[:, :, :1].expand(2, x.shape[1], 8 + 0 * c) * x,
@@ -58,7 +74,8 @@ def _programs():
 
 
 PROGRAMS = ("view_mul", "reshape_add", "expand", "slice", "divisor", "floordiv", "arange_mask", "tril_mask",
-            "triu_mask", "causal_sdpa", "cumsum_positions", "cumsum_float", "bool_to_long")
+            "triu_mask", "causal_sdpa", "cumsum_positions", "cumsum_float", "bool_to_long", "float_positions",
+            "log_buckets")
 
 
 @st.composite

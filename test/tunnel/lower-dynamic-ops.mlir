@@ -34,6 +34,24 @@ func.func @to_dtype$float_to_int(%arg0: !torch.vtensor<[?],f32>) -> !torch.vtens
 
 // -----
 
+// bool -> float (OPT's mask times its positions): TOSA casts no bool to a
+// float; select(b, 1, 0), as TorchToTosa does from static shapes.
+// CHECK-LABEL: func.func @to_dtype$bool_to_float(
+// CHECK-NOT:     torch.aten.to.dtype
+// CHECK:         %[[B:.*]] = torch_c.to_builtin_tensor %arg0
+// CHECK-DAG:     %[[ONE:.*]] = "tosa.const"() <{values = dense<1.000000e+00> : tensor<1x1xf32>}>
+// CHECK-DAG:     %[[ZERO:.*]] = "tosa.const"() <{values = dense<0.000000e+00> : tensor<1x1xf32>}>
+// CHECK:         tosa.select %[[B]], %[[ONE]], %[[ZERO]] : (tensor<2x?xi1>, tensor<1x1xf32>, tensor<1x1xf32>) -> tensor<2x?xf32>
+func.func @to_dtype$bool_to_float(%arg0: !torch.vtensor<[2,?],i1>) -> !torch.vtensor<[2,?],f32> {
+  %int6 = torch.constant.int 6
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %0 = torch.aten.to.dtype %arg0, %int6, %false, %false, %none : !torch.vtensor<[2,?],i1>, !torch.int, !torch.bool, !torch.bool, !torch.none -> !torch.vtensor<[2,?],f32>
+  return %0 : !torch.vtensor<[2,?],f32>
+}
+
+// -----
+
 // A slice of a static dim of a tensor with a `?` dim: tosa.slice, the `?`
 // size read at run time from the argument dim bound to its symbol.
 // CHECK-LABEL: func.func @slice$static_dim(

@@ -64,13 +64,26 @@ def _cast(op: ir.Operation, shapes: Shapes) -> bool:
     source, target = _element(op.operands[0].type), _element(op.results[0].type)
     carrier = {source, target} <= {"ui8", "si8"}
     truncate = source in _FLOATS and target in _SIGNED
-    if not (carrier or truncate or _castable(source, target)):
+    selected = source == "i1" and target in _FLOATS
+    if not (carrier or truncate or selected or _castable(source, target)):
         return False
     operand = _b.create("torch_c.to_builtin_tensor", _signless(op.operands[0].type), [op.operands[0]])
+    if selected:
+        _replace_by_builtin(op, _ones_where(operand, _signless(op.results[0].type)))
+        return True
     if truncate:
         operand = _truncated(operand)
     _replace_by_builtin(op, operand if carrier else _b.create("tosa.cast", _signless(op.results[0].type), [operand]))
     return True
+
+
+def _ones_where(condition: ir.Value, ty: ir.Type) -> ir.Value:
+    """bool to a float: `select(b, 1, 0)`, as TorchToTosa lowers it from
+    static shapes (TOSA casts no bool to a float)."""
+    ty = ir.RankedTensorType(ty)
+    one, zero = (_b.tosa_const(ir.Attribute.parse(f"dense<{v}> : tensor<{'1x' * ty.rank}{ty.element_type}>"))
+                 for v in ("1.0", "0.0"))
+    return _b.create("tosa.select", ty, [condition, one, zero])
 
 
 def _truncated(x: ir.Value) -> ir.Value:
@@ -356,7 +369,7 @@ _LOWERINGS = {"torch.aten.cumsum": _cumsum, "torch.aten.max.dim": _max_values, "
 
 
 @register_pass(LOWER_DYNAMIC_OPS,
-               "Lower aten.to.dtype (to a float type, uint8 <-> int8, bool to an integer, signed integer to signed integer, float to a signed integer truncated by ceil/floor), aten.slice.Tensor (constant bounds, step 1) and "
+               "Lower aten.to.dtype (to a float type, uint8 <-> int8, bool to an integer or a float, signed integer to signed integer, float to a signed integer truncated by ceil/floor), aten.slice.Tensor (constant bounds, step 1) and "
                "aten.arange.start_step (length a symbol), aten.cumsum (along a dim of at most 65536: "
                "the log-step scan TorchToTosa builds from static shapes, by pads and slices) with `?` dims to tosa.cast and tosa.slice (sizes by "
                "TOSA shape ops; arange sliced from the constant arange of the longest length, or counted by adds in base 256 when unbounded), and aten.gather along "
