@@ -383,3 +383,15 @@ def test_in_place_models_run_and_return_the_user_values(name, mode):
                          expected if isinstance(expected, tuple) else [expected]):
         torch.testing.assert_close(got, want)
     torch.testing.assert_close(caller_x, eager_x)  # the caller's tensor took the update
+
+
+def test_loading_a_module_twice_says_it_was_consumed():
+    """load() lowers its module in place: a second load of the same module
+    object says so and how to keep one (a copy), not "no public function"."""
+    module = _gelu_module()
+    text = str(module)
+    runtime.load(module)
+    with pytest.raises(ValueError, match=r"this module was loaded before: .* pass a copy: load\(str\(module\)\)"):
+        runtime.load(module, cpu="avx2")
+    x = torch.randn(3, 4)
+    torch.testing.assert_close(runtime.load(text, cpu="avx2")(x), torch.nn.functional.gelu(x * 2.0) + 1.0)

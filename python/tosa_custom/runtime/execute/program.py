@@ -416,6 +416,9 @@ class Program:
     @staticmethod
     def _entry_func(module: ir.Module, entry: str | None):
         funcs = _ir.public_functions(module, entry)
+        if not funcs and any(op.operation.name == "llvm.func" for op in module.body.operations):
+            raise ValueError("this module was loaded before: load() lowers a module in place (to LLVM), so it "
+                             "runs once; to load it again (another cpu=, say), pass a copy: load(str(module))")
         if len(funcs) != 1:
             names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
             raise ValueError(f"expected one public function to run, found {names or 'none'}; pass entry=")
