@@ -177,7 +177,7 @@ class Program:
         return steps
 
     def _read_signature(self, module: ir.Module, entry: str | None) -> ir.Operation:
-        func = _runtime_program.Program._entry_func(module, entry)
+        func = _runtime_program.entry_func(module, entry)
         self.entry = ir.StringAttr(func.attributes["sym_name"]).value
         ftype = _ir.function_type(func)
         self._weights = WeightSlots.prepare(module, func)

@@ -68,7 +68,7 @@ def save(module, directory: "str | os.PathLike", inputs=None, entry: str | None 
     module, saved_entry, _ = parse_source(module)
     directory = Path(directory)
     with module.context:
-        func = _runtime_program.Program._entry_func(module, entry or saved_entry)
+        func = _runtime_program.entry_func(module, entry or saved_entry)
         if WeightSlots.prepare(module, func).count:
             raise CompileError("save() writes programs whose weights are constants; this module takes them as "
                                "arguments (compile it with the default weights=\"constants\")",

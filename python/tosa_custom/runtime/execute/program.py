@@ -80,7 +80,7 @@ from ..kernels.tosa_kernels import OUTLINE_TOSA_FALLBACKS, RUNTIME_DOMAIN
 from ...weights.checkpoint import MODULE_FILE, is_saved_program, read_saved
 from .weights import WeightSlots
 
-__all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "TilingReport", "load", "store_results"]
+__all__ = ["Program", "KernelError", "KERNEL_SELECTIONS", "TilingReport", "load", "store_results", "entry_func"]
 
 # Which kernels may run a model's ops: every one, or only those the user registered or loaded.
 KERNEL_SELECTIONS = ("all", "user")
@@ -305,6 +305,18 @@ class _Site:
         return f"python ({getattr(self.kernel, '__module__', '?')}.{getattr(self.kernel, '__qualname__', self.kernel)})"
 
 
+
+def entry_func(module: ir.Module, entry: str | None):
+    """The one public function `load` runs (a module it lowered before has none)."""
+    funcs = _ir.public_functions(module, entry)
+    if not funcs and any(op.operation.name == "llvm.func" for op in module.body.operations):
+        raise ValueError("this module was loaded before: load() lowers a module in place (to LLVM), so it "
+                         "runs once; to load it again (another cpu=, say), pass a copy: load(str(module))")
+    if len(funcs) != 1:
+        names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
+        raise ValueError(f"expected one public function to run, found {names or 'none'}; pass entry=")
+    return funcs[0]
+
 class Program:
     """A compiled module: call it with tensors, get tensors back."""
 
@@ -334,7 +346,7 @@ class Program:
         self._prepare_calls()
 
     def _read_signature(self, module: ir.Module, entry: str | None) -> None:
-        func = self._entry_func(module, entry)
+        func = entry_func(module, entry)
         self.entry = ir.StringAttr(func.attributes["sym_name"]).value
         ftype = ir.TypeAttr(func.attributes["function_type"]).value
         # Weight arguments (CONTRACT.md §10) trail the inputs; the program passes them itself.
@@ -412,17 +424,6 @@ class Program:
     def _call_tensors(self) -> dict[int, torch.Tensor]:
         """The current call's inputs and outputs, by data pointer."""
         return self._current
-
-    @staticmethod
-    def _entry_func(module: ir.Module, entry: str | None):
-        funcs = _ir.public_functions(module, entry)
-        if not funcs and any(op.operation.name == "llvm.func" for op in module.body.operations):
-            raise ValueError("this module was loaded before: load() lowers a module in place (to LLVM), so it "
-                             "runs once; to load it again (another cpu=, say), pass a copy: load(str(module))")
-        if len(funcs) != 1:
-            names = [ir.StringAttr(f.attributes["sym_name"]).value for f in funcs]
-            raise ValueError(f"expected one public function to run, found {names or 'none'}; pass entry=")
-        return funcs[0]
 
     @property
     def boundary(self) -> list[str]:
