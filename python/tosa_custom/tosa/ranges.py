@@ -35,6 +35,7 @@ import numpy as np
 from torch_mlir import ir
 
 from ..core import dtypes as _dtypes
+from ..core.ir import defining_op
 from ..weights.blobs import resource_blobs, resource_key
 
 __all__ = ["I32_RANGE", "IntegerConstants", "Ranges", "fits", "type_range", "is_zero"]
@@ -339,8 +340,8 @@ class Ranges:
         guards = _guards(self, read, self._guards)
         if not guards:
             return False
-        within = {v: (max(lo, float(np.min(self.bounds(v)[0]))), min(hi, float(np.max(self.bounds(v)[1]))))
-                  if self.bounds(v) is not None else (lo, hi) for v, (lo, hi) in guards.items()}
+        hulls = {v: _hull(self.bounds(v)) or (lo, hi) for v, (lo, hi) in guards.items()}
+        within = {v: (max(lo, float(hulls[v][0])), min(hi, float(hulls[v][1]))) for v, (lo, hi) in guards.items()}
         guarded = Ranges(self._constants, self._arguments, {**self._guarded, **within})
         return fits(guarded.bounds(value), low, high)
 
@@ -496,7 +497,7 @@ def _guards(ranges: Ranges, value: ir.Value, memo: dict) -> dict:
 def _condition(ranges: Ranges, condition: ir.Value, taken: bool) -> "tuple[ir.Value, tuple] | None":
     """The range a comparison of a value with a constant gives that value
     where it is `taken` (true or false)."""
-    op = _ir_defining(condition)
+    op = defining_op(condition)
     if op is None or op.name not in ("tosa.greater", "tosa.greater_equal"):
         return None
     a, b = op.operands
@@ -510,10 +511,6 @@ def _condition(ranges: Ranges, condition: ir.Value, taken: bool) -> "tuple[ir.Va
     if known[0] is not None and known[0][0] == known[0][1]:  # K > b
         return b, (-np.inf, known[0][0] - step)
     return None
-
-
-def _ir_defining(value: ir.Value):
-    return None if isinstance(value.owner, ir.Block) else value.owner.operation
 
 
 def _traced(user) -> bool:

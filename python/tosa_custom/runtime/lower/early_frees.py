@@ -24,7 +24,7 @@ from torch_mlir import ir
 from ...core.ir import collect_ops
 from ...core.passes import PassContext, register_pass
 
-__all__ = ["FREE_AFTER_LAST_USE", "free_after_last_use"]
+__all__ = ["FREE_AFTER_LAST_USE", "free_after_last_use", "top_level"]
 
 FREE_AFTER_LAST_USE = "tosa-custom-free-after-last-use"
 # Ops that read a buffer's descriptor or address into a non-memref value: uses of
@@ -32,7 +32,7 @@ FREE_AFTER_LAST_USE = "tosa-custom-free-after-last-use"
 _ADDRESS = ("memref.extract_aligned_pointer_as_index", "memref.extract_strided_metadata")
 
 
-def _top(op: ir.Operation, index: dict) -> ir.Operation | None:
+def top_level(op: ir.Operation, index: dict) -> ir.Operation | None:
     """The op of the function's block (keys of `index`) that is or holds `op`."""
     while op is not None and op not in index:
         parent = op.parent
@@ -55,7 +55,7 @@ def _last_use(buffer: ir.Value, index: dict, free: ir.Operation) -> int | None:
                 continue
             if user.name in _ADDRESS:
                 return None
-            top = _top(user, index)
+            top = top_level(user, index)
             if top is None:
                 return None
             last = max(last, index[top])

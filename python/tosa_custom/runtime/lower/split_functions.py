@@ -31,6 +31,7 @@ from torch_mlir.dialects import func as func_d
 
 from ...core.ir import collect_ops, count_ops
 from ...core.passes import Option, PassContext, parse_count, register_pass
+from .early_frees import top_level
 
 __all__ = ["SPLIT_FUNCTIONS", "DEFAULT_OPS", "DEFAULT_ABOVE", "DEFAULT_PIECES_ABOVE", "split_functions",
            "with_pieces"]
@@ -216,10 +217,7 @@ def _take_allocations(ops: list, runs: list) -> None:
             continue
         homes = set()
         for use in op.results[0].uses:
-            user = use.owner.operation
-            while user not in where and user.parent is not None and user.parent.name not in ("func.func",):
-                user = user.parent.operation
-            homes.add(where.get(user, -1))
+            homes.add(where.get(top_level(use.owner.operation, where), -1))
         if len(homes) == 1 and -1 not in homes:
             run = runs[homes.pop()][0]
             op.move_before(run[0])
