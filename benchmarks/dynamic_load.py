@@ -69,7 +69,7 @@ def bench(name: str, mode: str, rounds: int) -> tuple[bool, float]:
                     print(f"  WRONG: {name} {mode} {kind}: max |difference| from eager {error:.3g}")
                     ok = False
     ratio = best["dynamic"] / best["static"]
-    print(f"{name:<12}{mode:<11}{best['static']:>9.1f} s{best['dynamic']:>9.1f} s{ratio:>9.2f}x "
+    print(f"{name:<14}{mode:<11}{best['static']:>9.1f} s{best['dynamic']:>9.1f} s{ratio:>9.2f}x "
           f"{'met' if ratio <= TARGET else 'NOT met'}", flush=True)
     return ok, ratio
 
@@ -84,7 +84,7 @@ def main() -> int:
     cpu = host_cpu()
     print(f"host: {cpu.host.model_name} ({cpu.describe()}), {os.cpu_count()} cores; "
           f"load average {os.getloadavg()[0]:.1f}")
-    print(f"{'model':<12}{'mode':<11}{'static':>11}{'dynamic':>11}{'ratio':>10} (target <= {TARGET:.0f}x)")
+    print(f"{'model':<14}{'mode':<11}{'static':>11}{'dynamic':>11}{'ratio':>10} (target <= {TARGET:.0f}x)")
     ok = True
     for name in args.architectures.split(","):
         for mode in args.modes.split(","):

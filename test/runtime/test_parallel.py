@@ -101,15 +101,18 @@ def test_small_module_not_planned():
 
 @pytest.fixture(scope="module")
 def model_text():
-    """Two transformer blocks, GELU kept (a native kernel's call sites): an
-    entry of ~5000 ops before LLVM and ~26000 after, past both thresholds."""
+    """Four transformer blocks, GELU kept (a native kernel's call sites): an
+    entry of ~10000 ops before LLVM (past split_functions' DEFAULT_PIECES_ABOVE)
+    and ~52000 after, which `_load` puts past parallel.MIN_OPS: a model past
+    it by default would make each test half a minute longer."""
     torch.manual_seed(0)
-    model = torch.nn.Sequential(TransformerBlock(), TransformerBlock()).eval()
+    model = torch.nn.Sequential(*(TransformerBlock() for _ in range(4))).eval()
     return str(tosa_custom.compile(model, example_inputs(), backend_legal_ops=["aten.gelu"]))
 
 
 def _load(text: str, jobs: int, monkeypatch):
     monkeypatch.setenv(parallel.ENV_JOBS, str(jobs))
+    monkeypatch.setattr(parallel, "MIN_OPS", 20000)
     return runtime.load(ir.Module.parse(text, _ir.make_context()))
 
 

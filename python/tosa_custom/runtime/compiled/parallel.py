@@ -56,9 +56,13 @@ efficientnet_b0 8% slower for no shorter load."""
 
 ENV_JOBS = "TOSA_CUSTOM_COMPILE_JOBS"
 MAX_JOBS = 4
-MIN_OPS = 20000
-"""LLVM-dialect ops below which a module is compiled in-process: LLVM takes
-about 2 s there, against ~0.5 s for a worker to start and parse."""
+MIN_OPS = 60000
+"""LLVM-dialect ops below which a module is compiled in-process. Two workers
+start, parse and link for ~0.5 s, which LLVM's halved time pays back only
+on larger modules. Measured on an AVX-512 host (2 cores, best of 3, one
+process against two): 29k-41k ops (dynamic GPT-2 to Llama, resnet18 35k)
+loaded 0.1-0.2 s slower in two, 124k (mobilenet_v2) 6.4 -> 4.2 s, 173k
+(mobilenet_v3_small) 5.8 -> 4.4 s, 472k (efficientnet_b0) 13.1 -> 10.2 s."""
 _WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compile_worker.py")
 _SYMBOLS = ("llvm.func", "llvm.mlir.global")
 # Where an op names another symbol.
