@@ -157,3 +157,40 @@ def test_lowering_verifies_each_pass_only_when_asked(monkeypatch, env, expected)
     lowering.lower(module)
     assert seen and set(seen) == {expected}
     assert "llvm.func" in str(module)
+
+
+class _Aspp(torch.nn.Module):
+    """DeepLabV3's atrous branches: 3x3 convolutions of dilation 2 to 36 (padded
+    as much) and a dilated depthwise one, summed."""
+
+    def __init__(self):
+        super().__init__()
+        self.convs = torch.nn.ModuleList(torch.nn.Conv2d(8, 4, 3, padding=d, dilation=d) for d in (2, 12, 36))
+        self.depthwise = torch.nn.Conv2d(8, 8, 5, padding=4, dilation=2, groups=8)
+        self.project = torch.nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        return sum(conv(x) for conv in self.convs) + self.project(self.depthwise(x))
+
+
+@pytest.mark.parametrize("size", [(4, 4), (3, 20), (26, 26)])
+def test_taps_reading_only_padding_are_dropped_and_match_eager(size):
+    """dead_taps.py: on a map smaller than a dilation, the taps that read only
+    padding are cut from the kernel (4x4: every dilated branch keeps its
+    centre); on larger maps, fewer or none. Every size computes what eager does."""
+    import tosa_custom
+
+    torch.manual_seed(0)
+    model, x = _Aspp().eval(), torch.randn(1, 8, *size)
+    text = str(tosa_custom.compile(model, (x,)))
+    module = _parse(text)
+    with module.context:
+        run_pipeline(module, ["tosa-custom-drop-padding-taps"], "cutting taps")
+    kernels = [str(op.operands[1].type) for op in _ops(module) if op.name in ("tosa.conv2d", "tosa.depthwise_conv2d")]
+    if size == (4, 4):
+        assert sorted(kernels) == sorted(["tensor<4x3x3x8xf32>", "tensor<4x1x1x8xf32>", "tensor<4x1x1x8xf32>",
+                                          "tensor<3x3x8x1xf32>", "tensor<4x1x1x8xf32>"]), kernels
+    program = runtime.load(text)
+    with torch.no_grad():
+        expected = model(x)
+    assert_reduction_close(program(x), expected, k=8 * 9, depth=2)

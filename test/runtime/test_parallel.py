@@ -101,18 +101,16 @@ def test_small_module_not_planned():
 
 @pytest.fixture(scope="module")
 def model_text():
-    """Four transformer blocks, GELU kept (a native kernel's call sites): an
-    entry of ~10000 ops before LLVM (past split_functions' DEFAULT_PIECES_ABOVE)
-    and ~52000 after, which `_load` puts past parallel.MIN_OPS: a model past
-    it by default would make each test half a minute longer."""
+    """Seven transformer blocks, GELU kept (a native kernel's call sites): an
+    entry of ~15400 ops before LLVM (past split_functions'
+    DEFAULT_PIECES_ABOVE) and ~77000 after (past parallel.MIN_OPS)."""
     torch.manual_seed(0)
-    model = torch.nn.Sequential(*(TransformerBlock() for _ in range(4))).eval()
+    model = torch.nn.Sequential(*(TransformerBlock() for _ in range(7))).eval()
     return str(tosa_custom.compile(model, example_inputs(), backend_legal_ops=["aten.gelu"]))
 
 
 def _load(text: str, jobs: int, monkeypatch):
     monkeypatch.setenv(parallel.ENV_JOBS, str(jobs))
-    monkeypatch.setattr(parallel, "MIN_OPS", 20000)
     return runtime.load(ir.Module.parse(text, _ir.make_context()))
 
 

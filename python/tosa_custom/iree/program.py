@@ -38,6 +38,7 @@ from ..runtime import KernelError
 from ..runtime.execute.boundary import Boundary
 from ..runtime.execute.sources import parse_source
 from ..runtime.execute.program import _SCALAR_TYPES, KERNEL_SELECTIONS, _apply_torch_dtypes, _spec
+from ..runtime.lower.dead_taps import DROP_PADDING_TAPS
 from ..runtime.lower.tosa_fixes import TOSA_FIXES
 from ..runtime.execute.weights import WeightSlots
 from . import plugin as _plugin
@@ -140,14 +141,15 @@ def make_device(threads: int | None):
 
 def dispatch_pipeline(invocation: bool, threads: int | None = 0) -> list[str]:
     """The passes before iree-compile: the TOSA rewrites of the reference
-    runtime (runtime/lower/tosa_fixes.py), then the dispatch pass for a program
+    runtime (runtime/lower/tosa_fixes.py), convolution taps that read only
+    padding cut (dead_taps.py), then the dispatch pass for a program
     run by `threads` workers (0: the pass's own default split; None: IREE's
     default worker count)."""
     options = ["invocation=true"] if invocation else []
     if threads != 0:
         options.insert(0, f"workgroups={workgroups_for(threads)}")
     # IREE's TOSA input runs MLIR's tosa-to-linalg, whose wrong lowerings the runtime's rewrites avoid.
-    return [*TOSA_FIXES, DISPATCH_NATIVE + (f"{{{' '.join(options)}}}" if options else "")]
+    return [*TOSA_FIXES, DROP_PADDING_TAPS, DISPATCH_NATIVE + (f"{{{' '.join(options)}}}" if options else "")]
 
 
 def _negative_i48(attr: ir.Attribute) -> bool:

@@ -47,6 +47,7 @@ from .outline import OUTLINE_CUSTOM_OPS, CustomCallSite, outline_custom_ops
 from .extreme_inits import MAX_MIN_FROM_INFINITY
 from .half_rounding import ROUND_EMULATED_FLOATS
 from .tosa_fixes import TOSA_FIXES
+from .dead_taps import DROP_PADDING_TAPS
 from .shape_ops import LOWER_SHAPE_OPS
 from .broadcasts import DROP_IDENTITY_BROADCASTS, UNIFY_BOUNDARY_DIMS
 from .exact_sizes import FOLD_EXACT_SIZES
@@ -101,7 +102,8 @@ JIT_FEATURES = "tosa-custom-jit-features"
 #   OUTLINE                 TOSA ops tosa-to-linalg lacks as runtime custom
 #                           ops; every tosa.custom as an extern call (kernels
 #                           are bound between these two: outline.py);
-#   _FRONTEND               TOSA to linalg on tensors (1.1 shape ops into
+#   _FRONTEND               convolution taps that read only padding cut
+#                           (dead_taps.py); TOSA to linalg on tensors (1.1 shape ops into
 #                           tensor.reshape first; float max/min reductions
 #                           then started from infinity), elementwise fusion;
 #   _tile(cpu)              integer matmuls on operands widened to i32, zero
@@ -136,7 +138,7 @@ OUTLINE = [OUTLINE_TOSA_FALLBACKS, OUTLINE_CUSTOM_OPS]
 # include-apply-rescale (else it reaches LLVM); its default form computes in
 # 64 bits, as the specification's apply_scale does (i48 values included).
 _FRONTEND = [
-    *TOSA_FIXES, LOWER_SHAPE_OPS,
+    *TOSA_FIXES, DROP_PADDING_TAPS, LOWER_SHAPE_OPS,
     "func.func(tosa-optional-decompositions, tosa-infer-shapes, tosa-make-broadcastable, "
     "tosa-to-linalg-named, tosa-to-linalg, tosa-to-arith{include-apply-rescale=true}, tosa-to-tensor, tosa-to-scf)",
     MAX_MIN_FROM_INFINITY, "canonicalize", "cse", "func.func(linalg-fuse-elementwise-ops)",
