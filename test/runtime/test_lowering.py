@@ -8,9 +8,7 @@ import collections
 import pytest
 import torch
 from _tolerance import assert_reduction_close
-from torch_mlir import ir
 
-from tosa_custom.core import ir as _ir
 from tosa_custom.core.passes import run_pipeline
 from tosa_custom import runtime
 from tosa_custom.runtime.lower import lowering, tiling
