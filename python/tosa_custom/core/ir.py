@@ -76,15 +76,17 @@ def collect_ops(root, predicate, *, enter_matches: bool = True) -> list[ir.Opera
     return found
 
 
-def count_ops(root) -> int:
+def count_ops(root, limit: int | None = None) -> int:
     """How many operations `root` (a module or an op) holds, itself and
     everything nested included: the size the passes that bound LLVM's work
-    measure a function or a module by."""
+    measure a function or a module by. With `limit`, the walk stops past
+    it (the count returned is then limit + 1): a threshold's answer without
+    a Python call per op of a large module."""
     count = [0]
 
     def visit(_):
         count[0] += 1
-        return ir.WalkResult.ADVANCE
+        return ir.WalkResult.INTERRUPT if limit is not None and count[0] > limit else ir.WalkResult.ADVANCE
 
     getattr(root, "operation", root).walk(visit)
     return count[0]

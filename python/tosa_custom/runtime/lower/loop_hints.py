@@ -72,7 +72,7 @@ def hint_loops(module, ctx: PassContext | None = None) -> int:
     above = ctx.options.above if ctx is not None else DEFAULT_ABOVE
     every = ctx.options.all if ctx is not None else False
     root = getattr(module, "operation", module)
-    if count_ops(root) <= above:
+    if count_ops(root, limit=above) <= above:
         return 0
     loops = []
     for nest in collect_ops(root, lambda op: op.name == "scf.for", enter_matches=False):
