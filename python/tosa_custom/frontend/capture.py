@@ -22,6 +22,7 @@ from . import attention as _attention
 from . import decomposition_cost
 from .decompositions import OUR_DECOMPOSITIONS
 from ..tosa import wrong_lowerings as _wrong
+from ..tunnel import resize as _resize
 from ..core.schema import OpSelection, overload_name
 
 __all__ = ["example_args", "all_dims_dynamic", "dynamic_by_parameter", "graph_ops", "decomposition_table",
@@ -159,6 +160,26 @@ def _decomposed_unless(decomposition, dtypes: tuple[str, ...]):
 
 
 
+def _unless_one_resize(decomposition):
+    """`upsample_bilinear2d.vec`'s decomposition, except for an instance that
+    becomes one tosa.resize (tunnel/resize.py): that one stays whole."""
+    from ..core import dtypes as _dtypes
+
+    names = ("input", "output_size", "align_corners", "scale_factors")
+
+    def decompose(*args, **kwargs):
+        bound = dict(zip(names, args), **kwargs)
+        x = bound.get("input")
+        known = _dtypes.by_torch(x.dtype) if isinstance(x, torch.Tensor) else None
+        shape = [d if type(d) is int else None for d in x.shape] if known is not None else []
+        if known is not None and _resize.fits(shape, known.torch_mlir, bound.get("output_size"),
+                                               bound.get("align_corners"), bound.get("scale_factors")):
+            return NotImplemented
+        return decomposition(*args, **kwargs)
+
+    return decompose
+
+
 def decomposition_table(selection: OpSelection, program=None) -> dict:
     """torch-mlir's table without the listed ops; with `program`, composites in
     it whose own (CompositeImplicitAutograd) decomposition yields a listed op
@@ -171,6 +192,9 @@ def decomposition_table(selection: OpSelection, program=None) -> dict:
     for op, decomposition in OUR_DECOMPOSITIONS.items():
         if op not in keep:
             table[op] = decomposition
+    bilinear = torch.ops.aten.upsample_bilinear2d.vec
+    if bilinear in table:  # one tosa.resize where TOSA states it (tunnel/resize.py)
+        table[bilinear] = _unless_one_resize(table[bilinear])
     if selection.auto:  # a known wrong lowering must reach auto mode whole (wrong_lowerings.py)
         for w in _wrong.WRONG_LOWERINGS:
             for o in OpSelection([w.op]).overloads():

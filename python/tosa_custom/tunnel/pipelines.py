@@ -29,6 +29,7 @@ from ..quant.lowering import LOWER_QUANTIZED
 from ..quant.kept import KEPT_QUANTIZED
 from .dynamic_index import INDEX_BY_ARANGES
 from .dynamic_ops import LOWER_DYNAMIC_OPS
+from .resize import LOWER_BILINEAR_UPSAMPLE
 from .dynamic_ranks import ALIGN_DYNAMIC_RANKS
 from .sizes import DROP_SYMBOLIC_SHAPES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS
 from .tensorize import TENSORIZE_BUILTIN_SCALAR_BOUNDARY, TENSORIZE_SCALAR_BOUNDARY
@@ -52,7 +53,8 @@ def after_tunnel(target=None, quantized: bool = False, tables: tuple = ()) -> li
     tosa.custom made as tensors (auto mode tunnels some only here), make
     zero-size values empty tensors (nothing there to compute wrongly), compare
     a narrow integer tensor with a number in its type, refuse
-    what TorchToTosa would compute wrongly or crash on, keep products by zero
+    what TorchToTosa would compute wrongly or crash on (bilinear upsampling
+    as one tosa.resize: resize.py), keep products by zero
     from its folds, make rounding division exact at integer quotients, and
     true division and half-type products by a number eager's, lower (int64
     add and sub and uint8 literals ourselves: TorchToTosa computes the first
@@ -62,7 +64,8 @@ def after_tunnel(target=None, quantized: bool = False, tables: tuple = ()) -> li
     has pro_int or there is none. A `quantized` model's dequantize -> op ->
     quantize groups become integer TOSA last (quant/), a kept op one custom op on
     the integers; `tables`: the ATen ops compile() kept only for the lowering's TABLEs. Call inside an `ir.Context`."""
-    return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, ALIGN_DYNAMIC_RANKS,
+    return [INDEX_BY_ARANGES, RESOLVE_SIZE_LISTS, SIZES_AS_TENSORS, LOWER_DYNAMIC_OPS, LOWER_BILINEAR_UPSAMPLE,
+            ALIGN_DYNAMIC_RANKS,
             DROP_SYMBOLIC_SHAPES,
              f"{TENSORIZE_SCALAR_BOUNDARY}{{arguments=false}}", _zero_size.ZERO_SIZE_AS_EMPTY,
             _scalar_comparisons.SCALAR_COMPARISONS,
