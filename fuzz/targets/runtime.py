@@ -46,6 +46,10 @@ Case kinds:
   arange/tril/triu; causal sdpa), compiled once with dynamic shapes in stock
   or auto mode, run at the range's ends and inside against eager, refused
   past its end naming the range.
+- `resize` (_resize.py): F.interpolate, bilinear, up and down by any ratio
+  or scale factor, align_corners either way, float32 and float16, compiled
+  in stock or auto mode against eager: both sides of the line between one
+  tosa.resize and PyTorch's decomposition.
 - `results`: a valid module whose results are drawn from a computed value, a
   custom op's result, an argument, a constant and reshaped views of them, any
   of them repeated (what torch.export makes of an in-place update), or none,
@@ -68,7 +72,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..outcome import CORRECT, Defect, Outcome, clean_or_defect, describe
-from . import _casts, _dynamic, _extremes, _folds, _math, _mixed, _quotients, _reductions, _sizes
+from . import _casts, _dynamic, _extremes, _folds, _math, _mixed, _quotients, _reductions, _resize, _sizes
 from . import decode as _decode_target
 
 __all__ = ["strategy", "check", "PROGRAMS"]
@@ -178,7 +182,9 @@ def _pair_module(used: bool) -> str:
 def strategy_(draw):
     kind = draw(st.sampled_from(["inputs", "inputs", "kernel", "kernel", "attrs", "module", "results", "results",
                                  "dynamic", "dynamic", "cast", "math", "folds", "extremes", "quotients",
-                                 "reductions", "mixed", "sizes"]))
+                                 "reductions", "mixed", "sizes", "resize"]))
+    if kind == "resize":
+        return draw(_resize.strategy())
     if kind == "sizes":
         return draw(_sizes.strategy())
     if kind == "mixed":
@@ -655,4 +661,5 @@ def check(case: dict) -> Outcome:
             "module": _check_module, "results": _check_results, "dynamic": _dynamic.check,
             "cast": _casts.check, "math": _math.check, "folds": _folds.check,
             "extremes": _extremes.check, "quotients": _quotients.check,
-            "reductions": _reductions.check, "mixed": _mixed.check, "sizes": _sizes.check}[case["kind"]](case)
+            "reductions": _reductions.check, "mixed": _mixed.check, "sizes": _sizes.check,
+            "resize": _resize.check}[case["kind"]](case)
