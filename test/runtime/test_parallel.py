@@ -101,11 +101,12 @@ def test_small_module_not_planned():
 
 @pytest.fixture(scope="module")
 def model_text():
-    """Seven transformer blocks, GELU kept (a native kernel's call sites): an
-    entry of ~15400 ops before LLVM (past split_functions'
-    DEFAULT_PIECES_ABOVE) and ~77000 after (past parallel.MIN_OPS)."""
+    """Three transformer blocks, GELU kept (a native kernel's call sites): an
+    entry past split_functions' DEFAULT_PIECES_ABOVE before LLVM and past
+    parallel.MIN_OPS after, with more ops than parallel.PRESTART_OPS (the
+    workers start before the lowering)."""
     torch.manual_seed(0)
-    model = torch.nn.Sequential(*(TransformerBlock() for _ in range(7))).eval()
+    model = torch.nn.Sequential(*(TransformerBlock() for _ in range(3))).eval()
     return str(tosa_custom.compile(model, example_inputs(), backend_legal_ops=["aten.gelu"]))
 
 
@@ -164,8 +165,8 @@ def test_cached_for_a_fresh_process(model_text, serial, monkeypatch, tmp_path):
 
 
 @pytest.mark.parametrize("worker, timeout, reason", [
-    ("import os; os.abort()", 600.0, "compile worker 0 failed (exit -6)"),
-    ("import time; time.sleep(60)", 1.0, "compile worker 0 took more than 1 s"),
+    ("import os; os.abort()", 600.0, "compile worker 1 failed (exit -6)"),
+    ("import time; time.sleep(60)", 1.0, "compile worker 1 took more than 1 s"),
 ], ids=["crash", "hang"])
 def test_failed_worker_falls_back(model_text, serial, monkeypatch, tmp_path, worker, timeout, reason):
     script = tmp_path / "worker.py"
@@ -177,3 +178,37 @@ def test_failed_worker_falls_back(model_text, serial, monkeypatch, tmp_path, wor
     assert program.cache.compiled.startswith("in this process: compiling in 2 processes"), program.cache.compiled
     assert reason in program.cache.compiled
     assert torch.equal(program(*example_inputs_seeded()), serial)
+
+
+def test_workers_start_before_the_lowering(model_text, monkeypatch):
+    from tosa_custom.runtime.execute import program as program_module
+
+    events = []
+    started, lower = parallel.Workers.__init__, program_module.lower
+
+    def start(self, count):
+        events.append(("workers", count))
+        started(self, count)
+
+    monkeypatch.setattr(parallel.Workers, "__init__", start)
+    monkeypatch.setattr(program_module, "lower", lambda *a, **k: events.append("lower") or lower(*a, **k))
+    monkeypatch.setenv("TOSA_CUSTOM_CACHE", "0")
+    program = _load(model_text, 2, monkeypatch)
+    assert events == [("workers", 1), "lower"]  # one worker: this process compiles a group itself
+    assert program.cache.compiled.startswith("in 2 processes"), program.cache.compiled
+
+
+def test_small_module_starts_no_worker(monkeypatch):
+    monkeypatch.setattr(parallel.Workers, "__init__", lambda self, count: pytest.fail("a worker was started"))
+    monkeypatch.setenv("TOSA_CUSTOM_CACHE", "0")
+    torch.manual_seed(0)
+    text = str(tosa_custom.compile(torch.nn.Linear(4, 3).eval(), (torch.randn(2, 4),)))
+    assert _load(text, 2, monkeypatch).cache.compiled.startswith("in this process")
+
+
+def test_a_worker_without_a_job_exits():
+    workers = parallel.Workers(2)
+    assert len(workers) == 2
+    processes = [w for w, _ in workers._workers]
+    workers.stop()  # their input ends
+    assert [p.wait(timeout=60) for p in processes] == [0, 0]

@@ -19,6 +19,7 @@ import torch
 from torch_mlir import ir
 
 from ..core.diagnostics import CompileError, format_location
+from ..core.heap import collect_new_objects_only
 from ..core.passes import pipeline_text
 from ..tosa import target as _target
 from .attempt import Attempt
@@ -49,6 +50,7 @@ def _select_mode(model, train: bool):
     return model.eval()
 
 
+@collect_new_objects_only
 def compile(
     model: torch.nn.Module,
     example_args,

@@ -211,6 +211,7 @@ class CodeCache(_cache.Lookup):
         # How many processes compile a large program (parallel.py), and how this one was compiled.
         self.jobs = _parallel.jobs(_supported())
         self.compiled = ""
+        self._workers: _parallel.Workers | None = None
         if self._cache is None:
             return
         unsupported = _supported()
@@ -251,6 +252,16 @@ class CodeCache(_cache.Lookup):
         self.pipeline = found.meta.get("pipeline", "")
         self._set("hit", key)
         return True
+
+    def start_workers(self, module) -> None:
+        """Start the worker processes for a module likely to be compiled in
+        several (parallel.likely_large), before it is lowered."""
+        if self.jobs > 1 and self._workers is None and _parallel.likely_large(module):
+            self._workers = _parallel.Workers(self.jobs - 1)
+
+    def stop_workers(self) -> None:
+        if self._workers is not None:
+            self._workers.stop()
 
     def engine(self, make_engine, module, entry: str, pipeline: str):
         """The cached code if found, else the code compiled in several
@@ -299,10 +310,12 @@ class CodeCache(_cache.Lookup):
         `compiled` says why)."""
         plan, reason = _parallel.plan(module, self.jobs)
         if plan is None:
+            self.stop_workers()
             self.compiled = f"in this process ({reason})"
             return None
         with tempfile.TemporaryDirectory(prefix="tosa_custom_compile_") as directory:
-            objects, reason = _parallel.compile_objects(module, plan, [i.name for i in self._imports], directory)
+            objects, reason = _parallel.compile_objects(module, plan, [i.name for i in self._imports], directory,
+                                                        self._workers)
             payload, reason = link_objects(objects, self._imports) if objects else (None, reason)
         try:
             code = SharedObject(payload, self._imports) if payload is not None else None

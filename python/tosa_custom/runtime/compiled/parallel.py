@@ -5,11 +5,13 @@ LLVM compiles a module on one thread, and the Python binding holds the GIL
 while it does, so only processes help. The lowering cut a large entry into
 about K pieces (split_functions.py, `pieces=K`); here the lowered module's
 functions go into K groups of about equal size (`plan`), each group is
-compiled to an object file by a worker process (compile_worker.py: the
-module parsed from bytecode, what other groups define turned into
-declarations), and the objects are linked with the import stubs into one
-shared object (compiled_code.link_objects), which the program loads as it
-loads a cached one; the cache stores it as it stores serial code.
+compiled to an object file (compile_worker.py: the module parsed from
+bytecode, what other groups define turned into declarations), group 0 by
+the loading process and each other one by a worker process started while
+the module was lowered (`Workers`), and the objects are linked with the
+import stubs into one shared object (compiled_code.link_objects), which the
+program loads as it loads a cached one; the cache stores it as it stores
+serial code.
 
 A symbol one group defines and another uses (a piece called from the
 entry, a constant the pieces of two groups read) is given external linkage
@@ -17,7 +19,7 @@ and hidden visibility in the module before it is written, so it is defined
 in one object and resolved there at link time, never duplicated (the
 constants are the weights). A failed or hung worker (a timeout derived from
 the module's size) fails the whole attempt with its reason, and the program
-is compiled in its own process as before.
+is compiled in the loading process alone, as a small one is.
 
 `TOSA_CUSTOM_COMPILE_JOBS` sets K (unset, `0` or `auto`: the CPUs this
 process may run on, at most MAX_JOBS; `1`: in the loading process). It was 1
@@ -37,12 +39,18 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+import weakref
 
 from torch_mlir import ir
 
+from ...core.ir import count_ops
+from . import compile_worker as _worker
 
-__all__ = ["ENV_JOBS", "MAX_JOBS", "MIN_OPS", "OPT_LEVEL", "Plan", "jobs", "plan", "compile_objects"]
+
+__all__ = ["ENV_JOBS", "MAX_JOBS", "MIN_OPS", "OPT_LEVEL", "PRESTART_OPS", "Plan", "Workers", "jobs",
+           "likely_large", "plan", "compile_objects"]
 
 OPT_LEVEL = 2
 """LLVM's optimisation level for the compiled code, in the loading process
@@ -55,13 +63,22 @@ efficientnet_b0 8% slower for no shorter load."""
 
 ENV_JOBS = "TOSA_CUSTOM_COMPILE_JOBS"
 MAX_JOBS = 4
-MIN_OPS = 60000
-"""LLVM-dialect ops below which a module is compiled in-process. Two workers
-start, parse and link for ~0.5 s, which LLVM's halved time pays back only
-on larger modules. Measured on an AVX-512 host (2 cores, best of 3, one
-process against two): 29k-41k ops (dynamic GPT-2 to Llama, resnet18 35k)
-loaded 0.1-0.2 s slower in two, 124k (mobilenet_v2) 6.4 -> 4.2 s, 173k
-(mobilenet_v3_small) 5.8 -> 4.4 s, 472k (efficientnet_b0) 13.1 -> 10.2 s."""
+MIN_OPS = 6000
+"""LLVM-dialect ops (after the lowering's last canonicalization) below which
+a module is compiled in-process. The loading process compiles one group and
+its workers, started while it lowered (`Workers`), the others; what is left
+to pay is a parse of the module per worker and the link, ~0.05 s for 10k ops.
+Measured on an AVX-512 host (2 cores, 4 alternated rounds, load with the
+cache storing): the example block (3.2k ops) 0.35-0.41 s in two against
+0.33-0.37 in one; a 2-layer BERT (11.8k) 0.90-0.99 s against 1.07-1.14.
+(Before the canonicalization and the early start, two processes paid back
+from ~60k of its ops, ~15k of today's.)"""
+PRESTART_OPS = 150
+"""Ops of a module before its lowering from which the workers are started
+as the lowering begins. Measured, its LLVM ops were 25-55 per op (the
+example block 126 -> 3.2k, a 2-layer BERT 324 -> 11.8k, resnet18 384 ->
+12.2k, mobilenet_v3_small 866 -> 47.5k): from 150, a module near MIN_OPS or
+past it; a worker started for one that stays under costs ~0.2 s of another CPU."""
 _WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "compile_worker.py")
 _SYMBOLS = ("llvm.func", "llvm.mlir.global")
 # Where an op names another symbol.
@@ -121,6 +138,11 @@ def _references(fn) -> set:
     return found
 
 
+def likely_large(module: ir.Module) -> bool:
+    """Whether `module`, not yet lowered, is likely to be compiled in several processes."""
+    return count_ops(module, limit=PRESTART_OPS) > PRESTART_OPS
+
+
 def _balance(functions: list, k: int) -> tuple[list[list], list[int]]:
     """Functions (name, op, size) into k groups, largest first into the
     lightest group."""
@@ -168,37 +190,95 @@ def _timeout(total: int) -> float:
     return max(300.0, total * 0.005)
 
 
-def compile_objects(module: ir.Module, the_plan: Plan, import_names: list[str], directory: str
-                    ) -> tuple[list[str] | None, str]:
-    """Each group's object file in `directory`, compiled by its own worker
-    process; or None and why not (every worker is stopped then)."""
+class Workers:
+    """Worker processes (`compile_worker.py --serve`) started before their
+    jobs are known, so that a process's start and torch-mlir's import (~0.2 s)
+    overlap the lowering instead of the LLVM time. One never given a job
+    exits at the end of its input (`stop`, or this process's end)."""
+
+    def __init__(self, count: int):
+        self._workers: list[tuple[subprocess.Popen, object]] = []
+        for _ in range(count):
+            err = tempfile.TemporaryFile()  # a file: a full pipe would block a worker not yet waited for
+            try:
+                worker = subprocess.Popen([sys.executable, _WORKER, "--serve"], stdin=subprocess.PIPE,
+                                          stdout=subprocess.DEVNULL, stderr=err)
+            except OSError:
+                err.close()
+                break  # fewer workers: compile_objects says so
+            self._workers.append((worker, err))
+        self._finalizer = weakref.finalize(self, _stop, self._workers)
+
+    def __len__(self) -> int:
+        return len(self._workers)
+
+    def give(self, i: int, argv: list[str]) -> None:
+        """Worker `i`'s one job: compile_worker's four arguments."""
+        worker = self._workers[i][0]
+        try:
+            worker.stdin.write((json.dumps(argv) + "\n").encode())
+            worker.stdin.close()
+        except OSError:  # it has exited already: `wait` says how
+            pass
+
+    def wait(self, i: int, timeout: float) -> tuple[int | None, str]:
+        """Worker `i`'s exit status (None: still running after `timeout` s)
+        and the end of what it wrote to stderr."""
+        worker, err = self._workers[i]
+        try:
+            worker.wait(timeout=max(timeout, 0.1))
+        except subprocess.TimeoutExpired:
+            return None, ""
+        err.seek(0)
+        return worker.returncode, err.read().decode(errors="replace").strip()[-2000:]
+
+    def stop(self) -> None:
+        self._finalizer()
+
+
+def _stop(workers: list) -> None:
+    """Workers without a job: their input ends (they exit). Those still compiling: killed."""
+    for worker, err in workers:
+        if not worker.stdin.closed:
+            try:
+                worker.stdin.close()
+            except OSError:
+                pass
+        elif worker.poll() is None:
+            worker.kill()
+            worker.wait()
+        err.close()
+
+
+def compile_objects(module: ir.Module, the_plan: Plan, import_names: list[str], directory: str,
+                    workers: Workers | None = None) -> tuple[list[str] | None, str]:
+    """Each group's object file in `directory`: group 0 compiled in this
+    process, each other one by a worker process (`workers`, started while
+    the module was lowered, or now) at the same time; or None and why not
+    (every worker stopped)."""
     path, plan_path = os.path.join(directory, "module.mlirbc"), os.path.join(directory, "plan.json")
     with open(path, "wb") as f:
         module.operation.write_bytecode(f)
     with open(plan_path, "w") as f:
         json.dump({"groups": the_plan.groups, "imports": import_names, "opt_level": OPT_LEVEL}, f)
     objects = [os.path.join(directory, f"group{i}.o") for i in range(len(the_plan.groups))]
-    workers = []
+    workers = workers if workers is not None else Workers(len(objects) - 1)
     try:
-        for i, obj in enumerate(objects):
-            with open(obj + ".err", "w") as err:  # a file: a full pipe would block a worker not yet waited for
-                workers.append(subprocess.Popen([sys.executable, _WORKER, path, plan_path, str(i), obj],
-                                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err))
+        if len(workers) < len(objects) - 1:
+            return None, f"starting a compile worker failed ({len(workers)} of {len(objects) - 1} started)"
+        for i in range(1, len(objects)):
+            workers.give(i - 1, [path, plan_path, str(i), objects[i]])
+        try:
+            _worker.compile_file(path, plan_path, 0, objects[0])
+        except Exception as e:  # what the in-process compile will say again, or not
+            return None, f"compiling group 0 in this process failed: {e}"
         deadline = time.monotonic() + _timeout(the_plan.total)
-        for i, worker in enumerate(workers):
-            try:
-                worker.wait(timeout=max(deadline - time.monotonic(), 0.1))
-            except subprocess.TimeoutExpired:
+        for i in range(1, len(objects)):
+            status, message = workers.wait(i - 1, deadline - time.monotonic())
+            if status is None:
                 return None, f"compile worker {i} took more than {_timeout(the_plan.total):.0f} s"
-            if worker.returncode != 0:
-                with open(objects[i] + ".err") as err:
-                    message = err.read().strip()[-2000:]
-                return None, f"compile worker {i} failed (exit {worker.returncode}): {message}"
-    except OSError as e:
-        return None, f"starting a compile worker failed: {e}"
+            if status != 0:
+                return None, f"compile worker {i} failed (exit {status}): {message}"
     finally:
-        for worker in workers:
-            if worker.poll() is None:
-                worker.kill()
-                worker.wait()
+        workers.stop()
     return objects, ""

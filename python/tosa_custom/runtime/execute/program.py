@@ -63,6 +63,7 @@ from ...core import dtypes as _dtypes
 from ...core.attrs import DTYPE
 from ...contract.encoding import DOMAIN, ContractError, DecodedCall, Operand, carried_view, decode_attrs
 from ...core.diagnostics import CompileError, Diagnostic
+from ...core.heap import collect_new_objects_only
 from ...core.passes import pipeline_text, run_pipeline, split_pipeline
 from ...core import mlir_files as _mlir_files
 from ..kernels import native as _native
@@ -375,9 +376,15 @@ class Program:
         # Code of this module, these kernels and this CPU from an earlier load: no lowering, no LLVM.
         if self.cache.find(self.entry, {"vectorize": vectorize}, cpu, self._sites):
             return self.cache.pipeline
-        run_pipeline(module, [OUTLINE_CUSTOM_OPS], _LOWERING, category="runtime-lowering-failed")
-        # A large entry is cut into a piece per process compiling it (compiled/parallel.py).
-        lowered = lower(module, vectorize=vectorize, cpu=cpu, returns=self._returns, pieces=self.cache.jobs)
+        # A large entry is cut into a piece per process compiling it (compiled/parallel.py),
+        # whose workers start now, while it is lowered.
+        self.cache.start_workers(module)
+        try:
+            run_pipeline(module, [OUTLINE_CUSTOM_OPS], _LOWERING, category="runtime-lowering-failed")
+            lowered = lower(module, vectorize=vectorize, cpu=cpu, returns=self._returns, pieces=self.cache.jobs)
+        except BaseException:
+            self.cache.stop_workers()
+            raise
         return pipeline_text(OUTLINE + split_pipeline(lowered))
 
     def _make_engine(self, module: ir.Module) -> execution_engine.ExecutionEngine:
@@ -750,6 +757,7 @@ def _module_text(source: "str | os.PathLike") -> str:
                          "directory") from None
 
 
+@collect_new_objects_only
 def load(module, entry: str | None = None, *, vectorize: bool = True, weights=None, native: bool = True,
          torch_fallback: bool = True, kernels: str = "all", cpu: "str | CpuTarget | None" = None) -> Program:
     """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a

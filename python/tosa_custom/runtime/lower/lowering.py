@@ -238,6 +238,9 @@ _TO_LLVM = [
     "convert-ub-to-llvm", "convert-func-to-llvm", "convert-cf-to-llvm", "reconcile-unrealized-casts",
     # Constants as flat arrays: LLVM builds and emits nested ones row by row (flat_globals.py).
     FLATTEN_CONSTANT_GLOBALS,
+    # The LLVM dialect's own folds: the lowerings' repeated constants and descriptor
+    # insert/extract chains (BERT's 46k ops -> 12k), which LLVM would otherwise translate and fold.
+    "canonicalize", "cse",
 ]
 _BACKEND = ["func.func(convert-linalg-to-loops)", "func.func(convert-vector-to-scf{full-unroll})", *_TO_LLVM]
 

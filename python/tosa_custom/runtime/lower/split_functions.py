@@ -50,11 +50,11 @@ slower; densenet121 (35.2k, one entry of 219k LLVM ops) took 223 s in the
 ExecutionEngine uncut and 38 s cut. Its LLVM time grows with something other
 than the op count (densenet's entry has 1335 loop nests and 493 buffers
 live across its concatenations), so the bound sits between the two."""
-DEFAULT_PIECES_ABOVE = 13000
+DEFAULT_PIECES_ABOVE = 5000
 """The size past which `pieces` cuts a function: compiled/parallel.py's
-MIN_OPS (60k LLVM ops), under which the module stays in one process, at the
-fewest LLVM ops per op measured (BERT's entry: 10.6k ops here, 47.6k LLVM;
-mobilenet_v2 17.6k -> 124k, mobilenet_v3_small 20.8k -> 173k). Cut and
+MIN_OPS (6000 LLVM ops), under which the module stays in one process, at
+the fewest LLVM ops per op measured (after the lowering's last
+canonicalization: BERT's entry 10.6k ops here, 11.8k LLVM). Cut and
 compiled in one process anyway, pieces cost LLVM time: at 3000, dynamic
 GPT-2 and OPT (selective; entries of 3.9k and 4.8k ops) loaded in 1.2 and
 1.8 s against 1.1 and 1.3 s uncut, BERT in 1.29 against 1.20 s."""
