@@ -132,3 +132,20 @@ def test_run_decompositions_with_the_cheap_override_decomposes_as_pytorch():
             exported_program._override_composite_implicit_decomp = ours
     assert graphs["ours"] == graphs["pytorch"]
     assert "aten.linear" in graphs["ours"]
+
+
+def test_uninstall_gives_pytorchs_functions_back_and_install_retakes_them():
+    from tosa_custom.frontend import decomposition_cost
+
+    ours = (exported_program._collect_all_valid_cia_ops, exported_program._override_composite_implicit_decomp)
+    assert all(getattr(f, "_tosa_custom_original", None) for f in ours)  # installed at import
+    try:
+        decomposition_cost.uninstall()
+        decomposition_cost.uninstall()  # idempotent
+        restored = (exported_program._collect_all_valid_cia_ops, exported_program._override_composite_implicit_decomp)
+        assert restored == tuple(f._tosa_custom_original for f in ours)
+        assert not any(hasattr(f, "_tosa_custom_original") for f in restored)
+    finally:
+        decomposition_cost.install()
+    assert getattr(exported_program._collect_all_valid_cia_ops, "_tosa_custom_cached", False)
+    assert exported_program._override_composite_implicit_decomp is ours[1]

@@ -12,40 +12,51 @@ back to the oldest generation after it (both O(1) list splices): cycles the
 call makes are still collected, and nothing is kept that would have been
 freed, only later. A process that froze objects itself keeps its own
 freeze as it is: nothing is frozen or unfrozen for it.
+
+The youngest generation's threshold is raised to YOUNG_THRESHOLD for the
+call too (and set back after): a 2-layer BERT's compile made 130 young and
+11 middle collections, 0.046 s; at 10,000, 9 young ones, 0.021 s.
 """
 
 from __future__ import annotations
 
-import functools
 import gc
 import threading
 
-__all__ = ["collect_new_objects_only"]
+__all__ = ["YOUNG_THRESHOLD", "collect_new_objects_only"]
 
 _lock = threading.Lock()
 _depth = 0
 _frozen = False  # whether the outermost call froze (and so unfreezes)
+_thresholds: tuple = ()  # the collector's thresholds before the outermost call
+YOUNG_THRESHOLD = 10000
 
 
-def collect_new_objects_only(fn):
-    """`fn`, with the objects that exist when it is called frozen until the
-    outermost such call returns (nested and concurrent calls share one freeze)."""
+class collect_new_objects_only:
+    """A context (`with collect_new_objects_only():`) in which the objects
+    that existed when the outermost such context was entered are frozen, and
+    the youngest generation's threshold is YOUNG_THRESHOLD; nested and
+    concurrent contexts share one. A context, not a decorator: a wrapper
+    would be a frame between the caller and the warnings that name the
+    caller's line by their stack level."""
 
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        global _depth, _frozen
+    def __enter__(self):
+        global _depth, _frozen, _thresholds
         with _lock:
             _depth += 1
             if _depth == 1:
                 _frozen = gc.get_freeze_count() == 0
                 if _frozen:
                     gc.freeze()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            with _lock:
-                _depth -= 1
-                if _depth == 0 and _frozen:
-                    gc.unfreeze()
+                _thresholds = gc.get_threshold()
+                gc.set_threshold(max(_thresholds[0], YOUNG_THRESHOLD), *_thresholds[1:])
+        return self
 
-    return wrapper
+    def __exit__(self, *exc) -> None:
+        global _depth
+        with _lock:
+            _depth -= 1
+            if _depth == 0:
+                gc.set_threshold(*_thresholds)
+                if _frozen:
+                    gc.unfreeze()

@@ -50,7 +50,6 @@ def _select_mode(model, train: bool):
     return model.eval()
 
 
-@collect_new_objects_only
 def compile(
     model: torch.nn.Module,
     example_args,
@@ -115,28 +114,29 @@ def compile(
     batch norm on running statistics), warning if it was in training mode;
     `train=True` compiles it in the mode it is in.
     """
-    s = settings(output_type, use_tracing, ignore_traced_shapes, backend_legal_ops, extra_library,
-                 verbose, encoding, strict, export_strict, func_name, weights, tosa_target)
-    report = report if report is not None else CompileReport()
-    model = _quantized.as_module(model)
-    s = _quantized.quantized_settings(model, s)
-    _quantized.refuse_without_integer_form(model, s)
-    capture = Capture.make(_select_mode(model, train), example_args, ignore_traced_shapes, s, report,
-                           dynamic_shapes)
-    if s.output is OutputType.TOSA and s.target is not None:  # a type no target has: said before lowering
-        check_boundary(capture.program)
-    feedback = Feedback()
-    while True:
-        attempt = Attempt(capture, feedback)
-        try:
-            _attempt(attempt, report)
-        except CompileError as e:  # auto mode: tunnel, at import, what this stage failed on, and retry
-            if not s.selection.auto or not feedback.learn(attempt.stage, attempt.imported_every, e):
-                raise
-            continue
-        # auto mode: tunnel, at import, the ops torch-mlir replaced by ops it tunneled
-        if not attempt.replaced or not feedback.replaced(attempt.replaced):
-            return _finish(attempt, report)
+    with collect_new_objects_only():  # core/heap.py: the collector walks what the compile allocates
+        s = settings(output_type, use_tracing, ignore_traced_shapes, backend_legal_ops, extra_library,
+                     verbose, encoding, strict, export_strict, func_name, weights, tosa_target)
+        report = report if report is not None else CompileReport()
+        model = _quantized.as_module(model)
+        s = _quantized.quantized_settings(model, s)
+        _quantized.refuse_without_integer_form(model, s)
+        capture = Capture.make(_select_mode(model, train), example_args, ignore_traced_shapes, s, report,
+                               dynamic_shapes)
+        if s.output is OutputType.TOSA and s.target is not None:  # a type no target has: said before lowering
+            check_boundary(capture.program)
+        feedback = Feedback()
+        while True:
+            attempt = Attempt(capture, feedback)
+            try:
+                _attempt(attempt, report)
+            except CompileError as e:  # auto mode: tunnel, at import, what this stage failed on, and retry
+                if not s.selection.auto or not feedback.learn(attempt.stage, attempt.imported_every, e):
+                    raise
+                continue
+            # auto mode: tunnel, at import, the ops torch-mlir replaced by ops it tunneled
+            if not attempt.replaced or not feedback.replaced(attempt.replaced):
+                return _finish(attempt, report)
 
 
 def _attempt(attempt: Attempt, report: CompileReport) -> Attempt:

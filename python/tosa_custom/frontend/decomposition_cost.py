@@ -19,7 +19,7 @@ from torch._higher_order_ops.utils import autograd_not_implemented
 from torch._subclasses import fake_impls
 from torch.export import exported_program
 
-__all__ = ["install"]
+__all__ = ["install", "uninstall"]
 
 
 def _cia_fingerprint() -> tuple:
@@ -51,6 +51,7 @@ def _cache_cia_ops() -> None:
         return set(memo[key])  # the caller removes from its copy
 
     cached._tosa_custom_cached = True
+    cached._tosa_custom_original = collect
     exported_program._collect_all_valid_cia_ops = cached
 
 
@@ -122,3 +123,13 @@ def install() -> None:
     """Both replacements; idempotent."""
     _cache_cia_ops()
     _cheap_cia_override()
+
+
+def uninstall() -> None:
+    """PyTorch's own functions back (idempotent): for measuring another
+    tool's use of torch.export in a process that imported this package
+    (benchmarks/latency.py's torch-mlir path), as that tool's users run it."""
+    for name in ("_collect_all_valid_cia_ops", "_override_composite_implicit_decomp"):
+        original = getattr(getattr(exported_program, name), "_tosa_custom_original", None)
+        if original is not None:
+            setattr(exported_program, name, original)

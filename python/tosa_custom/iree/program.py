@@ -33,6 +33,7 @@ from torch_mlir import ir
 
 from ..core import ir as _ir
 from ..core.diagnostics import CompileError
+from ..core.heap import collect_new_objects_only
 from ..core.passes import pipeline_text, run_pipeline
 from ..runtime import KernelError
 from ..runtime.execute.boundary import Boundary
@@ -378,8 +379,9 @@ def load(module, entry: str | None = None, *, threads: int | None = None, weight
     `wait`: how the caller waits for a call's workers (WAITS; "poll", the
     default, leaves them the cores: calls.PolledWait).
     """
-    program = Program(parse_module(module), entry, threads=threads, wait=wait, torch_fallback=torch_fallback,
-                      kernels=kernels)
+    with collect_new_objects_only():  # core/heap.py: the collector walks what the load allocates
+        program = Program(parse_module(module), entry, threads=threads, wait=wait, torch_fallback=torch_fallback,
+                          kernels=kernels)
     if weights is not None:
         program.load_weights(weights)
     return program

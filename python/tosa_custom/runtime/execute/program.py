@@ -757,7 +757,6 @@ def _module_text(source: "str | os.PathLike") -> str:
                          "directory") from None
 
 
-@collect_new_objects_only
 def load(module, entry: str | None = None, *, vectorize: bool = True, weights=None, native: bool = True,
          torch_fallback: bool = True, kernels: str = "all", cpu: "str | CpuTarget | None" = None) -> Program:
     """A runnable program from a TOSA module (an `ir.Module`, MLIR text, or a
@@ -799,8 +798,9 @@ def load(module, entry: str | None = None, *, vectorize: bool = True, weights=No
                                category="runtime-lowering-failed") from None
     else:
         raise TypeError(f"load() takes an ir.Module, MLIR text or a path, not {type(module).__name__}")
-    program = Program(module, entry, vectorize=vectorize, native=native, torch_fallback=torch_fallback,
-                      kernels=kernels, cpu=cpu)
+    with collect_new_objects_only():  # core/heap.py: the collector walks what the load allocates
+        program = Program(module, entry, vectorize=vectorize, native=native, torch_fallback=torch_fallback,
+                          kernels=kernels, cpu=cpu)
     if weights is not None:
         program.load_weights(weights)
     return program
