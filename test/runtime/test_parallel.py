@@ -212,3 +212,19 @@ def test_a_worker_without_a_job_exits():
     processes = [w for w, _ in workers._workers]
     workers.stop()  # their input ends
     assert [p.wait(timeout=60) for p in processes] == [0, 0]
+
+
+def test_dynamic_entry_is_not_cut_and_starts_no_worker(monkeypatch):
+    """A `?` size makes every piece take the sizes as arguments, which costs
+    LLVM more than a second process saves: compiled in one, as eager computes."""
+    monkeypatch.setattr(parallel.Workers, "__init__", lambda self, count: pytest.fail("a worker was started"))
+    monkeypatch.setenv("TOSA_CUSTOM_CACHE", "0")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(*(TransformerBlock() for _ in range(3))).eval()
+    seq = torch.export.Dim("seq", min=2, max=16)
+    module = tosa_custom.compile(model, example_inputs(), backend_legal_ops=["aten.gelu"], dynamic_shapes=({1: seq},))
+    program = _load(str(module), 2, monkeypatch)
+    assert "pieces=" not in program.pipeline and program.cache.compiled.startswith("in this process")
+    x = torch.randn(2, 5, 32)
+    with torch.no_grad():
+        torch.testing.assert_close(program(x), model(x), rtol=1e-4, atol=1e-4)
