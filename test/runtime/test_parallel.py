@@ -18,6 +18,7 @@ import textwrap
 
 import pytest
 import torch
+from _tolerance import assert_reduction_close
 from torch_mlir import ir
 
 import tosa_custom
@@ -227,4 +228,4 @@ def test_dynamic_entry_is_not_cut_and_starts_no_worker(monkeypatch):
     assert "pieces=" not in program.pipeline and program.cache.compiled.startswith("in this process")
     x = torch.randn(2, 5, 32)
     with torch.no_grad():
-        torch.testing.assert_close(program(x), model(x), rtol=1e-4, atol=1e-4)
+        assert_reduction_close(program(x), model(x), 4 * 32, depth=3)  # the blocks' MLPs over 4 x dim, 3 blocks
