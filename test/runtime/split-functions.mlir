@@ -189,3 +189,35 @@ func.func @own(%x: memref<64xf32>) {
   memref.dealloc %s : memref<64xf32>
   return
 }
+
+// -----
+
+// A vector of i1 read across a cut crosses the call as a vector of i8
+// (LLVM's X86 back end aborts on a <1 x i1> argument on AVX-512 hosts):
+// widened before the call, narrowed once in the piece.
+// CHECK-LABEL: func.func @mask(
+// CHECK:         %[[P:.*]]:3 = call @__tosa_custom_part0(%{{.*}}) : (f32) -> (vector<1xi1>, vector<1xf32>, vector<1xf32>)
+// CHECK:         %[[W:.*]] = arith.extui %[[P]]#0 : vector<1xi1> to vector<1xi8>
+// CHECK-NEXT:    call @__tosa_custom_part1(%[[W]], {{.*}}) : (vector<1xi8>, vector<1xf32>, vector<1xf32>) -> f32
+// CHECK-LABEL: func.func private @__tosa_custom_part0(
+// CHECK-SAME:    -> (vector<1xi1>, vector<1xf32>, vector<1xf32>)
+// CHECK-LABEL: func.func private @__tosa_custom_part1(
+// CHECK-SAME:    %[[A:.*]]: vector<1xi8>, %{{.*}}: vector<1xf32>, %{{.*}}: vector<1xf32>) -> f32
+// CHECK-NEXT:    %[[N:.*]] = arith.trunci %[[A]] : vector<1xi8> to vector<1xi1>
+// CHECK:         arith.select %[[N]]
+func.func @mask(%x: f32) -> f32 {
+  %zero = arith.constant dense<0.0> : vector<1xf32>
+  %v = vector.broadcast %x : f32 to vector<1xf32>
+  %m = arith.cmpf olt, %v, %zero : vector<1xf32>
+  %n = arith.negf %v : vector<1xf32>
+  %a = arith.select %m, %n, %v : vector<1xi1>, vector<1xf32>
+  %b = arith.addf %a, %a : vector<1xf32>
+  %c = arith.mulf %b, %a : vector<1xf32>
+  %d = arith.addf %c, %b : vector<1xf32>
+  %e = arith.mulf %d, %b : vector<1xf32>
+  %f = arith.subf %e, %a : vector<1xf32>
+  %g = arith.select %m, %f, %a : vector<1xi1>, vector<1xf32>
+  %h = arith.addf %g, %f : vector<1xf32>
+  %r = vector.extract %h[0] : f32 from vector<1xf32>
+  return %r : f32
+}

@@ -27,6 +27,7 @@ the same pieces.
 from __future__ import annotations
 
 from torch_mlir import ir
+from torch_mlir.dialects import arith as arith_d
 from torch_mlir.dialects import func as func_d
 
 from ...core.ir import collect_ops, count_ops
@@ -174,13 +175,25 @@ def _no_alias(passed: list, pieces: dict) -> list[bool]:
             for b in bases]
 
 
+def _widened(t: ir.Type) -> ir.Type | None:
+    """The type a value of type `t` crosses a call as, when not itself: a
+    vector of i1 as one of i8. LLVM's X86 back end (this wheel's, AVX-512
+    hosts) aborts the process on a `<1 x i1>` argument ("Cannot emit physreg
+    copy instruction": efficientnet_v2_s, a hoisted one-lane mask live
+    across a cut); i8 lanes cross any call, and each side converts once."""
+    if isinstance(t, ir.VectorType) and isinstance(t.element_type, ir.IntegerType) and t.element_type.width == 1:
+        return ir.VectorType.get(t.shape, ir.IntegerType.get_signless(8), scalable=t.scalable_dims)
+    return None
+
+
 def _outline(fn: ir.Operation, ops: list, follower: ir.Operation, name: str, pieces: dict) -> None:
     """Move `ops` into a new private function `name`, called before `follower`."""
     _, read = _defined_inside(ops)
     cloned = [v for v in read if not isinstance(v.owner, ir.Block) and v.owner.operation.name in _CLONED]
     passed = [v for v in read if v not in set(cloned)]
+    arg_types = [_widened(v.type) or v.type for v in passed]
     with ir.InsertionPoint(fn.parent.regions[0].blocks[0]), fn.location:
-        piece = func_d.FuncOp(name, ([v.type for v in passed], []), visibility="private")
+        piece = func_d.FuncOp(name, (arg_types, []), visibility="private")
     piece.attributes["llvm.no_inline"] = ir.UnitAttr.get()
     piece.attributes["arg_attrs"] = ir.ArrayAttr.get(
         [ir.DictAttr.get({"llvm.noalias": ir.UnitAttr.get()} if no else {}) for no in _no_alias(passed, pieces)])
@@ -189,6 +202,9 @@ def _outline(fn: ir.Operation, ops: list, follower: ir.Operation, name: str, pie
     for op in ops:
         entry.append(op)
     for v, arg in zip(passed, entry.arguments):
+        if arg.type != v.type:
+            with ir.InsertionPoint(ops[0]), fn.location:
+                arg = arith_d.trunci(v.type, arg)
         for op, i in read[v]:
             op.operands[i] = arg
     for v in cloned:
@@ -199,10 +215,10 @@ def _outline(fn: ir.Operation, ops: list, follower: ir.Operation, name: str, pie
                if any(_enclosing_function(u.owner) != piece.operation for u in r.uses)]
     with ir.InsertionPoint(entry), fn.location:
         func_d.ReturnOp(results)
-    piece.attributes["function_type"] = ir.TypeAttr.get(
-        ir.FunctionType.get([v.type for v in passed], [r.type for r in results]))
+    piece.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(arg_types, [r.type for r in results]))
     with ir.InsertionPoint(follower), follower.location:
-        call = func_d.CallOp([r.type for r in results], ir.FlatSymbolRefAttr.get(name), passed)
+        operands = [v if t == v.type else arith_d.extui(t, v) for v, t in zip(passed, arg_types)]
+        call = func_d.CallOp([r.type for r in results], ir.FlatSymbolRefAttr.get(name), operands)
     for r, new in zip(results, call.results if results else []):
         _rewire(r, new, fn)
 
