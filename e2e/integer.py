@@ -165,8 +165,7 @@ def SumInt16Module_basic():
 
 @case(inputs=lambda: (torch.tensor([200], dtype=torch.uint8), torch.tensor([7, 255], dtype=torch.uint8),
                       torch.tensor([0, 129, 3], dtype=torch.uint8)),
-      family=FAMILY, xfail={"stock": "refused: uint8 values reach empty_strided (the zero blocks), whose result "
-                                     "stock mode would compute as signed int8"})
+      family=FAMILY)
 def BlockDiagUint8Module_constants():
     """block_diag's zero blocks are uint8 literals that TOSA concatenates: TorchToTosa made a tosa.const of ui8
     elements typed i8, which the verifier rejects (every-sample OpInfo block_diag/uint8/2)."""

@@ -83,9 +83,7 @@ def AdaptiveAvgPool2dModule_output_1():
     return nn.AdaptiveAvgPool2d(1)
 
 
-@case(inputs=randn_inputs(1, 3, 7, 9), family=FAMILY,
-      nonconformant={"stock": "torch-mlir lowers non-divisible adaptive pooling through tensors of rank above 6, "
-                              "beyond level 8k's MAX_RANK"})
+@case(inputs=randn_inputs(1, 3, 7, 9), family=FAMILY)
 def AdaptiveAvgPool2dModule_non_divisible():
     """Output size that does not divide the input: overlapping windows."""
     return nn.AdaptiveAvgPool2d((3, 4))
