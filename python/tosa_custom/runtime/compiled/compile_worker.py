@@ -96,8 +96,21 @@ def compile_file(module_path: str, plan_path: str, index: int, out: str) -> None
         compile_group(module, set(plan["groups"][index]), plan["imports"], out, plan["opt_level"])
 
 
+def _warm_up() -> None:
+    """What a job's first steps would pay, paid while waiting for it: the
+    LLVM dialect's Python classes (the first LLVM op or attribute imports
+    them, 0.03 s) and LLVM's target set-up (a first engine, ~0.01 s).
+    Measured on a 2-layer BERT's second group: 0.30-0.31 s warm against 0.34 cold."""
+    import torch_mlir.dialects.llvm  # noqa: F401
+
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse("llvm.func @warm_up() { llvm.return }")
+        execution_engine.ExecutionEngine(module, opt_level=2, enable_pic=True).raw_lookup("warm_up")
+
+
 def main(argv: list[str]) -> int:
     if argv == ["--serve"]:
+        _warm_up()
         line = sys.stdin.readline()
         if not line.strip():
             return 0

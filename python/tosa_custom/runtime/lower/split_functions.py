@@ -30,7 +30,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import arith as arith_d
 from torch_mlir.dialects import func as func_d
 
-from ...core.ir import collect_ops, count_ops
+from ...core.ir import collect_ops
 from ...core.passes import Option, PassContext, parse_count, register_pass
 from .early_frees import top_level
 
@@ -70,7 +70,23 @@ _VIEWS = ("memref.subview", "memref.expand_shape", "memref.collapse_shape", "mem
 _KEPT = ("memref.alloca", "llvm.intr.stacksave", "llvm.intr.stackrestore", "memref.alloca_scope")
 
 
-def _pieces(ops: list, limit: int) -> list[list]:
+def _op_sizes(fn: ir.Operation, ops: list) -> tuple[list[int], int]:
+    """The size of each of `ops` (the ops of `fn`'s block, nested counted)
+    and of `fn`, in one post-order walk (an op is visited after what it nests)."""
+    sizes, state = [], {"count": 0, "last": 0}
+
+    def visit(op):
+        state["count"] += 1
+        if len(sizes) < len(ops) and op == ops[len(sizes)]:
+            sizes.append(state["count"] - state["last"])
+            state["last"] = state["count"]
+        return ir.WalkResult.ADVANCE
+
+    fn.walk(visit)
+    return sizes, state["count"]
+
+
+def _pieces(ops: list, sizes: list[int], limit: int) -> list[list]:
     """Runs of consecutive ops of a block of about `limit` ops each. A
     terminator and a stack allocation end a run and belong to none; a cloned
     constant and an allocation of static size among them stay where they are
@@ -86,7 +102,7 @@ def _pieces(ops: list, limit: int) -> list[list]:
             run, size = [], 0
             continue
         run.append(op)
-        size += count_ops(op)
+        size += sizes[i]
         if size >= limit:
             pieces.append((run, ops[i + 1]))
             run, size = [], 0
@@ -104,27 +120,24 @@ def _defined_inside(ops: list) -> tuple[set, dict]:
     """The values the ops (and what they nest) define, and the values they
     read from outside, in order of first use, each with its uses there (op,
     operand number): rewiring those alone, not every use of a constant read
-    by thousands of ops, keeps a cut linear in the program."""
+    by thousands of ops, keeps a cut linear in the program. One walk in
+    pre-order: an op's operands are defined before it (in a block before it
+    or by an op it is nested in), its results and its regions' arguments
+    after (a second walk for the uses cost BERT's cut 15 ms more)."""
     defined, read = set(), {}
 
     def visit(op):
-        for region in op.regions:
-            for block in region.blocks:
-                defined.update(block.arguments)
-        defined.update(op.results)
-        return ir.WalkResult.ADVANCE
-
-    for op in ops:
-        op.walk(visit)
-
-    def reads(op):
         for i, v in enumerate(op.operands):
             if v not in defined:
                 read.setdefault(v, []).append((op, i))
+        defined.update(op.results)
+        for region in op.regions:
+            for block in region.blocks:
+                defined.update(block.arguments)
         return ir.WalkResult.ADVANCE
 
     for op in ops:
-        op.walk(reads)
+        op.walk(visit, ir.WalkOrder.PRE_ORDER)
     return defined, read
 
 
@@ -244,15 +257,15 @@ def _take_allocations(ops: list, runs: list) -> None:
             where[op] = None
 
 
-def split_function(fn: ir.Operation, limit: int, first: int) -> int:
-    """Split `fn` (a func.func with one block) into pieces of about `limit`
-    ops; returns how many pieces were made, named from `first` on."""
-    ops = [op.operation for op in fn.regions[0].blocks[0].operations]
+def split_function(fn: ir.Operation, ops: list, sizes: list[int], limit: int, first: int) -> int:
+    """Split `fn` (a func.func with one block, `ops` of `sizes`) into pieces
+    of about `limit` ops; returns how many pieces were made, named from `first` on."""
     made, pieces = 0, {}
-    runs = _pieces(ops, limit)
+    runs = _pieces(ops, sizes, limit)
+    size_of = {op: size for op, size in zip(ops, sizes)}
     _take_allocations(ops, runs)
     for run, follower in runs:
-        if len(run) == 1 and count_ops(run[0]) < 8:
+        if len(run) == 1 and size_of.get(run[0], 0) < 8:
             continue  # a lone small op: a call would cost as much
         _outline(fn, run, follower, f"{_PREFIX}{first + made}", pieces)
         made += 1
@@ -281,14 +294,15 @@ def split_functions(module, ctx: PassContext | None = None) -> int:
         for fn in functions:
             name = ir.StringAttr(fn.attributes["sym_name"]).value
             body = fn.regions[0].blocks
-            size = count_ops(fn)
             if name.startswith(_PREFIX) or len(body) != 1:
                 continue
+            ops = [op.operation for op in body[0].operations]
+            sizes, size = _op_sizes(fn, ops)
             bound = limit if size > max(limit, above) else None
             if pieces > 1 and size > pieces_above:
                 bound = min(bound or size, -(-size // pieces))
             if bound is not None:
-                made += split_function(fn, bound, made)
+                made += split_function(fn, ops, sizes, bound, made)
     return made
 
 
