@@ -49,6 +49,8 @@ CASES = {
     "clamp_tensor_bounds": (lambda x, lo, hi: torch.clamp(x, lo, hi),
                             (_ints(3, 4), _floats(3, 4) - 1, _floats(3, 4) + 1), "aten.clamp.Tensor"),
     "mul_scalar_tensor": (lambda a, b: a * b, (torch.tensor(3), _floats(3, 4)), "aten.mul.Tensor"),
+    # One tensor and a size list: not mixed (every-sample OpInfo sum_to_size/bool/3 returned bool in auto mode).
+    "sum_to_size_bool": (lambda x: x.sum_to_size(1), (_floats(5) > 0,), "aten.sum_to_size"),
 }
 
 
@@ -81,6 +83,20 @@ def test_the_op_computes_in_eagers_dtype_its_operands_converted_first():
     ops = [(str(n.target), n.meta["val"].dtype) for n in program.graph.nodes if n.op == "call_function"]
     assert ops == [("aten._to_copy.default", torch.float32), ("aten.threshold_backward.default", torch.float32)]
     assert promotion.promote_like_eager(program) == []  # nothing left to change
+
+
+def test_ints_of_a_size_list_are_not_number_operands():
+    """Only a schema's `Scalar` arguments take part in type promotion. Read
+    as an int operand, sum_to_size's [1] made a bool tensor "mixed", and
+    eager asked at the shrunken size (where sum_to_size returns its input)
+    "promoted" the int64 sum to bool; an int scalar (`alpha`) still counts."""
+    program = torch.export.export(Fn(lambda x: x.sum_to_size(1)).eval(), (_floats(5) > 0,))
+    assert promotion.promote_like_eager(program) == []
+    node = next(n for n in program.graph.nodes if n.op == "call_function")
+    assert promotion._operand_dtypes(node) == ([torch.bool], -1)
+    program = torch.export.export(Fn(lambda a, b: torch.add(a, b, alpha=2.5)).eval(), (_floats(3), _floats(3)))
+    node = next(n for n in program.graph.nodes if n.op == "call_function")
+    assert promotion._operand_dtypes(node) == ([torch.float32, torch.float32], 2)
 
 
 def test_ops_whose_meta_kernel_agrees_with_eager_are_left_alone():

@@ -40,6 +40,19 @@ func.func @bool_arithmetic(%a: !torch.vtensor<[2],i1>, %b: !torch.vtensor<[2],i1
 
 // -----
 
+// clamp of bools by bool tensors becomes i1 maximum and minimum (signed
+// order, True < False): refused (every-sample OpInfo clamp_max/bool ran wrong in stock mode).
+func.func @bool_clamp(%a: !torch.vtensor<[2],i1>, %b: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {
+  %none = torch.constant.none
+  // expected-error @below {{torch.aten.clamp.Tensor}}
+  %0 = torch.aten.clamp.Tensor %a, %none, %b : !torch.vtensor<[2],i1>, !torch.none, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>
+  // expected-error @below {{torch.aten.clamp_min.Tensor}}
+  %1 = torch.aten.clamp_min.Tensor %0, %b : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>
+  return %1 : !torch.vtensor<[2],i1>
+}
+
+// -----
+
 // bool mul is logical and, as i1 tosa.mul computes it: allowed.
 func.func @bool_mul(%a: !torch.vtensor<[2],i1>, %b: !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1> {
   %0 = torch.aten.mul.Tensor %a, %b : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1> -> !torch.vtensor<[2],i1>

@@ -47,15 +47,43 @@ def _category(dtype: torch.dtype) -> int:
     return 2 if dtype.is_floating_point else 1
 
 
+def _promoting(argument) -> bool:
+    """Whether a Python number given for this schema argument takes part in
+    type promotion: a `Scalar` (`number`), or a number standing for a Tensor
+    (`mul.Tensor(x, 2.5)`)."""
+    t = argument.type
+    if isinstance(t, torch.OptionalType):
+        t = t.getElementType()
+    return isinstance(t, (torch.NumberType, torch.TensorType))
+
+
+def _scalar_operands(node) -> list:
+    """The values the node passes for its schema's `Scalar` and Tensor
+    arguments: the only Python numbers type promotion reads. Sizes, dims and
+    their lists are not operands (`sum_to_size(bool x, [1])` is one bool
+    tensor, not a bool and an int: read as mixed, it was "promoted" to bool,
+    eager's answer at the shrunken size, where sum_to_size returns its input)."""
+    values = []
+    for i, argument in enumerate(node.target._schema.arguments):
+        if not _promoting(argument):
+            continue
+        if i < len(node.args) and not argument.kwarg_only:
+            values.append(node.args[i])
+        elif argument.name in node.kwargs:
+            values.append(node.kwargs[argument.name])
+    return values
+
+
 def _operand_dtypes(node) -> tuple[list[torch.dtype], int]:
     """The dtypes of the node's tensor operands, and the highest category
-    of its Python-number operands (-1: none)."""
+    of its Python-number (`Scalar`) operands (-1: none)."""
     dtypes, number = [], -1
     for a in pytree.tree_leaves((node.args, node.kwargs)):
         value = a.meta.get("val") if isinstance(a, torch.fx.Node) else a
         if isinstance(value, torch.Tensor):
             dtypes.append(value.dtype)
-        elif type(value) in _NUMBER_RANK:
+    for value in _scalar_operands(node):
+        if type(value) in _NUMBER_RANK:
             number = max(number, _NUMBER_RANK[type(value)])
     return dtypes, number
 

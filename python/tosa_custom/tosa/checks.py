@@ -53,7 +53,8 @@ _SIGN_BLIND = {
 # tosa.mul is logical and, PyTorch's bool mul: it stays.)
 _BOOL_ARITHMETIC = {
     "add.Tensor", "sub.Tensor", "maximum", "minimum", "gt.Tensor", "lt.Tensor", "ge.Tensor",
-    "le.Tensor", "clamp", "max", "min", "amax", "amin", "max.dim", "min.dim",
+    "le.Tensor", "clamp", "clamp.Tensor", "clamp_max", "clamp_max.Tensor", "clamp_min", "clamp_min.Tensor", "max",
+    "min", "amax", "amin", "max.dim", "min.dim",
 }
 
 
