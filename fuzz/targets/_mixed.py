@@ -13,6 +13,11 @@ shape, of another shape with as many elements, of another count, or empty;
 compiled in stock or auto mode. Oracle: eager PyTorch: the result's dtype,
 shape and values, and the `out=` tensor's shape and values after the call.
 Stock mode may refuse with a clean error; auto mode must compile.
+
+The every-sample OpInfo run found two more: `sum_to_size(bool x, [1])`
+returned bool (its size list read as an int operand made it "mixed"), and
+`clamp_max` / `clamp_min` of bool tensors ran as i1 signed order in stock
+mode. Both are drawn here: one operand and a size list, and the clamps.
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ __all__ = ["strategy", "check", "OPS", "OUTS", "TYPES"]
 # name -> (operand count, whether it takes out=)
 _OPS = {"add": (2, True), "sub": (2, True), "mul": (2, True), "div": (2, True), "maximum": (2, True),
         "minimum": (2, True), "lt": (2, True), "where": (3, True), "clamp": (3, True),
-        "threshold_backward": (2, False), "arange": (0, True)}
+        "threshold_backward": (2, False), "arange": (0, True), "clamp_max": (2, True), "clamp_min": (2, True),
+        "sum_to_size": (1, False)}
 OPS = tuple(_OPS)
 OUTS = ("none", "same", "reshaped", "other_count", "empty")
 TYPES = ("bool", "uint8", "int32", "int64", "float16", "float32")
@@ -70,6 +76,8 @@ def _call(op: str, operands: list, out):
         return torch.where(operands[0] != 0, operands[1], operands[2], **kw)
     if op == "clamp":
         return torch.clamp(operands[0], operands[1], operands[2], **kw)
+    if op == "sum_to_size":  # [3, 4] -> [1, 1]: a sum in eager's dtype for the input's (at the
+        return operands[0].sum_to_size(1, 1)  # promotion's shrunken [1, 1] it would return its input)
     return getattr(torch, op)(*operands, **kw)
 
 
