@@ -326,3 +326,37 @@ def test_random_statistics_are_judged_against_eagers_other_draws():
     torch.manual_seed(seed)
     _fails("numeric-mismatch", runner._compare_values, case, Dropout2d(p=0.9)(x), first, lambda: None,
            "statistics", lambda: redraw(0))
+
+
+def test_what_a_random_op_writes_into_its_input_is_judged_as_a_draw():
+    """exponential_ writes its draw into its input: the input after the call
+    is judged by statistics against eager's other draws, as the result is
+    (every-sample OpInfo exponential/*/2 failed on the written input's
+    values), and a wrong distribution written there still fails."""
+
+    class Exponential(torch.nn.Module):
+        def __init__(self, rate=1.0):
+            super().__init__()
+            self.rate = rate
+
+        def forward(self, x):
+            return x.exponential_(self.rate) * 1
+
+    x = torch.zeros(256)
+    case = Case("ExponentialModule_in_place", Exponential, lambda: (x,), "random", {}, compare="statistics")
+    redraw = runner._redraw_calls(case, Exponential(), (x,))
+    (expected, eager_args), = runner._eager_calls(case, Exponential(), (x,))[0]
+
+    def draw(seed, rate=1.0):
+        torch.manual_seed(seed)
+        args = (x.clone(),)
+        return Exponential(rate)(*args), args
+
+    got, args = draw(123)
+    assert not torch.equal(args[0], eager_args[0])  # another draw, by value
+    runner._compare_call(case, 0, got, expected, args, eager_args, redraw=lambda part: redraw(0, part))
+    got, args = draw(123)
+    wrong = (args[0] * 3,)  # a result of eager's distribution, an input written with another
+    msg = _fails("numeric-mismatch", runner._compare_call, case, 0, got, expected, wrong, eager_args,
+                 redraw=lambda part: redraw(0, part))
+    assert "eager draws with other seeds" in msg

@@ -332,13 +332,17 @@ def _compare_call(case: Case, call: int, got, expected, args, eager_args, sizes:
     """One call: the results (structure, then values) and what the model
     wrote into its inputs; `sizes` names the input set of a dynamic case;
     `precise()`: eager's (result, inputs after the call) in float64, or None;
-    `redraw()`: eager's results of the call with other seeds."""
+    `redraw(part)`: eager's results (0) or inputs after the call (1) with other seeds."""
     where = sizes + (f"call {call + 1}: " if case.calls > 1 else "")
     compare_structure(got, expected, f"{where}the result")
     precise = precise or (lambda: None)
     try:
-        _compare_values(case, got, expected, lambda: (precise() or (None, None))[0], case.compare, redraw, model)
-        _compare_values(case, args, eager_args, lambda: (precise() or (None, None))[1], "values")
+        _compare_values(case, got, expected, lambda: (precise() or (None, None))[0], case.compare,
+                        redraw and (lambda: redraw(0)), model)
+        # What a random op wrote into its inputs is a draw too (exponential_): judged as its results are.
+        random = case.compare == "statistics"
+        _compare_values(case, args, eager_args, lambda: (precise() or (None, None))[1],
+                        "statistics" if random else "values", (lambda: redraw(1)) if redraw and random else None)
     except _Failure as f:
         raise _Failure(f.category, where + str(f), f.failing_ops) from None
 
@@ -356,7 +360,8 @@ def _precise_calls(case: Case, model, inputs):
 
 
 def _redraw_calls(case: Case, model, inputs):
-    """A memo of eager's calls with seeds 1.._REDRAWS (computed on first use): call index -> results.
+    """A memo of eager's calls with seeds 1.._REDRAWS (computed on first use): (call index, part) ->
+    the results (part 0) or the inputs after the call (part 1) of each draw.
 
     Every torch.manual_seed is shifted: eager's own, and a model's that
     seeds itself (OpInfo wraps its random ops in `wrapper_set_seed`, which
@@ -364,7 +369,7 @@ def _redraw_calls(case: Case, model, inputs):
     memo = []
     seed_as_asked = torch.manual_seed
 
-    def call(i: int) -> list:
+    def call(i: int, part: int = 0) -> list:
         if not memo:
             draws = []
             try:
@@ -375,7 +380,7 @@ def _redraw_calls(case: Case, model, inputs):
             except Exception:  # eager ran with seed 0; a failure now decides nothing
                 draws = []
             memo.append(draws)
-        return [calls[i][0] for calls in memo[0]]
+        return [calls[i][part] for calls in memo[0]]
 
     return call
 
@@ -645,7 +650,8 @@ def run_case(case: Case, mode: str, ops: Sequence[str] | None = None, *, torch_f
                 precise, redraw = _precise_calls(case, model, s), _redraw_calls(case, model, s)
                 for call, ((got, args), (eager_result, eager_args)) in enumerate(zip(runs, expected)):
                     _compare_call(case, call, got, eager_result, args, eager_args, _sizes(s, input_sets),
-                                  lambda call=call: precise(call), lambda call=call: redraw(call), model)
+                                  lambda call=call: precise(call),
+                                  lambda part, call=call: redraw(call, part), model)
             if len(input_sets) == 1:  # state carries from call to call of one input set
                 _compare_state(program, eager[0][1])
         measured = "pass"
