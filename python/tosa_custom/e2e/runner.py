@@ -338,7 +338,7 @@ def _compare_call(case: Case, call: int, got, expected, args, eager_args, sizes:
     precise = precise or (lambda: None)
     try:
         _compare_values(case, got, expected, lambda: (precise() or (None, None))[0], case.compare,
-                        redraw and (lambda: redraw(0)), model)
+                        (lambda: redraw(0)) if redraw else None, model)
         # What a random op wrote into its inputs is a draw too (exponential_): judged as its results are.
         random = case.compare == "statistics"
         _compare_values(case, args, eager_args, lambda: (precise() or (None, None))[1],

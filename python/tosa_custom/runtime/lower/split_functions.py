@@ -73,17 +73,18 @@ _KEPT = ("memref.alloca", "llvm.intr.stacksave", "llvm.intr.stackrestore", "memr
 def _op_sizes(fn: ir.Operation, ops: list) -> tuple[list[int], int]:
     """The size of each of `ops` (the ops of `fn`'s block, nested counted)
     and of `fn`, in one post-order walk (an op is visited after what it nests)."""
-    sizes, state = [], {"count": 0, "last": 0}
+    sizes, count, last = [], 0, 0
 
     def visit(op):
-        state["count"] += 1
+        nonlocal count, last
+        count += 1
         if len(sizes) < len(ops) and op == ops[len(sizes)]:
-            sizes.append(state["count"] - state["last"])
-            state["last"] = state["count"]
+            sizes.append(count - last)
+            last = count
         return ir.WalkResult.ADVANCE
 
     fn.walk(visit)
-    return sizes, state["count"]
+    return sizes, count
 
 
 def _pieces(ops: list, sizes: list[int], limit: int) -> list[list]:
