@@ -15,6 +15,8 @@ from tosa_custom.weights.blobs import (
     builtin_type,
     dense_value,
     module_values,
+    resource_array,
+    resource_attr,
     resource_blobs,
     resource_key,
     set_module_values,
@@ -103,3 +105,41 @@ def test_module_values_round_trip(ctx):
     assert module_values(module.operation) == {"w": value}
     set_module_values(module.operation, {})
     assert VALUES_ATTR not in module.operation.attributes
+
+
+def test_a_blob_made_here_is_read_back_without_printing_the_module(ctx, monkeypatch):
+    import tosa_custom.weights.blobs as blobs
+
+    array = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ty = ir.RankedTensorType.get([2, 3], ir.F32Type.get())
+    first, second = resource_attr(array, "w", ty), resource_attr(array * 2, "w", ty)
+    assert resource_key(first) == "w" and resource_key(second) != "w"  # the context renames the second
+    assert resource_array(first).tolist() == array.tolist()
+    assert resource_array(second).tolist() == (array * 2).tolist()
+    assert resource_array(first).shape == (2, 3)
+    monkeypatch.setattr(blobs, "resource_blobs", lambda module_op: pytest.fail("printed the module"))
+    module = ir.Module.parse("module {}")
+    read = ResourceBlobs(module.operation).get(resource_key(second))
+    assert np.frombuffer(read, dtype=np.float32).tolist() == (array * 2).reshape(-1).tolist()
+
+
+def test_a_parsed_blob_is_not_one_made_here(ctx):
+    attr = _const_attr(_blob_module())
+    assert resource_array(attr) is None
+    assert resource_array(dense_value(torch.tensor([1.5, 2.5]), ir.Type.parse("tensor<2xf32>"))) is None
+
+
+def test_the_made_blobs_table_keeps_no_context_alive():
+    import gc
+    import weakref
+
+    from tosa_custom.weights.blobs import _MADE
+
+    context = make_context()
+    with context, ir.Location.unknown():
+        resource_attr(np.ones(4, np.float32), "w", ir.RankedTensorType.get([4], ir.F32Type.get()))
+    alive = weakref.ref(context)
+    assert context in _MADE
+    del context
+    gc.collect()
+    assert alive() is None

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import torch
 from torch._subclasses.fake_tensor import FakeTensor
 from torch_mlir import ir
@@ -39,7 +38,7 @@ from torch_mlir.extras.fx_importer import FxImporterHooks, create_mlir_tensor_ty
 from ..core import dtypes as _dtypes
 from ..core.diagnostics import CompileError
 from ..core.schema import overload_name
-from ..weights.blobs import dense_value, storage
+from ..weights.blobs import dense_value, resource_attr, storage
 
 __all__ = ["lift_list_constants", "import_error", "LiteralHooks"]
 
@@ -142,7 +141,7 @@ def _elements(t: torch.Tensor) -> ir.Attribute | None:
     if array.size == 1:
         return dense_value(t, ty)
     name = f"torch_tensor_{'_'.join(str(d) for d in t.shape)}_{t.dtype}"
-    return ir.DenseResourceElementsAttr.get_from_buffer(np.ascontiguousarray(array), name, ty)
+    return resource_attr(array, name, ty)
 
 
 def _failing_node(error: BaseException):

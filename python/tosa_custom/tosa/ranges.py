@@ -36,7 +36,7 @@ from torch_mlir import ir
 
 from ..core import dtypes as _dtypes
 from ..core.ir import defining_op
-from ..weights.blobs import resource_blobs, resource_key
+from ..weights.blobs import ResourceBlobs, resource_key
 
 __all__ = ["I32_RANGE", "IntegerConstants", "Ranges", "fits", "type_range", "is_zero"]
 
@@ -44,11 +44,11 @@ I32_RANGE = (float(np.iinfo(np.int32).min), float(np.iinfo(np.int32).max))
 
 
 class IntegerConstants:
-    """The values of integer `tosa.const` ops; a `dense_resource` blob is read
-    from the module's printed resource section, once, only when one is asked for."""
+    """The values of integer `tosa.const` ops, `dense_resource` blobs included
+    (read through `ResourceBlobs`)."""
 
     def __init__(self, module: ir.Operation):
-        self._module, self._blobs = module, None
+        self._blobs = ResourceBlobs(module)
 
     def values(self, value: ir.Value) -> np.ndarray | None:
         owner = value.owner
@@ -60,8 +60,6 @@ class IntegerConstants:
         key = resource_key(attr)
         if key is None:
             return None
-        if self._blobs is None:
-            self._blobs = resource_blobs(self._module)
         data = self._blobs.get(key)
         ty = ir.RankedTensorType(value.type)
         dtype = _dtypes.by_element(str(ty.element_type))

@@ -2,15 +2,21 @@
 in `tosa_custom.weight_values`, and their conversion to and from tensors.
 
 The Python bindings cannot read a `dense_resource` blob through its
-attribute: `resource_blobs` reads every blob from the module's printed
-resource section instead, and `ResourceBlobs` does so once, only when a blob
-is asked for. The lift and bind passes, the runtime (a module's own weight
-values) and the TOSA narrowing pass (constant tables) all read blobs here.
+attribute. A blob this package makes (`resource_attr`: the importer's
+literals, bound weights) keeps the array it was made from, so its bytes are
+read back without a copy (`resource_array`). Any other blob (one the parser
+made, from a file or a module's text) is read from the module's printed
+resource section: `resource_blobs` reads every blob so, and `ResourceBlobs`
+does so once, only when a blob it does not know is asked for. The lift and
+bind passes, the runtime (a module's own weight values, flat globals), the
+quantized lowering and the TOSA narrowing pass all read blobs here.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import weakref
 
 import ml_dtypes
 import numpy as np
@@ -20,7 +26,7 @@ from torch_mlir import ir
 from ..core import dtypes as _dtypes
 from .manifest import VALUES_ATTR
 
-__all__ = ["resource_key", "resource_blobs", "ResourceBlobs", "module_values", "set_module_values", "tensor_value",
+__all__ = ["resource_key", "resource_attr", "resource_array", "resource_blobs", "ResourceBlobs", "module_values", "set_module_values", "tensor_value",
            "builtin_type", "dense_value", "weight_value", "storage"]
 
 _RESOURCE = re.compile(r'^dense_resource<(?:"((?:[^"\\]|\\.)*)"|([^>]*))>')
@@ -34,6 +40,34 @@ def resource_key(attr: ir.Attribute) -> str | None:
     if not m:
         return None
     return m[1].encode().decode("unicode_escape") if m[1] is not None else m[2]
+
+
+_MADE: "weakref.WeakKeyDictionary[ir.Context, dict[str, np.ndarray]]" = weakref.WeakKeyDictionary()
+"""context -> blob key -> the array a blob made by `resource_attr` holds (the
+blob holds the array alive for as long as its context lives; this table
+holds neither the context nor, past the context's life, the array)."""
+
+
+def resource_attr(array: np.ndarray, name: str, ty: ir.Type) -> ir.Attribute:
+    """A `dense_resource` attribute of type `ty` whose blob is `array`'s
+    memory (no copy), remembered for `resource_array`. The blob's key is
+    `name`, or `name` with a suffix if the context has that key already."""
+    array = np.ascontiguousarray(array)
+    attr = ir.DenseResourceElementsAttr.get_from_buffer(array, name, ty)
+    _MADE.setdefault(attr.context, {})[resource_key(attr)] = array
+    return attr
+
+
+def resource_array(attr: ir.Attribute) -> np.ndarray | None:
+    """The array behind a `dense_resource` attribute `resource_attr` made (as
+    its storage: bfloat16 as int16), shaped as the attribute; None for any
+    other attribute or blob."""
+    key = resource_key(attr)
+    array = _MADE.get(attr.context, {}).get(key) if key is not None else None
+    if array is None:
+        return None
+    shape = tuple(ir.ShapedType(attr.type).shape)
+    return array.reshape(shape) if array.size == math.prod(shape) else None
 
 
 def resource_blobs(module_op) -> dict[str, bytes]:
@@ -58,6 +92,9 @@ class ResourceBlobs:
         self._blobs: dict[str, bytes] | None = None
 
     def get(self, key: str) -> bytes | None:
+        made = _MADE.get(self._module_op.context, {}).get(key)
+        if made is not None:
+            return made.tobytes()
         if self._blobs is None:
             self._blobs = resource_blobs(self._module_op)
         return self._blobs.get(key)
@@ -128,4 +165,4 @@ def weight_value(t: torch.Tensor, ty: ir.RankedTensorType, name: str) -> ir.Attr
     `dense_resource` blob, or a dense attribute for a scalar or a bool tensor."""
     if t.numel() <= 1 or t.dtype == torch.bool:
         return dense_value(t, ty)
-    return ir.DenseResourceElementsAttr.get_from_buffer(storage(t), name, ty)
+    return resource_attr(storage(t), name, ty)

@@ -16,9 +16,15 @@ the type), and the memref descriptor carries the shape. So each constant
 global of rank > 1 takes the flat type `[N x T]` and its elements, the same
 bytes in the same order (a splat stays a splat). efficientnet_b0's load
 22.1 -> 21.5 s (245k rows of one element before, 63k after; AVX-512 host).
-A `dense_resource` global keeps its nesting: the bindings can neither read
-its blob nor give the blob another type (printing the module to read it cost
-more than it saves); those are the small 1xCx1x1 tensors of batch norms.
+A `dense_resource` global is flattened when its blob is one this package
+made (weights/blobs.py `resource_array`: the importer's literals, bound
+weights): a second blob of the flat type on the same memory, no copy, so
+whatever its rows. Every weight of a program whose convolutions run as
+kernels (dummy mode) is such a global, and a 3x3 filter was rows of 3:
+WideResNet-50-2's dummy-mode load took 140 s, ~23M rows. Any other blob
+(parsed from text or a file) keeps its nesting: the bindings can neither read
+it nor give it another type, and printing the module to read it costs more
+than it saves.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ import numpy as np
 from torch_mlir import ir
 
 from ...core.passes import PassContext, register_pass
+from ...weights.blobs import resource_array, resource_attr, resource_key
 from .constants import numpy_holds
 
 __all__ = ["FLATTEN_CONSTANT_GLOBALS", "LONG_ROWS", "flatten_constant_globals"]
@@ -51,7 +58,8 @@ def _flat_value(value: ir.Attribute, flat: ir.RankedTensorType) -> ir.Attribute 
     """`value` (elements of rank > 1) as the same elements of type `flat`, or
     None for a kind of attribute this does not know."""
     if not isinstance(value, ir.DenseElementsAttr):
-        return None
+        array = resource_array(value)
+        return None if array is None else resource_attr(array.reshape(-1), f"{resource_key(value)}_flat", flat)
     if value.is_splat:
         return ir.DenseElementsAttr.get_splat(flat, value.get_splat_value())
     if not numpy_holds(flat.element_type):
@@ -94,7 +102,7 @@ def flatten_constant_globals(module, ctx: PassContext | None = None) -> int:
             shaped = getattr(value, "type", None)
             if not isinstance(shaped, ir.RankedTensorType) or shaped.rank < 2:
                 continue
-            if shaped.shape[-1] >= LONG_ROWS:
+            if shaped.shape[-1] >= LONG_ROWS and isinstance(value, ir.DenseElementsAttr):
                 continue  # few rows: nothing to gain, and the copy costs (BERT's weights: 0.05 s)
             element = str(shaped.element_type)
             if str(op.attributes["global_type"]) != _nested(shaped.shape, element):  # printed: no Type made
