@@ -33,6 +33,23 @@ def test_memo_answers_as_pytorch_and_follows_new_registrations():
     assert op in cached() and op in export_utils._collect_all_valid_cia_ops()
 
 
+def test_a_recomputed_memo_makes_the_cpp_ops_python_ops_once(monkeypatch):
+    """PyTorch's walk makes the C++ CIA ops Python ops once per namespace; the
+    memo's walk once in all, with the same answer, and puts PyTorch's function back."""
+    calls = []
+    materialize = export_utils._materialize_cpp_cia_ops
+    monkeypatch.setattr(export_utils, "_materialize_cpp_cia_ops", lambda: calls.append(1) or materialize())
+    lib = torch.library.Library("tosa_custom_capture_test_once", "DEF")
+    lib.define("thrice(Tensor x) -> Tensor")
+    lib.impl("thrice", lambda x: x + x + x, "CompositeImplicitAutograd")
+    found = exported_program._collect_all_valid_cia_ops()
+    assert len(calls) == 1
+    assert torch.ops.tosa_custom_capture_test_once.thrice.default in found
+    export_utils._materialize_cpp_cia_ops()
+    assert len(calls) == 2  # the function the memo found is back
+    assert found == export_utils._collect_all_valid_cia_ops()  # PyTorch's own walk
+
+
 def _describe(value):
     """A callable as what it does: a function by its code and captured
     values, a partial by its function and arguments, anything else itself."""

@@ -93,3 +93,33 @@ def test_a_damaged_entry_is_compiled_again(cache_dir):
     torch.testing.assert_close(again(X), EAGER)
     two_threads = iree.load(MODULE, threads=2)  # another worker count: another dispatch split
     assert two_threads.cache.status == "stored" and two_threads.cache.key != key
+
+
+GONE = """
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = tosa.custom %x {domain_name = "acme", implementation_attrs = "", operator_name = "checked_sqrt"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+"""
+
+
+def test_a_kernel_library_deleted_after_it_was_loaded_runs_uncached(cache_dir, tmp_path):
+    """As the reference runtime's: no identity on disk, compiled and not stored."""
+    from pathlib import Path
+
+    from tosa_custom import runtime
+    from tosa_custom.runtime.kernels import native
+
+    fixture = Path(__file__).parents[1] / "native" / "fixture_kernels.c"
+    path = native.compile_kernel_library([fixture], tmp_path / "libgone.so")
+    library = runtime.load_kernel_library(path)
+    try:
+        path.unlink()
+        program = iree.load(GONE, threads=1)
+        assert program(torch.tensor([1.0, 4.0, 9.0, 16.0])).tolist() == [1.0, 2.0, 3.0, 4.0]
+        assert program.cache.status == "miss" and "libgone.so cannot be read" in program.cache.reason
+        assert not list(cache_dir.glob("iree*/*.entry")) and not list(cache_dir.glob("*/*.entry"))
+        del program
+        gc.collect()
+    finally:
+        native.unload_kernel_library(library)

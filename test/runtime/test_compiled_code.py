@@ -155,3 +155,32 @@ def test_the_code_is_linked_and_stored_while_the_program_runs(cache_dir, monkeyp
     released.set()
     again = runtime.load(MODULE)  # waits for the entry, then hits it
     assert (program.cache.status, again.cache.status, seen) == ("stored", "hit", [True])
+
+
+GONE = """
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = tosa.custom %x {domain_name = "acme", implementation_attrs = "", operator_name = "checked_sqrt"} : (tensor<4xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+"""
+
+
+def test_a_kernel_library_deleted_after_it_was_loaded_runs_uncached(cache_dir, tmp_path):
+    """The library runs from memory; with no file its identity cannot be
+    taken, so the code is compiled and not stored (never a crash in the key)."""
+    from pathlib import Path
+
+    from tosa_custom.runtime.kernels import native
+
+    fixture = Path(__file__).parents[1] / "native" / "fixture_kernels.c"
+    path = native.compile_kernel_library([fixture], tmp_path / "libgone.so")
+    library = runtime.load_kernel_library(path)
+    try:
+        path.unlink()
+        program = runtime.load(GONE)
+        assert program(torch.tensor([1.0, 4.0, 9.0, 16.0])).tolist() == [1.0, 2.0, 3.0, 4.0]
+        assert program.cache.status == "miss" and "libgone.so cannot be read" in program.cache.reason
+        assert program.kernels == ["native (libgone.so: checked_sqrt f32)"]
+        assert not list(cache_dir.glob("runtime/*.entry"))
+    finally:
+        native.unload_kernel_library(library)

@@ -47,12 +47,27 @@ def _cache_cia_ops() -> None:
         key = _cia_fingerprint()
         if key not in memo:
             memo.clear()
-            memo[key] = frozenset(collect())
+            memo[key] = frozenset(_materializing_once(collect))
         return set(memo[key])  # the caller removes from its copy
 
     cached._tosa_custom_cached = True
     cached._tosa_custom_original = collect
     exported_program._collect_all_valid_cia_ops = cached
+
+
+def _materializing_once(collect):
+    """`collect()` with the C++ CompositeImplicitAutograd ops made Python ops
+    once, before it. The walk does so once per op namespace (34 here, a
+    getattr per registered CIA op each time, 20 ms of a process's first
+    compile), and nothing registers an op during the walk: every time after
+    the first finds them made."""
+    materialize = export_utils._materialize_cpp_cia_ops
+    materialize()
+    export_utils._materialize_cpp_cia_ops = lambda: None
+    try:
+        return collect()
+    finally:
+        export_utils._materialize_cpp_cia_ops = materialize
 
 
 def _run_original_cia(fake_tensor_mode, op, *args, original_callable, **kwargs):

@@ -46,7 +46,7 @@ def _versions() -> dict:
 def _identity(site, binding) -> dict:
     if binding.library is None:  # a Python kernel: called back, nothing of it in the vmfb but its site
         return {"symbol": site.symbol, "kernel": binding.description}
-    return {"symbol": site.symbol, "library": _cache.file_digest(binding.library.path),
+    return {"symbol": site.symbol, "library": _cache.library_digest(binding.library.path),
             "abi": binding.library.version, "kernel": binding.description, "split": repr(binding.split)}
 
 
@@ -74,10 +74,14 @@ class VmfbCache(_cache.Lookup):
         bound = bind_kernels(module, **choice)
         sites: list[BoundSite] = []
         try:
-            if self._digest is None:
+            key = None
+            try:
+                key = self._key(entry, bound) if self._digest is not None else None
+            except _cache.Unkeyable as e:
+                self._set("miss", reason=str(e))
+            if key is None:
                 sites = mark_sites(module, bound)
                 return (sites, *compile(module, sites))
-            key = self._key(entry, bound)
             found, reason = self._cache.get(KIND, key)
             self._set("miss", key, reason)
             ids = found.meta.get("ids") if found is not None else None

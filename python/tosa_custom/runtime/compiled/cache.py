@@ -51,7 +51,7 @@ from importlib import metadata
 from pathlib import Path
 
 __all__ = ["Cache", "Entry", "Lookup", "wait_for", "ENV_DIR", "ENV_ENABLE", "ENV_SIZE", "DEFAULT_SIZE", "default_cache",
-           "digest", "file_digest", "module_digest", "toolchain", "parse_size"]
+           "digest", "file_digest", "library_digest", "Unkeyable", "module_digest", "toolchain", "parse_size"]
 
 ENV_DIR = "TOSA_CUSTOM_CACHE_DIR"
 ENV_ENABLE = "TOSA_CUSTOM_CACHE"
@@ -97,6 +97,22 @@ def file_digest(path) -> str:
     once per (path, size, mtime) in a process."""
     st = os.stat(path)
     return _file_digest(os.fspath(path), st.st_size, st.st_mtime_ns)
+
+
+class Unkeyable(Exception):
+    """A load whose key cannot be taken: its code is compiled and not cached
+    (the message says why, as the lookup's reason)."""
+
+
+def library_digest(path) -> str:
+    """A kernel library's identity, its content's digest. A library deleted
+    or replaced by an unreadable file since it was loaded keeps running from
+    memory, but has no identity on disk: Unkeyable."""
+    try:
+        return file_digest(path)
+    except OSError as e:
+        raise Unkeyable(f"kernel library {path} cannot be read ({e.strerror or e}): "
+                        "code calling it is compiled, not cached") from e
 
 
 def _version(distribution: str) -> str:

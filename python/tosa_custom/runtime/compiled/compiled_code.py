@@ -167,7 +167,7 @@ def site_identity(symbol: str, binding, kernel) -> dict:
     library's content and the kernel's name (the code calls it with a
     context), a Python one by its qualified name."""
     if binding is not None:
-        return {"symbol": symbol, "library": _cache.file_digest(binding.library.path),
+        return {"symbol": symbol, "library": _cache.library_digest(binding.library.path),
                 "abi": binding.library.version, "kernel": binding.description}
     return {"symbol": symbol, "python": f"{getattr(kernel, '__module__', '?')}."
                                         f"{getattr(kernel, '__qualname__', repr(kernel))}"}
@@ -232,7 +232,11 @@ class CodeCache(_cache.Lookup):
         self._imports = imports(sites)
         if self._digest is None:
             return False
-        identities = [site_identity(s.site.symbol, s.native, s.kernel) for s in sites]
+        try:
+            identities = [site_identity(s.site.symbol, s.native, s.kernel) for s in sites]
+        except _cache.Unkeyable as e:
+            self._set("miss", reason=str(e))
+            return False
         key = _cache.digest({"loader": KIND, "module": self._digest, "entry": entry, "options": options,
                              "cpu": _cpu(cpu), "sites": identities, "toolchain": _cache.toolchain(LAYERS),
                              "runtime": _cache.file_digest(_native.runtime_library_path())})

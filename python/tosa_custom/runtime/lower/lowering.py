@@ -61,13 +61,13 @@ from .early_frees import FREE_AFTER_LAST_USE
 from .integer_contractions import WIDEN_INTEGER_CONTRACTIONS
 from .polymath import EXPAND_MATH, expand_math
 from .prologues import SPLIT_CONTRACTION_PROLOGUES
+from .transform_scripts import VECTOR_LOWERING_SCRIPT
+from .vector_lowering import FOLD_BROADCAST_CHAINS, LOWER_VECTORS, PREPARE_VECTORS
 from .tiling import (
     GENERALIZE,
-    LOWER_VECTORS,
     MAKE_COLUMNS_CONTIGUOUS,
     PACK_COLUMNS,
     TILE_AND_VECTORIZE,
-    VECTOR_LOWERING_SCRIPT,
     TilePlan,
     make_columns_contiguous,
     pack_columns,
@@ -190,7 +190,10 @@ _BUFFERIZE_TILED = [
     # hoist-static-allocs can make it the caller's output buffer (no copy).
     "canonicalize", "cse", "canonicalize", *_OUT_PARAMS, WRITE_RESULTS_IN_PLACE,
 ]
-_VECTOR_TAIL = [FUSE_MULTIPLY_ADD, LOWER_VECTORS]
+# Between the two vector scripts, each broadcast the preparation left as a
+# transposed chain made one broadcast (vector_lowering.py).
+_LOWER_VECTORS = [PREPARE_VECTORS, FOLD_BROADCAST_CHAINS, LOWER_VECTORS]
+_VECTOR_TAIL = [FUSE_MULTIPLY_ADD, *_LOWER_VECTORS]
 
 
 def _tile(cpu: CpuTarget) -> list[str]:
@@ -201,7 +204,7 @@ def _tile(cpu: CpuTarget) -> list[str]:
 
 def _vector_tail(cpu: CpuTarget) -> list[str]:
     # Without FMA, llvm.fma is a libm call per lane: keep (or split back to) mul + add.
-    return _VECTOR_TAIL if cpu.fma else [LOWER_VECTORS, SPLIT_MULTIPLY_ADD]
+    return _VECTOR_TAIL if cpu.fma else [*_LOWER_VECTORS, SPLIT_MULTIPLY_ADD]
 
 
 def _jit(cpu: CpuTarget) -> list[str]:

@@ -51,14 +51,18 @@ slower; densenet121 (35.2k, one entry of 219k LLVM ops) took 223 s in the
 ExecutionEngine uncut and 38 s cut. Its LLVM time grows with something other
 than the op count (densenet's entry has 1335 loop nests and 493 buffers
 live across its concatenations), so the bound sits between the two."""
-DEFAULT_PIECES_ABOVE = 5000
+DEFAULT_PIECES_ABOVE = 2500
 """The size past which `pieces` cuts a function: compiled/parallel.py's
 MIN_OPS (6000 LLVM ops), under which the module stays in one process, at
 the fewest LLVM ops per op measured (after the lowering's last
-canonicalization: BERT's entry 10.6k ops here, 11.8k LLVM). Cut and
-compiled in one process anyway, pieces cost LLVM time: at 3000, dynamic
-GPT-2 and OPT (selective; entries of 3.9k and 4.8k ops) loaded in 1.2 and
-1.8 s against 1.1 and 1.3 s uncut, BERT in 1.29 against 1.20 s."""
+canonicalization: BERT's entry 3.3k ops here, 7.7k LLVM, since broadcast
+chains are folded, vector_lowering.py; 10.6k and 11.8k before). Cut and
+compiled in one process anyway, pieces cost LLVM time: at 3000 (before the
+fold), dynamic GPT-2 and OPT (selective; entries of 3.9k and 4.8k ops)
+loaded in 1.2 and 1.8 s against 1.1 and 1.3 s uncut, BERT in 1.29 against
+1.20 s. BERT now loads in 0.70-0.76 s cut in two processes, 0.88-0.91 s
+uncut in one; the example block (1.1k ops, 2.5k LLVM) 0.29 s uncut, 0.45-0.50
+s cut (AVX-512 host)."""
 _PREFIX = "__tosa_custom_part"
 # Ops cloned into each piece that reads them, not passed: constants LLVM
 # folds, and symbol addresses.

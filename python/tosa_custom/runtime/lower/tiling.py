@@ -35,19 +35,16 @@ from ..compiled.cpu import CpuTarget, cpu_target
 from .constants import is_dense_constant, packed_constant, transposed_constant
 from .loop_analysis import DYNAMIC_RANGE, LoopInfo, analyze, dim, is_pure_contraction, producer_name
 from .remainders import rewrite_remainders
-from .transform_scripts import (PLAN_ATTR, VECTOR_LOWERING_SCRIPT, TilePlan, apply_script, generalize_script,
-                                tiling_script, vectorize_script)
+from .transform_scripts import PLAN_ATTR, TilePlan, apply_script, generalize_script, tiling_script, vectorize_script
 
-__all__ = ["TilePlan", "TileConfig", "tile_config", "VECTOR_LOWERING_SCRIPT", "apply_script", "make_columns_contiguous", "pack_columns",
+__all__ = ["TilePlan", "TileConfig", "tile_config", "apply_script", "make_columns_contiguous", "pack_columns",
            "plan_tiling", "producer", "single_use", "tile_and_vectorize", "generalize", "apply_tile_plans",
-           "lower_vectors", "GENERALIZE", "MAKE_COLUMNS_CONTIGUOUS", "PACK_COLUMNS", "TILE_AND_VECTORIZE",
-           "LOWER_VECTORS"]
+           "GENERALIZE", "MAKE_COLUMNS_CONTIGUOUS", "PACK_COLUMNS", "TILE_AND_VECTORIZE"]
 
 GENERALIZE = "tosa-custom-generalize"
 MAKE_COLUMNS_CONTIGUOUS = "tosa-custom-make-columns-contiguous"
 PACK_COLUMNS = "tosa-custom-pack-columns"
 TILE_AND_VECTORIZE = "tosa-custom-tile-and-vectorize"
-LOWER_VECTORS = "tosa-custom-lower-vectors"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -592,13 +589,6 @@ def apply_tile_plans(module, ctx: PassContext | None = None) -> dict[TilePlan, i
         elif plans:
             apply_script(module, tiling_script(plans))
     return plans
-
-
-@register_pass(LOWER_VECTORS,
-               "Lower vector ops to what convert-vector-to-llvm handles well: contractions to FMAs on 1-D vectors, "
-               "multi-reductions to horizontal reductions, n-D transfers to 1-D loads and stores")
-def lower_vectors(module, ctx: PassContext | None = None) -> None:
-    apply_script(module, VECTOR_LOWERING_SCRIPT)
 
 
 def tile_and_vectorize(module, cpu: "str | CpuTarget | TileConfig | None" = None) -> dict[TilePlan, int]:

@@ -40,7 +40,7 @@ from torch_mlir import ir
 from torch_mlir.dialects.transform import interpreter
 
 __all__ = ["TilePlan", "PLAN_ATTR", "MASKED_ATTR", "FULL_TILES_ATTR", "OVERLAP_ATTR", "PEELED_FILL_ATTR",
-           "VECTOR_LOWERING_SCRIPT", "apply_script", "generalize_script", "patterns_script", "tiling_script",
+           "VECTOR_PREPARATION_SCRIPT", "VECTOR_LOWERING_SCRIPT", "apply_script", "generalize_script", "patterns_script", "tiling_script",
            "vectorize_script"]
 
 _SEQUENCE_HEAD = """module attributes {transform.with_named_sequence} {
@@ -52,13 +52,21 @@ _SEQUENCE_TAIL = """    transform.yield
 """
 _ANY = "!transform.any_op"
 
-VECTOR_LOWERING_SCRIPT = _SEQUENCE_HEAD + """\
+VECTOR_PREPARATION_SCRIPT = _SEQUENCE_HEAD + """\
     %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %f {
       transform.apply_patterns.vector.reduction_to_contract
       transform.apply_patterns.vector.transfer_permutation_patterns
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim
     } : !transform.any_op
+""" + _SEQUENCE_TAIL
+"""Vector ops in the forms VECTOR_LOWERING_SCRIPT lowers: reductions of
+products as contractions, transfers of permuted or broadcast dims as plain
+transfers followed by a broadcast and a transpose, leading unit dims cast
+away."""
+
+VECTOR_LOWERING_SCRIPT = _SEQUENCE_HEAD + """\
+    %f = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %f {
       transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
       transform.apply_patterns.vector.lower_outerproduct
@@ -73,11 +81,12 @@ VECTOR_LOWERING_SCRIPT = _SEQUENCE_HEAD + """\
       transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
     } : !transform.any_op
 """ + _SEQUENCE_TAIL
-"""Vector ops to what convert-vector-to-llvm handles well: contractions become
-outer products and then FMAs on 1-D vectors, multi-reductions horizontal
-reductions, n-D transfers 1-D loads and stores. No canonicalization after it:
-that would fold the chains of row inserts that build a 2-D accumulator into a
-`vector.from_elements` of every scalar, which LLVM then builds lane by lane."""
+"""Vector ops (after VECTOR_PREPARATION_SCRIPT) to what convert-vector-to-llvm
+handles well: contractions become outer products and then FMAs on 1-D
+vectors, multi-reductions horizontal reductions, n-D transfers 1-D loads and
+stores. No canonicalization after it: that would fold the chains of row
+inserts that build a 2-D accumulator into a `vector.from_elements` of every
+scalar, which LLVM then builds lane by lane."""
 
 PLAN_ATTR = "tosa_custom.tile_plan"
 """The attribute naming an op's plan (its number in the script); tiling
