@@ -192,3 +192,36 @@ def test_taps_reading_only_padding_are_dropped_and_match_eager(size):
     with torch.no_grad():
         expected = model(x)
     assert_reduction_close(program(x), expected, k=8 * 9, depth=2)
+
+
+def _linear(rows: int, k: int, n: int, weights) -> str:
+    """x @ W with W a constant: the runtime packs W in column panels and the
+    contraction reads one A element per tile row, broadcast across its lanes."""
+    values = ", ".join(f"{v:.6e}" for v in weights.reshape(-1).tolist())
+    return f"""
+func.func @f(%a: tensor<1x{rows}x{k}xf32>) -> tensor<1x{rows}x{n}xf32> {{
+  %z = "tosa.const"() <{{values = dense<0.0> : tensor<1xf32>}}> : () -> tensor<1xf32>
+  %w = "tosa.const"() <{{values = dense<[[{values}]]> : tensor<1x{k * n}xf32>}}> : () -> tensor<1x{k * n}xf32>
+  %s = tosa.const_shape {{values = dense<[1, {k}, {n}]> : tensor<3xindex>}} : () -> !tosa.shape<3>
+  %b = tosa.reshape %w, %s : (tensor<1x{k * n}xf32>, !tosa.shape<3>) -> tensor<1x{k}x{n}xf32>
+  %0 = tosa.matmul %a, %b, %z, %z : (tensor<1x{rows}x{k}xf32>, tensor<1x{k}x{n}xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x{rows}x{n}xf32>
+  return %0 : tensor<1x{rows}x{n}xf32>
+}}"""
+
+
+@pytest.mark.parametrize("cpu", ["avx512", "avx2"])
+def test_a_packed_contraction_broadcasts_each_row_once(cpu):
+    """Each tile row's A element reaches its FMA as one broadcast (a splat
+    per row), not built lane by lane from a transposed broadcast (32 scalar
+    inserts per row on AVX-512 before vector_lowering.py's fold), and the
+    product is eager's (run at avx2, which any x86-64 host here runs)."""
+    g = torch.Generator().manual_seed(7)
+    w, a = torch.randn(64, 64, generator=g), torch.randn(1, 32, 64, generator=g)
+    module = _parse(_linear(32, 64, 64, w))
+    lowering.lower_to_vectors(module, cpu=cpu)
+    text = str(module)
+    assert "vector.fma" in text or "math.fma" in text
+    assert "f32 into vector<" not in text  # no element-wise vector building
+    if cpu == "avx2":
+        program = runtime.load(_linear(32, 64, 64, w), cpu="avx2")
+        assert_reduction_close(program(a), a @ w, 64)
