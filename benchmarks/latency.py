@@ -27,7 +27,7 @@ load; "cached" is a cached load alone (parse of the saved bytecode not
 included). The table also checks that each program computes what eager does.
 
     python benchmarks/latency.py [--models block,resnet18,mobilenet_v3_small] [--modes stock,auto]
-                                 [--no-torch-mlir] [--no-cached]
+                                 [--no-torch-mlir] [--no-cached] [--rounds N]
 
 Models: block (the example TransformerBlock), bert (a 2-layer random BERT),
 and torchvision's resnet18, mobilenet_v2, mobilenet_v3_small,
@@ -304,6 +304,8 @@ def main() -> None:
     parser.add_argument("--modes", default="stock,auto")
     parser.add_argument("--no-torch-mlir", action="store_true")
     parser.add_argument("--no-cached", action="store_true")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measure each path this many times, alternating their order (row: the median)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -322,14 +324,50 @@ def main() -> None:
 
 
 def _measure_model(model: str, args, scratch: str) -> None:
-    for mode in [m for m in args.modes.split(",") if m]:
-        cache_dir = os.path.join(scratch, f"{model}-{mode}-cache")
-        job = {"model": model, "mode": mode, "save": os.path.join(scratch, f"{model}-{mode}.mlirbc")}
-        result = _run({**job, "kind": "ours"}, cache_dir)
-        cached = None if args.no_cached or "error" in result else _run({**job, "kind": "cached"}, cache_dir)
-        print(_row(model, mode, result, cached), flush=True)
-    if not args.no_torch_mlir:
-        print(_row(model, "torch-mlir", _run({"model": model, "kind": "torch-mlir"}, scratch), None), flush=True)
+    """Each path `--rounds` times, alternating which goes first (a host's
+    load drifts: the path measured first would take the drift). A path's
+    row is its round of median total; with several rounds, a line gives
+    every round's total and the median of the per-round ratios to torch-mlir."""
+    modes = [m for m in args.modes.split(",") if m]
+    paths = modes + ([] if args.no_torch_mlir else ["torch-mlir"])
+    results: dict[str, list] = {path: [] for path in paths}
+    for r in range(args.rounds):
+        for path in paths if r % 2 == 0 else paths[::-1]:
+            results[path].append(_measure_path(model, path, args, os.path.join(scratch, f"round{r}")))
+    for path in paths:
+        ok = [x for x in results[path] if "error" not in x[0]] or results[path]
+        result, cached = sorted(ok, key=lambda x: _total(x[0]))[len(ok) // 2]
+        print(_row(model, path, result, cached), flush=True)
+    if args.rounds > 1:
+        print(_rounds(model, results), flush=True)
+
+
+def _measure_path(model: str, path: str, args, scratch: str) -> tuple[dict, dict | None]:
+    """One cold run of a path (and, for ours, the cached load after it), each with a cache of its own."""
+    os.makedirs(scratch, exist_ok=True)
+    if path == "torch-mlir":
+        return _run({"model": model, "kind": "torch-mlir"}, scratch), None
+    cache_dir = os.path.join(scratch, f"{model}-{path}-cache")
+    job = {"model": model, "mode": path, "save": os.path.join(scratch, f"{model}-{path}.mlirbc")}
+    result = _run({**job, "kind": "ours"}, cache_dir)
+    return result, (None if args.no_cached or "error" in result else _run({**job, "kind": "cached"}, cache_dir))
+
+
+def _total(r: dict) -> float:
+    return r["compile"] + r["load"] if "error" not in r else float("inf")
+
+
+def _rounds(model: str, results: dict[str, list]) -> str:
+    totals = {path: [_total(r) for r, _ in runs] for path, runs in results.items()}
+    line = f"  {model} per round: " + "; ".join(
+        f"{path} " + " ".join(f"{t:.2f}" for t in values) for path, values in totals.items())
+    base = totals.get("torch-mlir")
+    for path, values in totals.items():
+        if base and path != "torch-mlir":
+            ratios = sorted(v / b for v, b in zip(values, base) if b not in (0, float("inf")) and v != float("inf"))
+            if ratios:
+                line += f"; {path}/torch-mlir median {ratios[len(ratios) // 2]:.2f} (of {len(ratios)})"
+    return line
 
 
 if __name__ == "__main__":
