@@ -26,8 +26,8 @@ from torch_mlir import ir
 from ..core import dtypes as _dtypes
 from .manifest import VALUES_ATTR
 
-__all__ = ["resource_key", "resource_attr", "resource_array", "resource_blobs", "ResourceBlobs", "module_values", "set_module_values", "tensor_value",
-           "builtin_type", "dense_value", "weight_value", "storage"]
+__all__ = ["resource_key", "resource_attr", "resource_array", "resource_blobs", "ResourceBlobs", "module_values",
+           "set_module_values", "tensor_value", "builtin_type", "dense_value", "weight_value", "storage"]
 
 _RESOURCE = re.compile(r'^dense_resource<(?:"((?:[^"\\]|\\.)*)"|([^>]*))>')
 _BLOB = re.compile(r'\n\s*("(?:[^"\\]|\\.)*"|[^\s:]+)\s*:\s*"0x([0-9A-Fa-f]*)"')
@@ -92,7 +92,8 @@ class ResourceBlobs:
         self._blobs: dict[str, bytes] | None = None
 
     def get(self, key: str) -> bytes | None:
-        made = _MADE.get(self._module_op.context, {}).get(key)
+        context = getattr(self._module_op, "context", None)
+        made = _MADE.get(context, {}).get(key) if context is not None else None
         if made is not None:
             return made.tobytes()
         if self._blobs is None:

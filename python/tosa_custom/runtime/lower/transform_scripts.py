@@ -40,8 +40,8 @@ from torch_mlir import ir
 from torch_mlir.dialects.transform import interpreter
 
 __all__ = ["TilePlan", "PLAN_ATTR", "MASKED_ATTR", "FULL_TILES_ATTR", "OVERLAP_ATTR", "PEELED_FILL_ATTR",
-           "VECTOR_PREPARATION_SCRIPT", "VECTOR_LOWERING_SCRIPT", "apply_script", "generalize_script", "patterns_script", "tiling_script",
-           "vectorize_script"]
+           "VECTOR_PREPARATION_SCRIPT", "VECTOR_LOWERING_SCRIPT", "apply_script", "generalize_script",
+           "patterns_script", "tiling_script", "vectorize_script"]
 
 _SEQUENCE_HEAD = """module attributes {transform.with_named_sequence} {
   transform.named_sequence @__transform_main(%root: !transform.any_op {transform.consumed}) {
