@@ -29,6 +29,7 @@ import math
 import numpy as np
 from torch_mlir import ir
 
+from ...core.ir import collect_ops
 from ...core.passes import PassContext, register_pass
 from .transform_scripts import VECTOR_LOWERING_SCRIPT, VECTOR_PREPARATION_SCRIPT, apply_script
 
@@ -104,11 +105,11 @@ def _element_map(chain: list[ir.Operation], source: tuple[int, ...]) -> np.ndarr
     return index
 
 
-def _broadcast_shape(index: np.ndarray) -> tuple[int, ...] | None:
+def _broadcast_shape(index: np.ndarray, count: int) -> tuple[int, ...] | None:
     """The shape S (each dim the result's or 1) such that broadcasting the
-    source, shape-cast to S, gives `index`; None if there is none."""
-    result, count = index.shape, int(index.max(initial=-1)) + 1
-    flat = np.arange(count)
+    source (`count` elements), shape-cast to S, gives `index`; None if there
+    is none."""
+    result, flat = index.shape, np.arange(count)
     for keep in range(1 << len(result)):
         shape = tuple(d if keep >> i & 1 else 1 for i, d in enumerate(result))
         if math.prod(shape) == count and np.array_equal(np.broadcast_to(flat.reshape(shape), result), index):
@@ -123,9 +124,7 @@ def _fold(op: ir.Operation) -> bool:
         return False
     source_shape = _shape(source)
     index = _element_map(chain, source_shape or ())
-    if source_shape is not None and index.size and int(index.max()) + 1 != math.prod(source_shape):
-        return False  # not every source element reaches the result: not a broadcast of it
-    shape = _broadcast_shape(index) if index.size else None
+    shape = _broadcast_shape(index, math.prod(source_shape or ()))
     if shape is None:
         return False
     result_type = op.results[0].type
@@ -148,15 +147,8 @@ def fold_broadcast_chains(module, ctx: PassContext | None = None) -> int:
     """Returns how many chains were folded. Ops are visited last first, so a
     chain is folded whole from its end; the ops it no longer uses are erased
     when visited (all are pure)."""
-    found = []
-
-    def visit(op):
-        if op.name in _CHAIN:
-            found.append(op)
-        return ir.WalkResult.ADVANCE
-
     top = getattr(module, "operation", module)
-    top.walk(visit)
+    found = collect_ops(top, lambda op: op.name in _CHAIN)
     folded = 0
     with top.context:
         for op in reversed(found):
