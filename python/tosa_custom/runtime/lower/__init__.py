@@ -9,6 +9,6 @@ imported. It sits on the kernels (the TOSA ops run as kernels are outlined
 here) and the CPU facts it plans for; it knows no Program.
 """
 
-__all__ = ["broadcasts", "constants", "exact_sizes", "extreme_inits", "half_rounding", "integer_contractions",
+__all__ = ["broadcasts", "constants", "copies", "exact_sizes", "extreme_inits", "half_rounding", "integer_contractions",
            "loop_hints", "lowering", "masks", "outline", "polymath", "prologues", "remainders", "result_buffers",
            "shape_ops", "split_functions", "tiling", "tosa_fixes", "transform_scripts"]

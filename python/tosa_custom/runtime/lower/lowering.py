@@ -58,6 +58,7 @@ from .loop_hints import HINT_LOOPS
 from .flat_globals import FLATTEN_CONSTANT_GLOBALS
 from .opaque_bounds import HIDE_LOOP_BOUNDS
 from .early_frees import FREE_AFTER_LAST_USE
+from .copies import LOWER_COPIES
 from .integer_contractions import WIDEN_INTEGER_CONTRACTIONS
 from .polymath import EXPAND_MATH, expand_math
 from .prologues import SPLIT_CONTRACTION_PROLOGUES
@@ -169,8 +170,9 @@ _DEALLOCATE = [
     # The clones ownership-based deallocation makes of a returned buffer it
     # does not own (an argument, a constant): alloc + copy.
     "convert-bufferization-to-memref",
-    # The wheel lacks the runner-utils library: memrefCopy would not resolve.
-    "func.func(refback-munge-memref-copy)",
+    # A contiguous copy stays, for memcpy; a strided one becomes loops (the wheel
+    # lacks the runner-utils library: memrefCopy would not resolve; copies.py).
+    LOWER_COPIES,
 ]
 _BUFFERIZE_TILED = [
     # inline: pack_columns' packing functions, now tiled. Without the
@@ -328,7 +330,12 @@ def distinct_results(module, ctx: PassContext | None = None) -> int:
     caller's own output buffer.
     """
     copied = 0
-    returns = collect_ops(module, lambda op: op.name == "func.return")
+    returns = []  # each ends a block of a function's body: found without walking the bodies (~10 ms on BERT)
+    for function in collect_ops(module, lambda op: op.name == "func.func", enter_matches=False):
+        for block in function.regions[0].blocks:
+            ops = block.operations
+            if len(ops) and ops[len(ops) - 1].name == "func.return":
+                returns.append(ops[len(ops) - 1].operation)
     with module.context, ir.Location.unknown():
         for ret in returns:
             seen = set()
