@@ -2,20 +2,23 @@
 // RUN: tosa-custom-opt %s -split-input-file --tosa-custom-hint-loops="above=0 all" | FileCheck %s --check-prefix=ALL
 
 // A nest with a loop over a `?` dim is hinted, its loop of constant trip
-// count too (neither vectorized nor unrolled by LLVM); a static nest beside
-// it is left to LLVM, unless `all`.
-// CHECK: #loop_annotation = #llvm.loop_annotation<unroll = #loop_unroll, isVectorized = true>
+// count too (neither vectorized nor unrolled by LLVM); in a static nest
+// beside it only the outer loop is, against unrolling; with `all`, every
+// loop against both.
+// CHECK-DAG: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK-DAG: #[[BOTH:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]], isVectorized = true>
+// CHECK-DAG: #[[OUTER:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>{{$}}
 // CHECK-LABEL: func.func @rows(
 // CHECK:         scf.for
 // CHECK-NEXT:      scf.for
 // CHECK-NEXT:        memref.store
-// CHECK-NEXT:      } {loop_annotation = #loop_annotation}
-// CHECK-NEXT:    } {loop_annotation = #loop_annotation}
+// CHECK-NEXT:      } {loop_annotation = #[[BOTH]]}
+// CHECK-NEXT:    } {loop_annotation = #[[BOTH]]}
 // CHECK-NEXT:    scf.for
 // CHECK-NEXT:      scf.for
 // CHECK-NEXT:        memref.store
 // CHECK-NEXT:      }{{$}}
-// CHECK-NEXT:    }{{$}}
+// CHECK-NEXT:    } {loop_annotation = #[[OUTER]]}
 // ALL-LABEL:   func.func @rows(
 // ALL-COUNT-4:   } {loop_annotation = #loop_annotation}
 func.func @rows(%m: memref<?x8xf32>, %w: memref<8x8xf32>) {
@@ -40,7 +43,7 @@ func.func @rows(%m: memref<?x8xf32>, %w: memref<8x8xf32>) {
 // -----
 
 // A step or lower bound read at run time hints the loop too; a static
-// program is left as it was.
+// loop that holds none is left as it was.
 // CHECK-LABEL: func.func @step(
 // CHECK:         } {loop_annotation = #loop_annotation}
 // CHECK-LABEL: func.func @static(
@@ -81,6 +84,45 @@ func.func @small(%m: memref<?xf32>) {
   %n = memref.dim %m, %c0 : memref<?xf32>
   scf.for %i = %c0 to %n step %c1 {
     memref.store %z, %m[%i] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// In a static nest, each loop that holds another is hinted against
+// unrolling, however deep; the innermost loops, however many, are not.
+// CHECK-LABEL: func.func @static_nest(
+// CHECK:         scf.for
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        scf.for
+// CHECK-NEXT:          memref.store
+// CHECK-NEXT:        }{{$}}
+// CHECK-NEXT:      } {loop_annotation = #[[OUTER:.*]]}
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        memref.store
+// CHECK-NEXT:      }{{$}}
+// CHECK-NEXT:    } {loop_annotation = #[[OUTER]]}
+// CHECK-NEXT:    scf.for
+// CHECK-NEXT:      memref.store
+// CHECK-NEXT:    }{{$}}
+func.func @static_nest(%w: memref<8x8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c8 step %c1 {
+    scf.for %j = %c0 to %c8 step %c1 {
+      scf.for %k = %c0 to %c8 step %c1 {
+        memref.store %z, %w[%i, %j, %k] : memref<8x8x8xf32>
+      }
+    }
+    scf.for %j = %c0 to %c8 step %c1 {
+      memref.store %z, %w[%i, %j, %c0] : memref<8x8x8xf32>
+    }
+  }
+  scf.for %i = %c0 to %c8 step %c1 {
+    memref.store %z, %w[%i, %c0, %c0] : memref<8x8x8xf32>
   }
   return
 }
