@@ -197,7 +197,7 @@ def _ours(job: dict) -> dict:
     loaded = time.perf_counter() - start
     with torch.no_grad():
         diff = _max_diff(program(*args), model(*args))
-    return {**_split(watch, compiled, loaded), "cache": program.cache.status, "diff": diff}
+    return {**_split(watch, compiled, loaded), "cache": program.cache.status, "key": program.cache.key, "diff": diff}
 
 
 def _split(watch: Stopwatch, compiled: float, loaded: float) -> dict:
@@ -222,7 +222,8 @@ def _cached(job: dict) -> dict:
     loaded = time.perf_counter() - start
     with torch.no_grad():
         diff = _max_diff(program(*args), model(*args))
-    return {"load": loaded, "cache": program.cache.status, "reason": program.cache.reason, "diff": diff}
+    return {"load": loaded, "cache": program.cache.status, "reason": program.cache.reason, "key": program.cache.key,
+            "diff": diff}
 
 
 def _torch_mlir(job: dict) -> dict:
@@ -286,9 +287,21 @@ def _row(model: str, path: str, r: dict, cached: dict | None) -> str:
     cells = "".join(f"{r.get(s, 0.0):>9.2f}" for s in STAGES)
     total = r["compile"] + r["load"]
     hit = "" if cached is None else (
-        f"{cached['load']:>9.2f} ({cached['cache']})" if "error" not in cached else f"  failed: {cached['error']}")
+        f"{cached['load']:>9.2f} ({cached['cache']}{_why_not_hit(r, cached)})" if "error" not in cached
+        else f"  failed: {cached['error']}")
     diff = f"{r['diff']:>9.1e}" if "diff" in r else f"{'':>9}"
     return head + cells + f"{total:>9.2f}{diff}" + hit
+
+
+def _why_not_hit(cold: dict, cached: dict) -> str:
+    """Why the cached load did not hit the entry the cold run stored: its reason, or that the keys differ."""
+    if cached["cache"] == "hit":
+        return ""
+    if cached.get("reason"):
+        return ": " + cached["reason"][:120]
+    if cold.get("cache") != "stored":
+        return f": the cold run's code was not stored ({cold.get('cache')})"
+    return ": another key than the cold run's" if cold.get("key") != cached.get("key") else ": same key, not found"
 
 
 def _host() -> str:
