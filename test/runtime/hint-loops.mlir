@@ -3,8 +3,8 @@
 
 // A nest with a loop over a `?` dim is hinted, its loop of constant trip
 // count too (neither vectorized nor unrolled by LLVM); in a static nest
-// beside it only the outer loop is, against unrolling; with `all`, every
-// loop against both.
+// beside it (64 stores a call: cold) only the outer loop is, against
+// unrolling; with `all`, every loop against both.
 // CHECK-DAG: #[[UNROLL:.*]] = #llvm.loop_unroll<disable = true>
 // CHECK-DAG: #[[BOTH:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]], isVectorized = true>
 // CHECK-DAG: #[[OUTER:.*]] = #llvm.loop_annotation<unroll = #[[UNROLL]]>{{$}}
@@ -90,7 +90,7 @@ func.func @small(%m: memref<?xf32>) {
 
 // -----
 
-// In a static nest, each loop that holds another is hinted against
+// In a cold static nest, each loop that holds another is hinted against
 // unrolling, however deep; the innermost loops, however many, are not.
 // CHECK-LABEL: func.func @static_nest(
 // CHECK:         scf.for
@@ -123,6 +123,48 @@ func.func @static_nest(%w: memref<8x8x8xf32>) {
   }
   scf.for %i = %c0 to %c8 step %c1 {
     memref.store %z, %w[%i, %c0, %c0] : memref<8x8x8xf32>
+  }
+  return
+}
+
+// -----
+
+// COLD_OPS (10^4) counts each loop's body, its yield included, times the
+// iterations of it and the loops around it, bounds and steps as they are:
+// 64 x (77 x 2) + 64 x 2 = 9,984 ops is cold, hinted; 64 x (78 x 2) + 64 x 2
+// = 10,112 is not: those copies may pay.
+// CHECK-LABEL: func.func @cold_nest(
+// CHECK:         } {loop_annotation = #{{.*}}}
+// CHECK-LABEL: func.func @warm_nest(
+// CHECK-NOT:     loop_annotation
+func.func @cold_nest(%w: memref<128x80xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %lb = arith.constant 3 : index
+  %c80 = arith.constant 80 : index
+  %c128 = arith.constant 128 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c128 step %c2 {
+    scf.for %j = %lb to %c80 step %c1 {
+      memref.store %z, %w[%i, %j] : memref<128x80xf32>
+    }
+  }
+  return
+}
+
+func.func @warm_nest(%w: memref<128x80xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %lb = arith.constant 2 : index
+  %c80 = arith.constant 80 : index
+  %c128 = arith.constant 128 : index
+  %z = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c128 step %c2 {
+    scf.for %j = %lb to %c80 step %c1 {
+      memref.store %z, %w[%i, %j] : memref<128x80xf32>
+    }
   }
   return
 }

@@ -1,5 +1,5 @@
 """The loop nests of run-time sizes in a large program are not LLVM's to
-vectorize or unroll again, nor the outer loops of its static nests.
+vectorize or unroll again, nor the outer loops of its cold static nests.
 
 Tiling vectorizes and unrolls the loops it makes (tiling.py) and peels their
 remainders (remainders.py). In a nest where a trip count is a run-time value
@@ -20,28 +20,25 @@ passes give (the dynamic MLP of benchmarks/dynamic.py, 700 ops, ran up to
 1.2x slower at 17 rows hinted), so only a module of more than `above` ops
 (2000 by default) is hinted.
 
-In a static nest, only the loops that hold other loops are hinted, and
-only against unrolling (`OUTER_HINT`). LLVM unrolls a nest inside out: once
-an inner loop of a few iterations is straight code, the loop around it is
-unrolled in turn, and the whole nest is copied as many times, for LLVM's
-passes and code generation to go through; tiling sized those loops already,
-and LLVM does not interleave the copies (no unroll-and-jam at -O2), so
-they buy nothing. Measured (AVX-512 host, ExecutionEngine alone, the
-fastest of 3 alternated): a 2-layer BERT 0.68 -> 0.53 s, resnet18 at 64x64
-3.42 -> 2.39 s; their run times, four programs loaded side by side and
-called in shuffled order (60 rounds), within the noise: resnet18 medians
-9.84/9.64 ms hinted against 9.49/9.53 ms, convnext_tiny 21.3/24.0 against
-22.7/22.9, deeplabv3_mobilenet_v3_large 4.91/5.24 against 5.16/4.88. The
-innermost loops stay LLVM's: unrolling those is what makes the
-convolutions fast (above), and hinting the scalar ones too (strided
-copies, paddings) made resnet18 ~10% slower in one such measurement.
+In a static nest that runs fewer than `COLD_OPS` ops a call (its trip
+counts times its loops' bodies), the loops that hold other loops are
+hinted too, against unrolling only (`OUTER_HINT`). LLVM unrolls a nest
+inside out: once an inner loop of a few iterations is straight code, the
+loop around it is unrolled in turn and the whole nest copied as many times,
+for LLVM's passes and code generation to go through. A nest that small
+cannot pay that back at run time (a few microseconds a call at most).
+Measured (AVX-512 host, the ExecutionEngine alone, fastest of 3
+alternated): a 2-layer BERT (two thirds of its nests under COLD_OPS, all
+under 10^5) 0.57 -> 0.45 s, resnet18 at 64x64 (11 of 143 static nests
+cold) 2.45 -> 2.36 s. Larger nests do gain from the copies: with every
+static nest's outer loops hinted, resnet18's LLVM took 3.42 -> 2.39 s but
+its code ran ~3% slower (benchmarks/runtime.py 5.8 -> 6.1 ms; four
+programs loaded side by side, medians 9.5 -> 9.7 ms), so hot nests stay
+LLVM's. The innermost loops
+stay LLVM's everywhere: unrolling those is what makes the convolutions
+fast (above), and hinting the scalar ones too (strided copies, paddings)
+made resnet18 ~10% slower in one measurement.
 
-The hint is `llvm.loop_annotation` itself, under the name of `llvm.br`'s
-own attribute, `loop_annotation`, on each `scf.for` of such a nest:
-`convert-scf-to-cf` copies an attribute of LLVM's dialect onto the loop's
-latch branch, and `convert-cf-to-llvm` keeps a branch's attributes, so the
-latch `llvm.br` holds it as the property the translation to LLVM IR reads as
-`llvm.loop` metadata (`llvm.loop.unroll.disable`, `llvm.loop.isvectorized`).
 A pass moving it there after the lowering walked every LLVM op in Python
 (0.4-1 s on efficientnet_b0's 570k).
 """
@@ -53,13 +50,17 @@ from torch_mlir import ir
 from ...core.ir import collect_ops, count_ops
 from ...core.passes import Option, PassContext, parse_count, parse_flag, register_pass
 
-__all__ = ["HINT_LOOPS", "HINT", "OUTER_HINT", "DEFAULT_ABOVE", "hint_loops"]
+__all__ = ["HINT_LOOPS", "HINT", "OUTER_HINT", "COLD_OPS", "DEFAULT_ABOVE", "hint_loops"]
 
 HINT_LOOPS = "tosa-custom-hint-loops"
 HINT = "#llvm.loop_annotation<unroll = <disable = true>, isVectorized = true>"
 """Neither unrolled nor vectorized by LLVM."""
 OUTER_HINT = "#llvm.loop_annotation<unroll = <disable = true>>"
-"""Not unrolled by LLVM: a loop of a static nest that holds another loop."""
+"""Not unrolled by LLVM: a loop of a cold static nest that holds another loop."""
+COLD_OPS = 10_000
+"""Ops a call runs in a static nest (trip counts times bodies) under which
+its outer loops are not unrolled: ~3 us at most, so whatever unrolling
+would save there is under that a call."""
 CARRIED = "loop_annotation"
 """The attribute convert-scf-to-cf copies from an scf.for onto its latch
 branch (its value is of LLVM's dialect), and llvm.br's own."""
@@ -78,11 +79,17 @@ def _run_time_trip_count(loop: ir.Operation) -> bool:
     return not (_constant(lower) and _constant(upper) and _constant(step))
 
 
+def _trip_count(loop: ir.Operation) -> int:
+    """The iterations of a loop of constant bounds and step."""
+    lower, upper, step = (ir.IntegerAttr(v.owner.attributes["value"]).value for v in list(loop.operands)[:3])
+    return max(0, -(-(upper - lower) // step))
+
+
 @register_pass(HINT_LOOPS,
                "In a module of more than ABOVE ops, mark each scf.for of a loop nest with a run-time trip count so "
-               "that LLVM neither vectorizes nor unrolls it, and each loop of a static nest that holds another "
-               "loop so that LLVM does not unroll it (loop_annotation, which convert-scf-to-cf carries to the latch "
-               "branch and the lowering to LLVM keeps as the llvm.br's own)",
+               "that LLVM neither vectorizes nor unrolls it, and each loop holding another in a static nest that "
+               "runs under COLD_OPS ops so that LLVM does not unroll it (loop_annotation, which convert-scf-to-cf "
+               "carries to the latch branch and the lowering to LLVM keeps as the llvm.br's own)",
                options=(Option("above", "hint only in a module of more ops than this", DEFAULT_ABOVE, parse_count),
                         Option("all", "mark every loop, of static nests too, against both (slower code: to measure "
                                       "what LLVM's loop passes give)", False, parse_flag, implicit="true")))
@@ -98,7 +105,7 @@ def hint_loops(module, ctx: PassContext | None = None) -> int:
         members = collect_ops(nest, lambda op: op.name == "scf.for")
         if every or any(_run_time_trip_count(op) for op in members):
             loops += members
-        else:
+        elif _ops_run(members) < COLD_OPS:
             outer += _holding_loops(members)
     for hinted, text in ((loops, HINT), (outer, OUTER_HINT)):
         if hinted:
@@ -108,13 +115,29 @@ def hint_loops(module, ctx: PassContext | None = None) -> int:
     return len(loops) + len(outer)
 
 
+def _enclosing_loop(loop: ir.Operation, nest: ir.Operation) -> ir.Operation | None:
+    """The nearest loop around `loop` within `nest` (None for the nest's own)."""
+    if loop == nest:
+        return None
+    parent = loop.parent.operation
+    while parent.name != "scf.for":
+        parent = parent.parent.operation
+    return parent
+
+
 def _holding_loops(members: list) -> list:
     """The loops of a nest (`members`, post-order, the nest's own loop last)
-    that hold another one: each member's nearest enclosing loop."""
-    holding = {}
-    for loop in members[:-1]:
-        parent = loop.parent.operation
-        while parent.name != "scf.for":
-            parent = parent.parent.operation
-        holding[parent] = None
-    return list(holding)
+    that hold another one."""
+    return list(dict.fromkeys(_enclosing_loop(loop, members[-1]) for loop in members[:-1]))
+
+
+def _ops_run(members: list) -> int:
+    """The ops a static nest (`members`, post-order) runs: each loop's body
+    (its block's ops, a nested region counted as one) times the iterations
+    of it and the loops around it."""
+    runs, total = {}, 0
+    for loop in reversed(members):  # each loop after the loops around it
+        around = _enclosing_loop(loop, members[-1])
+        runs[loop] = _trip_count(loop) * (runs[around] if around is not None else 1)
+        total += runs[loop] * len(loop.regions[0].blocks[0].operations)
+    return total
