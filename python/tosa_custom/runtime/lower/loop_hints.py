@@ -34,11 +34,16 @@ cold) 2.45 -> 2.36 s. Larger nests do gain from the copies: with every
 static nest's outer loops hinted, resnet18's LLVM took 3.42 -> 2.39 s but
 its code ran ~3% slower (benchmarks/runtime.py 5.8 -> 6.1 ms; four
 programs loaded side by side, medians 9.5 -> 9.7 ms), so hot nests stay
-LLVM's. The innermost loops
-stay LLVM's everywhere: unrolling those is what makes the convolutions
-fast (above), and hinting the scalar ones too (strided copies, paddings)
-made resnet18 ~10% slower in one measurement.
+LLVM's. The innermost loops stay LLVM's everywhere: unrolling those is what
+makes the convolutions fast (above), and hinting the scalar ones too
+(strided copies, paddings) made resnet18 ~10% slower in one measurement.
 
+The hint is `llvm.loop_annotation` itself, under the name of `llvm.br`'s
+own attribute, `loop_annotation`, on each `scf.for` it marks:
+`convert-scf-to-cf` copies an attribute of LLVM's dialect onto the loop's
+latch branch, and `convert-cf-to-llvm` keeps a branch's attributes, so the
+latch `llvm.br` holds it as the property the translation to LLVM IR reads as
+`llvm.loop` metadata (`llvm.loop.unroll.disable`, `llvm.loop.isvectorized`).
 A pass moving it there after the lowering walked every LLVM op in Python
 (0.4-1 s on efficientnet_b0's 570k).
 """
@@ -105,8 +110,10 @@ def hint_loops(module, ctx: PassContext | None = None) -> int:
         members = collect_ops(nest, lambda op: op.name == "scf.for")
         if every or any(_run_time_trip_count(op) for op in members):
             loops += members
-        elif _ops_run(members) < COLD_OPS:
-            outer += _holding_loops(members)
+        else:
+            around = {loop: _enclosing_loop(loop, nest) for loop in members}
+            if _ops_run(members, around) < COLD_OPS:
+                outer += list(dict.fromkeys(a for a in around.values() if a is not None))  # those holding one
     for hinted, text in ((loops, HINT), (outer, OUTER_HINT)):
         if hinted:
             hint = ir.Attribute.parse(text, root.context)
@@ -125,19 +132,12 @@ def _enclosing_loop(loop: ir.Operation, nest: ir.Operation) -> ir.Operation | No
     return parent
 
 
-def _holding_loops(members: list) -> list:
-    """The loops of a nest (`members`, post-order, the nest's own loop last)
-    that hold another one."""
-    return list(dict.fromkeys(_enclosing_loop(loop, members[-1]) for loop in members[:-1]))
-
-
-def _ops_run(members: list) -> int:
-    """The ops a static nest (`members`, post-order) runs: each loop's body
-    (its block's ops, a nested region counted as one) times the iterations
-    of it and the loops around it."""
+def _ops_run(members: list, around: dict) -> int:
+    """The ops a static nest (`members`, post-order; `around`: each one's
+    enclosing loop) runs: each loop's body (its block's ops, a nested region
+    counted as one) times the iterations of it and the loops around it."""
     runs, total = {}, 0
     for loop in reversed(members):  # each loop after the loops around it
-        around = _enclosing_loop(loop, members[-1])
-        runs[loop] = _trip_count(loop) * (runs[around] if around is not None else 1)
+        runs[loop] = _trip_count(loop) * (runs[around[loop]] if around[loop] is not None else 1)
         total += runs[loop] * len(loop.regions[0].blocks[0].operations)
     return total

@@ -235,7 +235,7 @@ _TO_LLVM = [
     *_SOFT_BF16, "func.func(llvm-request-c-wrappers)", FREE_AFTER_LAST_USE, SPLIT_FUNCTIONS,
     "expand-strided-metadata", "lower-affine",
     # Loops of run-time trip count are not LLVM's to vectorize or unroll again, nor the outer
-    # loops of static nests LLVM's to unroll (loop_hints.py).
+    # loops of cold static nests LLVM's to unroll (loop_hints.py).
     HINT_LOOPS, "convert-scf-to-cf",
     # math ops LLVM has no intrinsic for (erf, tan, ...) become libm calls, one
     # per lane: before the vectors are lowered, which lowers the lanes'

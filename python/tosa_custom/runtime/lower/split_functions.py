@@ -63,7 +63,7 @@ loaded in 1.2 and 1.8 s against 1.1 and 1.3 s uncut, BERT in 1.29 against
 1.20 s. BERT now loads in 0.70-0.76 s cut in two processes, 0.88-0.91 s
 uncut in one; the example block (1.1k ops, 2.5k LLVM) 0.29 s uncut, 0.45-0.50
 s cut (AVX-512 host). Since contiguous copies are memcpy (copies.py) and
-static nests' outer loops are not unrolled (loop_hints.py), LLVM takes less
+cold static nests' outer loops are not unrolled (loop_hints.py), LLVM takes less
 per op, and BERT is at the break-even: 0.71 s cut in two, 0.73 s uncut (8
 alternated loads); 4 layers 1.09 against 1.25 s, 8 layers 2.02 against 2.80."""
 _PREFIX = "__tosa_custom_part"
